@@ -1,0 +1,179 @@
+"""The store: where evidence and results live. A local folder or S3 (boto3).
+
+Keys are POSIX paths relative to the store's root ("apps/m/t/trace.json"). This kit
+knows nothing about what the bytes mean; it must not import stages or contracts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import urllib.parse
+from typing import Any, Iterator, Protocol
+
+import boto3
+import botocore.config
+import botocore.exceptions
+import tenacity
+
+
+class Store(Protocol):
+    uri: str
+
+    def put_bytes(self, key: str, data: bytes, content_type: str | None = None) -> None: ...
+    def get_bytes(self, key: str) -> bytes: ...
+    def exists(self, key: str) -> bool: ...
+    def list(self, prefix: str = "") -> Iterator[str]: ...
+    def delete_prefix(self, prefix: str) -> None: ...
+
+
+class NotFound(KeyError):
+    """The key is not in the store."""
+
+
+def _check_key(key: str) -> str:
+    parts = key.split("/")
+    if not key or key.startswith("/") or any(p in ("", ".", "..") for p in parts):
+        raise ValueError(f"bad store key: {key!r}")
+    return key
+
+
+class LocalStore:
+    """A folder. Writes are atomic (temp file + rename) so readers never see halves."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = pathlib.Path(root).resolve()
+        self.uri = self.root.as_uri()
+
+    def path(self, key: str) -> pathlib.Path:
+        return self.root / _check_key(key)
+
+    def put_bytes(self, key: str, data: bytes, content_type: str | None = None) -> None:
+        target = self.path(key)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, target)
+
+    def get_bytes(self, key: str) -> bytes:
+        try:
+            return self.path(key).read_bytes()
+        except FileNotFoundError:
+            raise NotFound(key) from None
+
+    def exists(self, key: str) -> bool:
+        return self.path(key).is_file()
+
+    def list(self, prefix: str = "") -> Iterator[str]:
+        base = self.root / prefix if prefix else self.root
+        if not base.exists():
+            return
+        start = base if base.is_dir() else base.parent
+        for p in sorted(start.rglob("*")):
+            if p.is_file() and not p.name.startswith("."):
+                key = p.relative_to(self.root).as_posix()
+                if key.startswith(prefix):
+                    yield key
+
+    def delete_prefix(self, prefix: str) -> None:
+        for key in list(self.list(prefix)):
+            self.path(key).unlink(missing_ok=True)
+
+
+_TRANSIENT = (botocore.exceptions.EndpointConnectionError, botocore.exceptions.ConnectionClosedError,
+              botocore.exceptions.ReadTimeoutError)
+_retry = tenacity.retry(
+    retry=tenacity.retry_if_exception_type(_TRANSIENT),
+    stop=tenacity.stop_after_attempt(5),
+    wait=tenacity.wait_exponential(multiplier=0.2, max=5),
+    reraise=True,
+)
+
+
+class S3Store:
+    """An S3 bucket and prefix: ``s3://bucket/prefix``. The endpoint comes from
+    ``endpoint_url`` or ``AWS_ENDPOINT_URL`` (MinIO, moto, Ceph...)."""
+
+    def __init__(self, uri: str, endpoint_url: str | None = None) -> None:
+        parsed = urllib.parse.urlparse(uri)
+        if parsed.scheme != "s3" or not parsed.netloc:
+            raise ValueError(f"not an s3:// URI: {uri!r}")
+        self.uri = uri.rstrip("/")
+        self.bucket = parsed.netloc
+        self.prefix = parsed.path.strip("/")
+        endpoint = endpoint_url or os.environ.get("AWS_ENDPOINT_URL") or None
+        self.client = boto3.client(
+            "s3",
+            endpoint_url=endpoint,
+            config=botocore.config.Config(
+                s3={"addressing_style": "path"},
+                retries={"max_attempts": 5, "mode": "standard"},
+            ),
+        )
+
+    def _full(self, key: str) -> str:
+        _check_key(key)
+        return f"{self.prefix}/{key}" if self.prefix else key
+
+    @_retry
+    def put_bytes(self, key: str, data: bytes, content_type: str | None = None) -> None:
+        extra = {"ContentType": content_type} if content_type else {}
+        self.client.put_object(Bucket=self.bucket, Key=self._full(key), Body=data, **extra)
+
+    @_retry
+    def get_bytes(self, key: str) -> bytes:
+        try:
+            return self.client.get_object(Bucket=self.bucket, Key=self._full(key))["Body"].read()
+        except botocore.exceptions.ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+                raise NotFound(key) from None
+            raise
+
+    @_retry
+    def exists(self, key: str) -> bool:
+        try:
+            self.client.head_object(Bucket=self.bucket, Key=self._full(key))
+            return True
+        except botocore.exceptions.ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404", "NotFound"):
+                return False
+            raise
+
+    def list(self, prefix: str = "") -> Iterator[str]:
+        full = f"{self.prefix}/{prefix}" if self.prefix else prefix
+        strip = len(self.prefix) + 1 if self.prefix else 0
+        paginator = self.client.get_paginator("list_objects_v2")
+        for page in paginator.paginate(Bucket=self.bucket, Prefix=full):
+            for obj in page.get("Contents", []):
+                yield obj["Key"][strip:]
+
+    def delete_prefix(self, prefix: str) -> None:
+        keys = [self._full(k) for k in self.list(prefix)]
+        for i in range(0, len(keys), 1000):
+            self.client.delete_objects(
+                Bucket=self.bucket,
+                Delete={"Objects": [{"Key": k} for k in keys[i:i + 1000]]},
+            )
+
+
+def open_store(uri: str) -> Store:
+    """``s3://bucket/prefix`` → S3Store; a path or ``file://`` URI → LocalStore."""
+    if uri.startswith("s3://"):
+        return S3Store(uri)
+    if uri.startswith("file://"):
+        return LocalStore(urllib.parse.urlparse(uri).path)
+    return LocalStore(uri)
+
+
+def put_json(store: Store, key: str, data: Any) -> None:
+    store.put_bytes(key, json.dumps(data, indent=1, sort_keys=False).encode(), "application/json")
+
+
+def get_json(store: Store, key: str) -> Any:
+    return json.loads(store.get_bytes(key))
+
+
+def put_model(store: Store, key: str, model: Any) -> None:
+    """Write a pydantic model as JSON (duck-typed: the kit does not import contracts)."""
+    store.put_bytes(key, model.model_dump_json(indent=1).encode(), "application/json")
