@@ -72,8 +72,17 @@ class RunInfo(base.Model):
     git_commit: str | None = None
 
 
+class SkippedInput(base.Model):
+    """An entry of the input that is not an app of a known task (a stray file, an
+    unknown task id): reported, never silently dropped."""
+
+    path: str
+    reason: str
+
+
 class RunResults(base.Stored):
     run: RunInfo
     apps: tuple[AppResult, ...] = ()
     leaderboard: tuple[LeaderboardRow, ...] = ()
     weights: dict[str, float] = {}
+    skipped: tuple[SkippedInput, ...] = ()
