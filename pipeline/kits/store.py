@@ -177,3 +177,15 @@ def get_json(store: Store, key: str) -> Any:
 def put_model(store: Store, key: str, model: Any) -> None:
     """Write a pydantic model as JSON (duck-typed: the kit does not import contracts)."""
     store.put_bytes(key, model.model_dump_json(indent=1).encode(), "application/json")
+
+
+def read_uri(uri: str) -> bytes:
+    """The bytes of one object named by a full URI (``s3://bucket/key``) or a path."""
+    if uri.startswith("s3://"):
+        parent, _, name = uri.rstrip("/").rpartition("/")
+        if parent == "s3:/" or not name:
+            raise ValueError(f"no object named in {uri!r}")
+        return S3Store(parent).get_bytes(name)
+    if uri.startswith("file://"):
+        uri = urllib.parse.urlparse(uri).path
+    return pathlib.Path(uri).read_bytes()

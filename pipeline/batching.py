@@ -1,0 +1,221 @@
+"""A whole run on one machine: discover the apps, evaluate them in a pool of worker
+processes, aggregate, write ``results.json`` and the report.
+
+Worker processes (spawned, not forked) keep one app's crash or leak from taking the
+run down; a worker that dies is replaced and its app recorded as ``error``. This
+module must not implement stage logic: it schedules ``running.evaluate_app``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import datetime
+import hashlib
+import importlib.metadata
+import json
+import logging
+import multiprocessing
+import pathlib
+import platform
+import time
+from concurrent.futures.process import BrokenProcessPool
+from typing import Callable, Iterable
+
+from iwcbench.pipeline import running, settings as settings_mod, telemetry
+from iwcbench.pipeline.contracts import evidence, results, task
+from iwcbench.pipeline.kits import store as store_mod
+from iwcbench.pipeline.stages import aggregating, ingesting, reporting
+
+log = logging.getLogger(__name__)
+
+# Per worker process: set once by the pool initializer.
+_WORKER: dict = {}
+
+
+def _init_worker(config_json: str, tasks_json: str, out_uri: str) -> None:
+    logging.basicConfig(level=logging.WARNING)
+    telemetry.setup("iwc-worker")
+    _WORKER["config"] = settings_mod.RunSettings.model_validate_json(config_json)
+    _WORKER["tasks"] = {t.id: t for t in (task.Task.model_validate(d) for d in json.loads(tasks_json))}
+    _WORKER["store"] = store_mod.open_store(out_uri)
+    _WORKER["judge"] = None
+    _WORKER["policy_factory"] = None
+    config = _WORKER["config"]
+    if config.scoring.judge or config.exploration.policy == "llm":
+        from iwcbench.pipeline import llm_wiring  # only when an LLM is asked for
+
+        _WORKER["judge"], _WORKER["policy_factory"] = llm_wiring.build(config)
+
+
+def _evaluate(app_json: str) -> str:
+    app = evidence.AppRef.model_validate_json(app_json)
+    result = running.evaluate_app(
+        app,
+        _WORKER["store"],
+        _WORKER["config"],
+        _WORKER["tasks"],
+        judge=_WORKER["judge"],
+        policy_factory=_WORKER["policy_factory"],
+    )
+    return result.model_dump_json()
+
+
+def versions() -> dict[str, str | None]:
+    """What produced these results, for reproducibility."""
+    found: dict[str, str | None] = {"python": platform.python_version()}
+    for dist in ("iwc-bench", "playwright", "pydantic", "networkx", "anthropic"):
+        try:
+            found[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            found[dist] = None
+    tools = pathlib.Path(__file__).parent / "js" / "node_modules"
+    for pkg in ("istanbul-lib-instrument", "axe-core"):
+        manifest = tools / pkg / "package.json"
+        found[pkg] = json.loads(manifest.read_text())["version"] if manifest.is_file() else None
+    return found
+
+
+def git_commit() -> str | None:
+    """The commit of this checkout, read from .git without running git."""
+    root = pathlib.Path(__file__).resolve().parent.parent
+    head = root / ".git" / "HEAD"
+    try:
+        ref = head.read_text().strip()
+        if ref.startswith("ref: "):
+            target = root / ".git" / ref[5:]
+            if target.is_file():
+                return target.read_text().strip()
+            packed = root / ".git" / "packed-refs"
+            for line in packed.read_text().splitlines():
+                if line.endswith(" " + ref[5:]):
+                    return line.split()[0]
+            return None
+        return ref
+    except OSError:
+        return None
+
+
+def plan(config: settings_mod.RunSettings) -> tuple[list[task.Task], list[evidence.AppRef], list[results.AppResult], list[results.SkippedInput]]:
+    """Tasks, apps to evaluate, results already decided (missing apps), and input
+    entries that cannot be evaluated at all (with reasons)."""
+    tasks = ingesting.load_tasks(pathlib.Path(config.tasks))
+    discovery = ingesting.discover_apps(pathlib.Path(config.apps), [t.id for t in tasks])
+    wanted = set(config.models)
+    apps = [a for a in discovery.apps if not wanted or a.model in wanted]
+    decided = []
+    for model, task_id in discovery.missing:
+        if wanted and model not in wanted:
+            continue
+        app = evidence.AppRef(model=model, task_id=task_id, source="", packaging="folder")
+        decided.append(running.failed_result(app, "start_failed", "no app submitted for this task"))
+    skipped = [results.SkippedInput(path=p.path, reason=p.reason) for p in discovery.problems]
+    return tasks, apps, decided, skipped
+
+
+def _run_pool(
+    apps: list[evidence.AppRef],
+    config: settings_mod.RunSettings,
+    tasks: list[task.Task],
+    on_done: Callable[[results.AppResult], None],
+) -> list[results.AppResult]:
+    """Evaluate apps in worker processes; a dead worker costs only its own app."""
+    ctx = multiprocessing.get_context("spawn")
+    args = (
+        config.model_dump_json(),
+        json.dumps([t.model_dump(mode="json") for t in tasks]),
+        config.out,
+    )
+    pending = list(apps)
+    done: list[results.AppResult] = []
+    while pending:
+        with concurrent.futures.ProcessPoolExecutor(
+            max_workers=config.workers, mp_context=ctx, initializer=_init_worker, initargs=args
+        ) as pool:
+            futures = {pool.submit(_evaluate, a.model_dump_json()): a for a in pending}
+            pending = []
+            broken = False
+            for future in concurrent.futures.as_completed(futures):
+                app = futures[future]
+                try:
+                    result = results.AppResult.model_validate_json(future.result())
+                except BrokenProcessPool:
+                    if not broken:
+                        # The first casualty is the app that killed its worker; the
+                        # others never ran and go round again.
+                        broken = True
+                        result = running.failed_result(
+                            app, "error", "the worker process evaluating this app died "
+                            "(out of memory or a crash in the browser)")
+                    else:
+                        pending.append(app)
+                        continue
+                except Exception as exc:  # noqa: BLE001
+                    result = running.failed_result(app, "error", f"worker failed: {type(exc).__name__}: {exc}")
+                done.append(result)
+                on_done(result)
+    return done
+
+
+def execute(
+    config: settings_mod.RunSettings,
+    on_plan: Callable[[int], None] = lambda total: None,
+    on_done: Callable[[results.AppResult], None] = lambda r: None,
+) -> results.RunResults:
+    """Run everything; write results.json and the report into ``config.out``."""
+    started = datetime.datetime.now(datetime.timezone.utc)
+    out = pathlib.Path(config.out)
+    out.mkdir(parents=True, exist_ok=True)
+    store = store_mod.LocalStore(out)
+    with telemetry.span("run", apps=config.apps, tasks=config.tasks):
+        tasks, apps, decided, skipped = plan(config)
+        on_plan(len(apps) + len(decided))
+        for result in decided:
+            running.save_result(store, result)
+            on_done(result)
+        evaluated = _run_pool(apps, config, tasks, on_done)
+        return finish(config, store, tasks, [*decided, *evaluated], skipped, started, out / "report")
+
+
+def finish(
+    config: settings_mod.RunSettings,
+    store: store_mod.Store,
+    tasks: Iterable[task.Task],
+    app_results: list[results.AppResult],
+    skipped: list[results.SkippedInput],
+    started: datetime.datetime,
+    report_dir: pathlib.Path,
+) -> results.RunResults:
+    """Aggregate per-app results, write results.json and the HTML report."""
+    app_results.sort(key=lambda r: (r.model, r.task_id))
+    scored, leaderboard = aggregating.aggregate(app_results)
+    run_results = results.RunResults(
+        run=results.RunInfo(
+            configuration=config.model_dump(mode="json"),
+            config_hash=config.config_hash(),
+            started_at=started.isoformat(timespec="seconds"),
+            finished_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            versions=versions(),
+            git_commit=git_commit(),
+        ),
+        apps=scored,
+        leaderboard=leaderboard,
+        weights=aggregating.weights_for(scored),
+        skipped=tuple(skipped),
+    )
+    data = run_results.model_dump_json(indent=1).encode()
+    store.put_bytes("results.json", data, "application/json")
+
+    def read(key: str) -> bytes | None:
+        try:
+            return store.get_bytes(key)
+        except store_mod.NotFound:
+            return None
+
+    started_report = time.monotonic()
+    reporting.write_report(run_results, read, report_dir)
+    log.info("report written in %.1f s", time.monotonic() - started_report)
+    return run_results
+
+
+def digest(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()

@@ -1,0 +1,112 @@
+"""Live progress of a run, and the leaderboard printed at its end.
+
+On a terminal: a progress bar with counts by outcome, the rate and the time left.
+Elsewhere (CI, logs, Kubernetes): one line per finished app. Display only; it must
+not decide anything about the run.
+"""
+
+from __future__ import annotations
+
+import collections
+import pathlib
+import threading
+import time
+from typing import TextIO
+
+import rich.console
+import rich.progress
+import rich.table
+
+from iwcbench.pipeline.contracts import results
+
+_STYLE = {"evaluated": "green", "black_box": "yellow", "start_failed": "red", "error": "magenta"}
+
+
+def _pct(value: float | None) -> str:
+    return "  –  " if value is None else f"{value:5.1f}%"
+
+
+class Display:
+    def __init__(self, stream: TextIO) -> None:
+        self.console = rich.console.Console(file=stream, highlight=False)
+        self.live = self.console.is_terminal
+        self.total = 0
+        self.finished = 0
+        self.counts: collections.Counter[str] = collections.Counter()
+        self.started = time.monotonic()
+        self._lock = threading.Lock()
+        self._bar: rich.progress.Progress | None = None
+        self._task = None
+
+    def plan(self, total: int) -> None:
+        self.total = total
+        self.started = time.monotonic()
+        if self.live:
+            self._bar = rich.progress.Progress(
+                rich.progress.SpinnerColumn(),
+                rich.progress.TextColumn("[bold]apps"),
+                rich.progress.BarColumn(),
+                rich.progress.MofNCompleteColumn(),
+                rich.progress.TextColumn("{task.fields[counts]}"),
+                rich.progress.TimeElapsedColumn(),
+                rich.progress.TextColumn("eta"),
+                rich.progress.TimeRemainingColumn(),
+                console=self.console,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("apps", total=total, counts="")
+        else:
+            self.console.print(f"evaluating {total} apps")
+
+    def _counts_text(self) -> str:
+        return "  ".join(f"[{_STYLE.get(k, 'white')}]{k} {v}[/]" for k, v in sorted(self.counts.items()))
+
+    def done(self, result: results.AppResult) -> None:
+        with self._lock:
+            self.finished += 1
+            self.counts[result.outcome] += 1
+            cov = result.exploration.coverage.statements
+            seconds = result.timings.get("total")
+            line = (
+                f"[{self.finished}/{self.total}] {result.model}/{result.task_id} "
+                f"[{_STYLE.get(result.outcome, 'white')}]{result.outcome}[/] "
+                f"stmts {_pct(cov)} states {result.exploration.states}"
+                + (f" ({seconds:.1f} s)" if seconds is not None else "")
+            )
+            if result.outcome != "evaluated":
+                line += f" — {result.reason}"
+            if self._bar is not None:
+                self._bar.console.print(line)
+                self._bar.update(self._task, advance=1, counts=self._counts_text())
+            else:
+                self.console.print(line)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+
+def print_leaderboard(run: results.RunResults, out: pathlib.Path, stream: TextIO) -> None:
+    console = rich.console.Console(file=stream, highlight=False)
+    table = rich.table.Table(title="leaderboard", show_lines=False)
+    table.add_column("rank", justify="right")
+    table.add_column("model")
+    table.add_column("overall z", justify="right")
+    table.add_column("apps", justify="right")
+    table.add_column("outcomes")
+    for name in ("coverage_statements", "states", "runtime_errors", "accessibility"):
+        table.add_column(name.replace("_", " "), justify="right")
+    for row in run.leaderboard:
+        metrics = [row.metrics.get(n) for n in ("coverage_statements", "states", "runtime_errors", "accessibility")]
+        table.add_row(
+            str(row.rank),
+            row.model,
+            "–" if row.overall is None else f"{row.overall:+.3f}",
+            str(row.apps),
+            " ".join(f"{k} {v}" for k, v in sorted(row.outcomes.items())),
+            *["–" if m is None else f"{m:.1f}" for m in metrics],
+        )
+    console.print(table)
+    console.print(f"results: {out / 'results.json'}")
+    console.print(f"report:  {out / 'report' / 'index.html'}")

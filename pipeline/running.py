@@ -1,0 +1,288 @@
+"""Running one app through the stages, and a whole run on one machine.
+
+This is the only module that knows the order of the stages. Each stage is one typed
+call; this module moves their outputs into the store and turns every failure into a
+recorded outcome. It must not implement any stage itself.
+
+The per-app work is split in three pieces so that the Kubernetes pod (init container,
+sidecar, explorer container) runs exactly the same code as ``iwc run``:
+
+    prepare_app   materialise + instrument          (init container)
+    serving.serve                                   (sidecar)
+    explore_app   explore + abstract + score + save (explorer container)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import pathlib
+import shutil
+import tempfile
+import time
+import traceback
+from typing import Callable
+
+from iwcbench.pipeline import settings as settings_mod
+from iwcbench.pipeline import telemetry
+from iwcbench.pipeline.contracts import evidence, results, task
+from iwcbench.pipeline.kits import cdn, routing, store as store_mod
+from iwcbench.pipeline.stages import (
+    abstracting,
+    exploring,
+    ingesting,
+    instrumenting,
+    scoring,
+    serving,
+)
+
+log = logging.getLogger(__name__)
+
+SITE = "site"  # the instrumented copy inside an app's work folder
+REPORT = "instrument.json"
+COVERAGE_MAP = "coverage-map.json"
+
+
+class InfrastructureError(RuntimeError):
+    """Our side failed (store, browser launch, disk): retry the app, don't blame it."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Prepared:
+    """An app ready to serve: its instrumented copy and what instrumenting found."""
+
+    app: evidence.AppRef
+    site: pathlib.Path
+    report: evidence.InstrumentationReport
+    coverage_map: dict
+
+
+def _summary(report: evidence.InstrumentationReport | None) -> results.InstrumentationSummary:
+    if report is None:
+        return results.InstrumentationSummary()
+    return results.InstrumentationSummary(
+        framework=report.framework,
+        mode=report.mode,
+        reason=report.reason,
+        files_instrumented=report.files_instrumented,
+    )
+
+
+def failed_result(
+    app: evidence.AppRef,
+    outcome: results.Outcome,
+    reason: str,
+    report: evidence.InstrumentationReport | None = None,
+    exploration: results.ExplorationSummary | None = None,
+    timings: dict[str, float] | None = None,
+) -> results.AppResult:
+    """The result of an app that could not be evaluated, with its floor/unscored scores."""
+    return results.AppResult(
+        model=app.model,
+        task_id=app.task_id,
+        outcome=outcome,
+        reason=reason,
+        instrumentation=_summary(report),
+        exploration=exploration or results.ExplorationSummary(),
+        scores=scoring.failure_scores(outcome, reason),
+        evidence=app.key,
+        timings=timings or {},
+    )
+
+
+def save_result(store: store_mod.Store, result: results.AppResult) -> None:
+    store_mod.put_model(store, f"{result.evidence}/result.json", result)
+
+
+def prepare_app(
+    app: evidence.AppRef,
+    work: pathlib.Path,
+    store: store_mod.Store,
+    config: settings_mod.RunSettings,
+) -> Prepared | results.AppResult:
+    """Materialise and instrument one app into ``work/site``.
+
+    Returns the Prepared app, or the recorded result when the app itself is defective
+    (the result is also written to the store)."""
+    started = time.monotonic()
+    src_root = work / "src"
+    shutil.rmtree(src_root, ignore_errors=True)
+    src_root.mkdir(parents=True)
+    with telemetry.span("stage.materialize", model=app.model, task=app.task_id):
+        try:
+            src = ingesting.materialize(app, src_root, config.input)
+        except ingesting.AppDefect as exc:
+            result = failed_result(app, "start_failed", str(exc))
+            save_result(store, result)
+            return result
+    site = work / SITE
+    shutil.rmtree(site, ignore_errors=True)
+    with telemetry.span("stage.instrument", model=app.model, task=app.task_id):
+        report = instrumenting.instrument(src, site, config.instrumentation)
+    telemetry.record_stage("instrument", report.duration_s)
+    shutil.rmtree(src_root, ignore_errors=True)
+    coverage_map: dict = {}
+    map_path = site / ".iwc" / COVERAGE_MAP
+    if map_path.is_file():
+        coverage_map = json.loads(map_path.read_text())
+    store_mod.put_model(store, f"{app.key}/{REPORT}", report)
+    store_mod.put_json(store, f"{app.key}/{COVERAGE_MAP}", coverage_map)
+    (work / REPORT).write_text(report.model_dump_json(indent=1))
+    if report.entry is None:
+        result = failed_result(
+            app, "start_failed", f"no start page: {report.reason}", report,
+            timings={"instrument": round(time.monotonic() - started, 3)},
+        )
+        save_result(store, result)
+        return result
+    return Prepared(app=app, site=site, report=report, coverage_map=coverage_map)
+
+
+def load_prepared(app: evidence.AppRef, work: pathlib.Path) -> Prepared:
+    """Read back what ``prepare_app`` left in a work folder (another container's)."""
+    report = evidence.InstrumentationReport.model_validate_json((work / REPORT).read_text())
+    map_path = work / SITE / ".iwc" / COVERAGE_MAP
+    coverage_map = json.loads(map_path.read_text()) if map_path.is_file() else {}
+    return Prepared(app=app, site=work / SITE, report=report, coverage_map=coverage_map)
+
+
+def _mirror(config: settings_mod.RunSettings) -> cdn.Mirror:
+    folder = config.sandbox.mirror_dir or str(pathlib.Path.home() / ".cache" / "iwc-bench" / "cdn")
+    return cdn.Mirror(pathlib.Path(folder), registry=config.sandbox.npm_registry,
+                      fetch=config.sandbox.mirror_fetch)
+
+
+def _exploration_summary(
+    trace: evidence.Trace, graph: evidence.StateGraph | None
+) -> results.ExplorationSummary:
+    return results.ExplorationSummary(
+        steps=max(0, len(trace.steps) - 1),  # step 0 is the load, not an action
+        states=len(graph.nodes) if graph else 0,
+        transitions=len(graph.edges) if graph else 0,
+        duration_s=round(trace.duration_s, 3),
+        coverage=trace.final_coverage,
+        page_errors=sum(len(s.page_errors) for s in trace.steps),
+        console_errors=sum(len(s.console_errors) for s in trace.steps),
+        blocked_requests=sum(len(s.blocked_requests) for s in trace.steps),
+    )
+
+
+def explore_app(
+    prepared: Prepared,
+    url: str,
+    store: store_mod.Store,
+    config: settings_mod.RunSettings,
+    tasks: dict[str, task.Task],
+    judge: Callable[[task.Task, Callable[[str], bytes | None]], dict[str, results.Score]] | None = None,
+    policy: object | None = None,
+) -> results.AppResult:
+    """Explore a served app, abstract, score, and write evidence + result.json."""
+    app, report = prepared.app, prepared.report
+    key = app.key
+    timings: dict[str, float] = {}
+
+    def sink(rel: str, data: bytes) -> None:
+        store.put_bytes(f"{key}/{rel}", data)
+
+    def read(rel: str) -> bytes | None:
+        try:
+            return store.get_bytes(f"{key}/{rel}")
+        except store_mod.NotFound:
+            return None
+
+    start_url = url.rstrip("/") + "/" + (report.entry or "index.html").lstrip("/")
+    hermetic = routing.Hermetic(url, _mirror(config))
+    t0 = time.monotonic()
+    with telemetry.span("stage.explore", model=app.model, task=app.task_id):
+        outcome_of_exploring = exploring.explore(
+            start_url,
+            config.exploration,
+            sink,
+            coverage_map=prepared.coverage_map or None,
+            policy=policy,
+            hermetic=hermetic,
+            accessibility=config.scoring.accessibility,
+        )
+    timings["explore"] = round(time.monotonic() - t0, 3)
+    telemetry.record_stage("explore", timings["explore"])
+    trace = outcome_of_exploring.trace
+    store_mod.put_model(store, f"{key}/trace.json", trace)
+    store_mod.put_model(store, f"{key}/a11y.json", outcome_of_exploring.a11y)
+    store_mod.put_json(store, f"{key}/coverage.json", outcome_of_exploring.coverage)
+    if trace.load_error:
+        result = failed_result(
+            app, "start_failed", f"the app did not load: {trace.load_error}", report,
+            exploration=_exploration_summary(trace, None), timings=timings,
+        )
+        save_result(store, result)
+        return result
+
+    t0 = time.monotonic()
+    with telemetry.span("stage.abstract", model=app.model, task=app.task_id):
+        graph = abstracting.abstract(trace, lambda rel: (read(rel) or b"").decode("utf-8", "replace") or None)
+    store_mod.put_model(store, f"{key}/graph.json", graph)
+    timings["abstract"] = round(time.monotonic() - t0, 3)
+
+    t0 = time.monotonic()
+    with telemetry.span("stage.score", model=app.model, task=app.task_id):
+        scores = dict(scoring.score_offline(report, trace, graph, outcome_of_exploring.a11y))
+        if judge is not None and app.task_id in tasks:
+            scores.update(judge(tasks[app.task_id], read))
+    timings["score"] = round(time.monotonic() - t0, 3)
+    black_box = report.mode == "black_box"
+    result = results.AppResult(
+        model=app.model,
+        task_id=app.task_id,
+        outcome="black_box" if black_box else "evaluated",
+        reason=(f"explored without coverage: {report.reason}" if black_box
+                else f"explored {len(trace.steps) - 1} steps; {trace.stop_reason}"),
+        instrumentation=_summary(report),
+        exploration=_exploration_summary(trace, graph),
+        scores=scores,
+        evidence=key,
+        timings=timings,
+    )
+    save_result(store, result)
+    return result
+
+
+def evaluate_app(
+    app: evidence.AppRef,
+    store: store_mod.Store,
+    config: settings_mod.RunSettings,
+    tasks: dict[str, task.Task],
+    work_root: pathlib.Path | None = None,
+    judge=None,
+    policy_factory: Callable[[], object] | None = None,
+) -> results.AppResult:
+    """All stages for one app on this machine. Never raises for an app's defects;
+    an unexpected failure of ours is recorded as outcome ``error`` with the reason."""
+    started = time.monotonic()
+    with telemetry.span("app", model=app.model, task=app.task_id):
+        work = pathlib.Path(tempfile.mkdtemp(prefix="iwc-app-", dir=work_root))
+        try:
+            prepared = prepare_app(app, work, store, config)
+            if isinstance(prepared, results.AppResult):
+                result = prepared
+            else:
+                with serving.serve(prepared.site) as served:
+                    policy = policy_factory() if policy_factory else None
+                    result = explore_app(prepared, served.url, store, config, tasks, judge, policy)
+                    timings = dict(result.timings)
+                    timings["instrument"] = prepared.report.duration_s
+                    result = result.model_copy(update={"timings": timings})
+        except Exception as exc:  # noqa: BLE001 - the run goes on; the reason is kept
+            log.exception("app %s failed", app.key)
+            store.put_bytes(f"{app.key}/error.txt", traceback.format_exc().encode())
+            result = failed_result(app, "error", f"evaluation failed on our side: {type(exc).__name__}: {exc}")
+            try:
+                save_result(store, result)
+            except Exception:  # noqa: BLE001
+                log.exception("could not save the result of %s", app.key)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    total = round(time.monotonic() - started, 3)
+    result = result.model_copy(update={"timings": {**result.timings, "total": total}})
+    telemetry.record_app(result.outcome, result.exploration.coverage.statements, total)
+    return result
