@@ -35,6 +35,7 @@ class Labels(base.Model):
     style: Literal["S1", "S2", "S3", "S4"] | None = None
     category: str | None = None
     application_type: str | None = None
+    difficulty: str | None = None  # source benchmark's own grade, e.g. ArtifactsBench "easy"
 
 
 class Task(base.Stored):
