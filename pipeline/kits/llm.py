@@ -367,6 +367,28 @@ class Client:
 
     # ------------------------------------------------------------------ cache
 
+    def cache_secret(self) -> bytes | None:
+        """A random secret kept beside the cache (created once, mode 0600), or None
+        without a cache. Callers derive prompt fences from it so that fences stay
+        unguessable to an app yet identical on a re-run, which lets the cache answer."""
+        if self._cache is None:
+            return None
+        path = self._cache / "fence-secret"
+        self._cache.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            for _ in range(50):  # another worker may be writing it right now
+                secret = path.read_bytes()
+                if len(secret) == 32:
+                    return secret
+                time.sleep(0.01)
+            raise LLMError(f"{path} is damaged; delete it (cached judge replies will be redone)")
+        with os.fdopen(fd, "wb") as fh:
+            secret = os.urandom(32)
+            fh.write(secret)
+        return secret
+
     @staticmethod
     def _key(params: Mapping[str, Any], sample: int | None) -> str:
         blob = json.dumps({"v": CACHE_VERSION, "params": params, "sample": sample},

@@ -1,0 +1,131 @@
+"""Judging: the LLM-scored IWC dimensions of one app, from its stored evidence.
+
+``judge_app`` gives five scores — ``aesthetics`` and ``usability`` (three-round
+deliberation, 0–100) and ``alignment_functional`` / ``alignment_content`` /
+``alignment_visual`` (the alignment agent, % of criteria satisfied). A judge that
+cannot answer yields an unscored score with the reason, never 0; the prompts' digest,
+the raw replies and the tokens are kept in ``Score.raw``. ``rescore`` re-judges the
+evidence of a finished run without exploring again.
+
+This stage reads evidence only through ``read(key)`` / the store, never explores, and
+never imports another stage.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+import logging
+from typing import Callable, Iterable
+
+from iwcbench.pipeline.contracts import results, task
+from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.kits import store as store_mod
+from iwcbench.pipeline.stages.judging import aesthetics, alignment, deliberation, neutralising, usability
+from iwcbench.pipeline.stages.judging import bundle as bundle_mod
+
+log = logging.getLogger(__name__)
+
+SCORE_NAMES = ("aesthetics", "usability", "alignment_functional", "alignment_content", "alignment_visual")
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """How to judge. The model, effort and temperature of the advocate, critic and
+    agent calls live in the client's ``llm.Config``; ``judge_temperature`` applies
+    to the five final-judge runs only ("config" = the client's)."""
+
+    judge_runs: int = 5  # final-judge runs per deliberated dimension
+    min_usable_runs: int = 3  # fewer usable runs → unscored
+    parse_retries: int = 2  # re-asks after an unreadable answer
+    max_adjustment: float = 1.0  # |adjustment| per aspect, score points
+    judge_temperature: float | None | str = "config"
+    max_screenshots: int = 5
+    alignment_max_tool_calls: int = 40  # tool calls per app before verdicts are demanded
+    alignment_page_lines: int = 80  # lines per page of the read tool
+    alignment_max_hits: int = 40  # search hits shown per call
+    dimensions: tuple[str, ...] = ("aesthetics", "usability", "alignment")
+
+    def options(self) -> deliberation.Options:
+        return deliberation.Options(runs=self.judge_runs, min_usable=self.min_usable_runs,
+                                    parse_retries=self.parse_retries, max_adjustment=self.max_adjustment,
+                                    judge_temperature=self.judge_temperature)
+
+
+def fence_nonce(client: llm.Client, item: task.Task, trace_bytes: bytes) -> str:
+    """The fence code of one app's prompts: keyed by a secret kept beside the LLM
+    cache (so an app cannot predict it, while a re-run reproduces it and the cache
+    answers); fresh randomness when there is no cache."""
+    secret = client.cache_secret()
+    if secret is None:
+        return neutralising.new_nonce()
+    message = item.id.encode() + b"\0" + hashlib.sha256(trace_bytes).digest()
+    return hmac.new(secret, message, hashlib.sha256).hexdigest()[:16]
+
+
+def judge_app(item: task.Task, read: Callable[[str], bytes | None], client: llm.Client,
+              settings: Settings = Settings()) -> dict[str, results.Score]:
+    """All judged scores of one app. Never raises for the app's or the API's trouble."""
+    try:
+        nonce = fence_nonce(client, item, read("trace.json") or b"")
+        evidence = bundle_mod.Bundle.load(read, nonce)
+    except bundle_mod.MissingEvidence as exc:
+        return {n: results.Score(value=None, reason=f"cannot judge: {exc}") for n in _names(settings)}
+    scores: dict[str, results.Score] = {}
+    options = settings.options()
+    if "aesthetics" in settings.dimensions:
+        scores["aesthetics"] = aesthetics.judge(client, item.prompt, evidence, options, settings.max_screenshots)
+    if "usability" in settings.dimensions:
+        scores["usability"] = usability.judge(client, item.prompt, evidence, options)
+    if "alignment" in settings.dimensions:
+        scores.update(alignment.judge(
+            client, item, evidence, max_tool_calls=settings.alignment_max_tool_calls,
+            parse_retries=settings.parse_retries, page_lines=settings.alignment_page_lines,
+            max_hits=settings.alignment_max_hits))
+    model = client.config.model
+    return {name: s.model_copy(update={"raw": {**(s.raw or {}), "judge_model": model}})
+            for name, s in scores.items()}
+
+
+def _names(settings: Settings) -> list[str]:
+    names = [d for d in ("aesthetics", "usability") if d in settings.dimensions]
+    if "alignment" in settings.dimensions:
+        names += [n for n in SCORE_NAMES if n.startswith("alignment_")]
+    return names
+
+
+def rescore(store: store_mod.Store, tasks: dict[str, task.Task], client: llm.Client,
+            settings: Settings = Settings(), *, suffix: str = "",
+            models: Iterable[str] = ()) -> list[results.AppResult]:
+    """Re-judge every stored app (``apps/*/*/result.json``) with ``client``'s model and
+    write the results back. ``suffix`` keeps the old scores: the new ones are stored as
+    ``aesthetics@<suffix>`` etc. instead of replacing them. Apps whose task is unknown,
+    or that never ran (no trace), keep their result unchanged."""
+    wanted = set(models)
+    updated = []
+    for key in sorted(k for k in store.list("apps/") if k.endswith("/result.json")):
+        result = results.AppResult.model_validate(store_mod.get_json(store, key))
+        if wanted and result.model not in wanted:
+            continue
+        prefix = key[: -len("/result.json")]
+        item = tasks.get(result.task_id)
+        if item is None or not store.exists(f"{prefix}/trace.json"):
+            log.info("rescore: skipping %s (%s)", prefix, "unknown task" if item is None else "no trace")
+            updated.append(result)
+            continue
+
+        def read(rel: str, prefix: str = prefix) -> bytes | None:
+            try:
+                return store.get_bytes(f"{prefix}/{rel}")
+            except store_mod.NotFound:
+                return None
+
+        app_client = client.derive(ledger=client.ledger.scoped(prefix))
+        new = judge_app(item, read, app_client, settings)
+        if suffix:
+            new = {f"{name}@{suffix}": s for name, s in new.items()}
+        result = result.model_copy(update={"scores": {**result.scores, **new}})
+        store_mod.put_model(store, key, result)
+        updated.append(result)
+    return updated

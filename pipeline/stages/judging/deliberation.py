@@ -1,0 +1,257 @@
+"""The three-round deliberation shared by aesthetics and usability.
+
+advocate (strengths, each citing a place) → critic (defects, each citing a place) →
+final judge, run ``runs`` times with the two reports held fixed. Each final judge
+verifies the reports against the evidence, picks a 0–5 base and one signed
+adjustment per aspect with a reason, through a tool with a strict schema; its score
+is base + adjustments clipped to [0, 5]. The dimension score is the mean of the runs
+left after dropping the highest and the lowest, × 20.
+
+An answer that cannot be read is sent back with the reason (bounded), then that run
+is dropped; with fewer than ``min_usable`` runs left the dimension is unscored with
+the reason — never 0. This module must not know where evidence comes from: the
+caller hands it content blocks, the references that exist, and the fence nonce.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+from typing import Any, Collection, Sequence
+
+from iwcbench.pipeline.contracts import results
+from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.stages.judging import neutralising
+
+TOOL = "submit_verdict"
+
+
+@dataclasses.dataclass(frozen=True)
+class Aspect:
+    id: str
+    title: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Dimension:
+    name: str  # score name: "aesthetics", "usability"
+    subject: str  # "the visual aesthetics", for prompts
+    base_meaning: str  # what the base score summarises
+    aspects: tuple[Aspect, ...]
+    rules: str  # what counts as evidence and how to cite it
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    runs: int = 5  # final-judge runs
+    min_usable: int = 3  # fewer usable runs → unscored
+    parse_retries: int = 2  # re-asks after an unreadable answer, per run
+    max_adjustment: float = 1.0  # |adjustment| per aspect, score points
+    judge_temperature: float | None | str = "config"  # "config": the client's own
+
+
+class ParseError(ValueError):
+    """The final judge's answer does not follow the verdict schema."""
+
+
+def verdict_tool(dimension: Dimension, max_adjustment: float) -> dict[str, Any]:
+    adjustment = {
+        "type": "object", "additionalProperties": False, "required": ["delta", "reason"],
+        "properties": {
+            "delta": {"type": "number", "description": f"signed, between -{max_adjustment} and +{max_adjustment}; 0 when no adjustment is needed"},
+            "reason": {"type": "string", "description": "the observation behind the adjustment, or why none is needed"},
+        },
+    }
+    return {
+        "name": TOOL,
+        "description": f"Submit your verdict on {dimension.subject}.",
+        "strict": True,
+        "input_schema": {
+            "type": "object", "additionalProperties": False,
+            "required": ["discarded_claims", "added_observations", "base", "base_reason",
+                         "adjustments", "citations", "summary"],
+            "properties": {
+                "discarded_claims": {"type": "array", "items": {"type": "string"},
+                                     "description": "report claims the evidence does not support"},
+                "added_observations": {"type": "array", "items": {"type": "string"},
+                                       "description": "relevant observations both reports missed"},
+                "base": {"type": "integer", "enum": [0, 1, 2, 3, 4, 5]},
+                "base_reason": {"type": "string"},
+                "adjustments": {
+                    "type": "object", "additionalProperties": False,
+                    "required": [a.id for a in dimension.aspects],
+                    "properties": {a.id: {**adjustment, "description": a.title} for a in dimension.aspects},
+                },
+                "citations": {"type": "array", "items": {"type": "string"},
+                              "description": "the evidence references your verdict rests on"},
+                "summary": {"type": "string", "description": "two or three sentences"},
+            },
+        },
+    }
+
+
+def parse_verdict(reply: llm.Reply, dimension: Dimension, max_adjustment: float) -> tuple[float, dict[str, Any]]:
+    """(score on 0–5, the verdict) or ParseError saying what is wrong."""
+    uses = [u for u in reply.tool_uses if u.get("name") == TOOL]
+    if not uses:
+        raise ParseError(f"no {TOOL} call in the answer")
+    data = uses[-1].get("input")
+    if not isinstance(data, dict):
+        raise ParseError("the verdict is not an object")
+    base = data.get("base")
+    if isinstance(base, bool) or not isinstance(base, (int, float)) or base not in (0, 1, 2, 3, 4, 5):
+        raise ParseError(f"base must be an integer 0–5, got {base!r}")
+    adjustments = data.get("adjustments")
+    if not isinstance(adjustments, dict):
+        raise ParseError("adjustments must be an object keyed by aspect")
+    total = float(base)
+    for aspect in dimension.aspects:
+        item = adjustments.get(aspect.id)
+        if not isinstance(item, dict):
+            raise ParseError(f"missing adjustment for {aspect.id}")
+        delta, reason = item.get("delta"), item.get("reason")
+        if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not math.isfinite(delta):
+            raise ParseError(f"{aspect.id}.delta must be a number, got {delta!r}")
+        if abs(delta) > max_adjustment + 1e-9:
+            raise ParseError(f"{aspect.id}.delta {delta} is outside ±{max_adjustment}")
+        if not isinstance(reason, str) or not reason.strip():
+            raise ParseError(f"{aspect.id}.reason is empty")
+        total += float(delta)
+    extra = set(adjustments) - {a.id for a in dimension.aspects}
+    if extra:
+        raise ParseError(f"unknown aspects: {sorted(extra)}")
+    return min(5.0, max(0.0, total)), data
+
+
+def trimmed_mean(values: Sequence[float]) -> float:
+    """Mean after dropping one highest and one lowest value (needs three or more)."""
+    if len(values) < 3:
+        raise ValueError("a trimmed mean needs at least three values")
+    ordered = sorted(values)
+    kept = ordered[1:-1]
+    return sum(kept) / len(kept)
+
+
+def _role_prompt(role: str, dimension: Dimension, nonce: str) -> str:
+    aspects = "; ".join(a.title for a in dimension.aspects)
+    jobs = {
+        "advocate": (
+            f"You are the advocate in a three-round review of {dimension.subject} of a web "
+            "application generated from a user's requirement. Find what the application does "
+            "well. State each strength as a concrete observation and cite where it is seen. "
+            "Do not give scores and do not list weaknesses: another reviewer covers those."),
+        "critic": (
+            f"You are the critic in a three-round review of {dimension.subject} of a web "
+            "application generated from a user's requirement. Find its defects. State each "
+            "defect as a concrete observation, cite where it is seen and say how much it "
+            "matters to a user. Do not give scores and do not list strengths: another "
+            "reviewer covers those."),
+        "judge": (
+            f"You are the final judge of {dimension.subject} of a web application generated "
+            "from a user's requirement. An advocate and a critic have each written a report. "
+            "Check every claim in both reports against the evidence yourself; discard the "
+            "claims it does not support and add relevant observations both missed. Then pick "
+            f"a base score from 0 to 5 for the {dimension.base_meaning} (0 nothing usable, "
+            "1 very poor, 2 poor, 3 acceptable, 4 good, 5 excellent), and for each aspect a "
+            "signed adjustment with its reason, writing 0 and saying so when no adjustment is "
+            "needed. The final score is the base plus the adjustments, limited to 0–5. "
+            f"Answer only by calling {TOOL}."),
+    }
+    return (f"{jobs[role]}\n\nAspects to consider: {aspects}.\n\nEvidence rules: {dimension.rules}\n\n"
+            f"{neutralising.rules(nonce)}")
+
+
+def deliberate(client: llm.Client, dimension: Dimension, requirement: str,
+               evidence: Sequence[dict[str, Any]], known_refs: Collection[str], nonce: str,
+               options: Options = Options()) -> results.Score:
+    """Run the protocol over ``evidence`` (content blocks) and return the score."""
+    scoped = client.derive(ledger=client.ledger.scoped(dimension.name))
+    head = [llm.text_block(f"<requirement>\n{neutralising.fence(requirement, nonce, 'requirement')}\n</requirement>"),
+            llm.text_block("<evidence>"), *evidence, llm.text_block("</evidence>")]
+    digest = hashlib.sha256(json.dumps([_role_prompt("judge", dimension, nonce), head],
+                                       sort_keys=True).encode()).hexdigest()
+    raw: dict[str, Any] = {"protocol": "advocate→critic→judge×%d" % options.runs, "prompt_sha256": digest}
+
+    reports = {}
+    for role, ask in (("advocate", "List the strengths, each with its citation."),
+                      ("critic", "List the defects, each with its citation.")):
+        try:
+            reply = scoped.create(system=_role_prompt(role, dimension, nonce), sample=0,
+                                  purpose=f"{dimension.name}.{role}",
+                                  messages=[{"role": "user", "content": [*head, llm.text_block(ask)]}])
+        except llm.LLMError as exc:
+            return _unscored(f"the {role} call failed: {exc}", raw, scoped)
+        if not reply.text.strip():
+            return _unscored(f"the {role} gave an empty report", raw, scoped)
+        # a report may quote app text: keep it from closing our tags or fences
+        reports[role] = neutralising.neutralise(reply.text, nonce)
+        raw[role] = reply.text
+
+    tool = verdict_tool(dimension, options.max_adjustment)
+    forced = None if client.config.thinking else {"type": "tool", "name": TOOL}  # thinking forbids forcing
+    ask = [*head,
+           llm.text_block(f"<advocate_report>\n{reports['advocate']}\n</advocate_report>"),
+           llm.text_block(f"<critic_report>\n{reports['critic']}\n</critic_report>"),
+           llm.text_block(f"Verify both reports against the evidence and submit your verdict with {TOOL}.")]
+    runs, dropped = [], []
+    for sample in range(options.runs):
+        messages: list[dict[str, Any]] = [{"role": "user", "content": ask}]
+        for attempt in range(options.parse_retries + 1):
+            try:
+                reply = scoped.create(system=_role_prompt("judge", dimension, nonce), messages=messages,
+                                      tools=[tool], tool_choice=forced, sample=sample,
+                                      purpose=f"{dimension.name}.judge",
+                                      temperature=options.judge_temperature)  # type: ignore[arg-type]
+            except llm.LLMError as exc:
+                dropped.append({"sample": sample, "reason": f"call failed: {exc}"})
+                break
+            try:
+                score, verdict = parse_verdict(reply, dimension, options.max_adjustment)
+            except ParseError as exc:
+                if attempt == options.parse_retries:
+                    dropped.append({"sample": sample, "reason": f"unreadable after {attempt + 1} answers: {exc}",
+                                    "reply": reply.to_json()["content"]})
+                    break
+                messages = [*messages, reply.as_message(), _correction(reply, str(exc))]
+                continue
+            runs.append({"sample": sample, "score": score, "attempts": attempt + 1, "verdict": verdict})
+            break
+    raw["runs"] = runs
+    raw["dropped_runs"] = dropped
+    if len(runs) < options.min_usable:
+        why = "; ".join(f"run {d['sample']}: {d['reason']}" for d in dropped) or "no runs"
+        return _unscored(f"only {len(runs)} of {options.runs} final-judge runs were usable "
+                         f"(need {options.min_usable}): {why}", raw, scoped)
+    values = [r["score"] for r in runs]
+    value = round(20 * trimmed_mean(values), 2)
+    citations: list[str] = []
+    unverified: list[str] = []
+    for r in runs:
+        for c in r["verdict"].get("citations", []):
+            target = citations if c in known_refs else unverified
+            if isinstance(c, str) and c not in target:
+                target.append(c)
+    raw["unverified_citations"] = unverified
+    raw["tokens"] = scoped.ledger.totals()
+    middle = sorted(runs, key=lambda r: (r["score"], r["sample"]))[len(runs) // 2]
+    return results.Score(
+        value=value, unit="0-100",
+        reason=(f"trimmed mean of {len(values)} final-judge scores {sorted(values)} "
+                "(highest and lowest dropped) × 20"),
+        rationale=str(middle["verdict"].get("summary", "")),
+        evidence=tuple(citations), raw=raw)
+
+
+def _correction(reply: llm.Reply, problem: str) -> dict[str, Any]:
+    text = f"Your verdict could not be read: {problem}. Call {TOOL} again with a corrected verdict."
+    uses = reply.tool_uses
+    if not uses:
+        return {"role": "user", "content": [llm.text_block(text)]}
+    return {"role": "user", "content": [llm.tool_result_block(u["id"], text, is_error=True) for u in uses]}
+
+
+def _unscored(reason: str, raw: dict[str, Any], scoped: llm.Client) -> results.Score:
+    raw["tokens"] = scoped.ledger.totals()
+    return results.Score(value=None, reason=reason, unit="0-100", raw=raw)
