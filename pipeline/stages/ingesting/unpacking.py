@@ -235,7 +235,9 @@ def _zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, writer: _Writer
     path = writer.target(info.filename)
     if path is None:
         return
-    mode = info.external_attr >> 16  # Unix mode when the archiver recorded one
+    # The Unix mode, only when a Unix archiver recorded one (DOS/Windows zips keep
+    # other flags there). File-type bits of 0 mean a plain file.
+    mode = info.external_attr >> 16 if info.create_system == 3 else 0
     if stat.S_ISLNK(mode):
         with archive.open(info) as stream:
             link_target = stream.read(_MAX_LINK_TARGET + 1)
@@ -244,7 +246,7 @@ def _zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, writer: _Writer
         writer.symlink(path, link_target.decode("utf-8", "replace"), info.filename)
     elif info.is_dir() or stat.S_ISDIR(mode):
         writer.directory(path)
-    elif mode and not stat.S_ISREG(mode):
+    elif stat.S_IFMT(mode) not in (0, stat.S_IFREG):
         raise AppDefect(f"device or special file in archive: {info.filename!r}")
     else:
         with archive.open(info) as stream:
