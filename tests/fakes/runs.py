@@ -1,0 +1,20 @@
+"""Settings for quick whole-pipeline runs in tests."""
+
+from __future__ import annotations
+
+import pathlib
+
+from iwcbench.pipeline import settings as settings_mod
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def quick_settings(tasks: pathlib.Path, apps: pathlib.Path, out: pathlib.Path, mirror: pathlib.Path,
+                   workers: int = 2, fetch: bool = False, **exploration) -> settings_mod.RunSettings:
+    """Small budgets so that a run of a dozen apps takes a minute or two on 2 cores."""
+    return settings_mod.RunSettings.model_validate({
+        "tasks": str(tasks), "apps": str(apps), "out": str(out), "workers": workers,
+        "exploration": {"max_steps": 8, "load_timeout_s": 8, "step_timeout_s": 4,
+                        "app_timeout_s": 60, **exploration},
+        "sandbox": {"mirror_dir": str(mirror), "mirror_fetch": fetch},
+    })

@@ -1,0 +1,23 @@
+"""Runs of the whole pipeline (real Istanbul, real Chromium) shared by the tests here."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from fakes import runs
+from iwcbench.pipeline import batching
+
+
+@pytest.fixture(scope="session")
+def bad_run(tmp_path_factory):
+    """Every bad input of the fixture corpus, evaluated in one run: (RunResults, out)."""
+    base = tmp_path_factory.mktemp("bad")
+    src = runs.ROOT / "tests" / "fixtures" / "bad-apps"
+    apps = base / "apps"
+    shutil.copytree(src / "apps", apps)
+    (apps / "mischief-1b" / "empty-folder").mkdir()  # git keeps no empty folders
+    out = base / "out"
+    run = batching.execute(runs.quick_settings(src / "tasks.jsonl", apps, out, base / "mirror"))
+    return run, out
