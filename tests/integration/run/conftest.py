@@ -21,3 +21,14 @@ def bad_run(tmp_path_factory):
     out = base / "out"
     run = batching.execute(runs.quick_settings(src / "tasks.jsonl", apps, out, base / "mirror"))
     return run, out
+
+
+@pytest.fixture(scope="session")
+def example_run(tmp_path_factory):
+    """The bundled example, as `hack/demo` runs it but with a smaller budget.
+    The CDN mirror may fill itself from the npm registry (Chart.js)."""
+    base = tmp_path_factory.mktemp("example")
+    out = base / "out"
+    config = runs.quick_settings(runs.ROOT / "examples/tasks.jsonl", runs.ROOT / "examples/apps",
+                                 out, base / "mirror", fetch=True, max_steps=25, app_timeout_s=120)
+    return batching.execute(config), out
