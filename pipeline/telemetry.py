@@ -1,0 +1,178 @@
+"""OpenTelemetry for ``iwc run``, the app pods and the operator: one tiny API.
+
+    telemetry.setup("iwc")                         once per process
+    with telemetry.span("app", model=m, task=t):   run → app → stage spans
+    telemetry.record_app(outcome, coverage, seconds)
+    telemetry.record_stage("explore", seconds)
+    telemetry.record_tokens(model, input_tokens, output_tokens)
+
+Spans and metrics go to an OTLP/HTTP collector only when OTEL_EXPORTER_OTLP_ENDPOINT
+(or the per-signal variants) is set; otherwise every call is a cheap no-op.
+``setup(..., memory=True)`` keeps everything in memory for tests.
+
+This module must not decide anything: it records what callers tell it and never
+raises into them (a collector that is down costs a log line, not a run).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import dataclasses
+import logging
+import os
+from typing import Any, Iterator
+
+from opentelemetry import metrics, trace
+from opentelemetry.sdk import metrics as sdk_metrics, resources, trace as sdk_trace
+from opentelemetry.sdk.metrics import export as metrics_export
+from opentelemetry.sdk.trace import export as trace_export
+from opentelemetry.sdk.trace.export import in_memory_span_exporter
+
+log = logging.getLogger(__name__)
+
+_SCOPE = "iwcbench"
+_ENDPOINT_VARS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+                  "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
+_FLUSH_TIMEOUT_MS = 5_000  # an unreachable collector must not hold an app up for long
+
+
+@dataclasses.dataclass
+class Memory:
+    """What an in-memory set-up captured (tests read these)."""
+
+    spans: in_memory_span_exporter.InMemorySpanExporter
+    metrics: metrics_export.InMemoryMetricReader
+
+    def span_names(self) -> list[str]:
+        return [s.name for s in self.spans.get_finished_spans()]
+
+    def metric_points(self) -> dict[str, list[tuple[dict[str, Any], Any]]]:
+        """metric name → [(attributes, value or histogram sum/count)]."""
+        found: dict[str, list[tuple[dict[str, Any], Any]]] = {}
+        data = self.metrics.get_metrics_data()
+        for rm in data.resource_metrics if data else ():
+            for sm in rm.scope_metrics:
+                for metric in sm.metrics:
+                    for point in metric.data.data_points:
+                        value = getattr(point, "value", None)
+                        if value is None:
+                            value = {"sum": point.sum, "count": point.count}
+                        found.setdefault(metric.name, []).append((dict(point.attributes), value))
+        return found
+
+
+@dataclasses.dataclass
+class _State:
+    tracer: trace.Tracer
+    meter: metrics.Meter
+    tracer_provider: sdk_trace.TracerProvider | None = None
+    meter_provider: sdk_metrics.MeterProvider | None = None
+
+    def __post_init__(self) -> None:
+        m = self.meter
+        self.apps = m.create_counter("iwc.apps", unit="{app}", description="apps finished, by outcome")
+        self.app_duration = m.create_histogram("iwc.app.duration", unit="s",
+                                               description="wall time of one app, all stages")
+        self.coverage = m.create_histogram("iwc.app.coverage", unit="%",
+                                           description="statement coverage reached per app")
+        self.stage_duration = m.create_histogram("iwc.stage.duration", unit="s",
+                                                 description="wall time of one stage of one app")
+        self.tokens = m.create_counter("iwc.llm.tokens", unit="{token}",
+                                       description="LLM tokens, by model and direction")
+
+
+_state = _State(tracer=trace.NoOpTracer(), meter=metrics.NoOpMeter(_SCOPE))
+
+
+def enabled() -> bool:
+    """True when an OTLP endpoint is configured in the environment."""
+    return any(os.environ.get(v) for v in _ENDPOINT_VARS)
+
+
+def setup(service_name: str, *, memory: bool = False) -> Memory | None:
+    """Configure this process. Without an OTLP endpoint (and without ``memory``)
+    nothing is installed and the calls below stay no-ops. Calling again replaces the
+    previous set-up (tests do this); the old providers are shut down first."""
+    global _state
+    _shutdown()
+    if not memory and not enabled():
+        _state = _State(tracer=trace.NoOpTracer(), meter=metrics.NoOpMeter(_SCOPE))
+        return None
+    resource = resources.Resource.create({"service.name": service_name})
+    tracer_provider = sdk_trace.TracerProvider(resource=resource)
+    captured: Memory | None = None
+    if memory:
+        span_exporter = in_memory_span_exporter.InMemorySpanExporter()
+        tracer_provider.add_span_processor(trace_export.SimpleSpanProcessor(span_exporter))
+        reader: metrics_export.MetricReader = metrics_export.InMemoryMetricReader()
+        captured = Memory(spans=span_exporter, metrics=reader)  # type: ignore[arg-type]
+    else:
+        # Imported here: the exporter pulls in requests/protobuf, needless without it.
+        from opentelemetry.exporter.otlp.proto.http import metric_exporter, trace_exporter
+
+        tracer_provider.add_span_processor(trace_export.BatchSpanProcessor(trace_exporter.OTLPSpanExporter()))
+        reader = metrics_export.PeriodicExportingMetricReader(metric_exporter.OTLPMetricExporter())
+    meter_provider = sdk_metrics.MeterProvider(resource=resource, metric_readers=[reader])
+    _state = _State(tracer=tracer_provider.get_tracer(_SCOPE), meter=meter_provider.get_meter(_SCOPE),
+                    tracer_provider=tracer_provider, meter_provider=meter_provider)
+    return captured
+
+
+def _shutdown() -> None:
+    for provider in (_state.tracer_provider, _state.meter_provider):
+        if provider is not None:
+            try:
+                provider.shutdown()
+            except Exception:  # noqa: BLE001 - telemetry never fails a run
+                log.warning("telemetry shutdown failed", exc_info=True)
+
+
+atexit.register(_shutdown)
+
+
+def flush() -> None:
+    """Push buffered spans and metrics now. Process-pool workers exit without running
+    atexit hooks, so ``record_app`` calls this at the end of every app."""
+    for provider in (_state.tracer_provider, _state.meter_provider):
+        if provider is not None:
+            try:
+                provider.force_flush(_FLUSH_TIMEOUT_MS)
+            except Exception:  # noqa: BLE001
+                log.warning("telemetry flush failed", exc_info=True)
+
+
+def _attributes(attrs: dict[str, Any]) -> dict[str, Any]:
+    """OpenTelemetry accepts str/bool/int/float; anything else is shown as text."""
+    return {k: v if isinstance(v, (str, bool, int, float)) else str(v)
+            for k, v in attrs.items() if v is not None}
+
+
+@contextlib.contextmanager
+def span(name: str, **attrs: Any) -> Iterator[trace.Span]:
+    """A span, child of the current one. Exceptions are recorded and re-raised."""
+    with _state.tracer.start_as_current_span(name, attributes=_attributes(attrs)) as current:
+        yield current
+
+
+def record_app(outcome: str, coverage: float | None, duration: float) -> None:
+    """One finished app: its outcome, statement coverage in percent (None when not
+    measurable, then left out of the histogram) and wall time in seconds."""
+    attrs = {"outcome": outcome}
+    _state.apps.add(1, attrs)
+    _state.app_duration.record(max(duration, 0.0), attrs)
+    if coverage is not None:
+        _state.coverage.record(coverage, attrs)
+    if _state.meter_provider is not None and enabled():
+        flush()
+
+
+def record_stage(stage: str, seconds: float) -> None:
+    _state.stage_duration.record(max(seconds, 0.0), {"stage": stage})
+
+
+def record_tokens(model: str, input: int, output: int) -> None:  # noqa: A002 - the brief's names
+    if input:
+        _state.tokens.add(input, {"model": model, "direction": "input"})
+    if output:
+        _state.tokens.add(output, {"model": model, "direction": "output"})
