@@ -1,0 +1,310 @@
+#!/usr/bin/env node
+/*
+ * Istanbul instrumentation of one app's copy, in ONE Node process.
+ *
+ * Reads a JSON job on stdin, instruments the app folder in place, writes the initial
+ * file-coverage objects and the original sources next to it, and prints a JSON result
+ * on stdout. Driven by pipeline/stages/instrumenting.py; it must not decide anything
+ * about frameworks, entry pages or modes (Python does), and must never touch a file
+ * outside job.root.
+ *
+ * Job (stdin):
+ *   { "tools": "<node_modules dir>", "root": "<app copy>", "maxFileBytes": 5000000,
+ *     "pages":   ["index.html", ...],                      HTML pages, relative to root
+ *     "scripts": [{"path": "app.js", "skip": null | "why", "soft": bool}, ...],
+ *     "coverageMap": "<file>", "sources": "<file>" }       where to write the maps
+ * A script with "soft": true is skipped only when no page references it.
+ *
+ * Result (stdout):
+ *   { "files":   [{"path", "kind", "statements", "functions", "branches"}],
+ *     "skipped": [{"path", "reason"}] }
+ *
+ * Coverage keys: a file's path relative to root ("js/app.js"); the N-th inline
+ * JavaScript block of a page (1-based, document order) is "<page>#inline-N". Inline
+ * blocks are instrumented with their page's line/column offsets, so the locations in
+ * the coverage map are lines of the HTML page.
+ */
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+const Module = require('module');
+
+// HTML's JavaScript MIME type essences, plus "module". Anything else (JSON,
+// importmap, text/babel, templates) is data, not code the browser runs.
+const CLASSIC_TYPES = new Set([
+    '', 'text/javascript', 'application/javascript', 'application/ecmascript',
+    'application/x-ecmascript', 'application/x-javascript', 'text/ecmascript',
+    'text/javascript1.0', 'text/javascript1.1', 'text/javascript1.2', 'text/javascript1.3',
+    'text/javascript1.4', 'text/javascript1.5', 'text/jscript', 'text/livescript',
+    'text/x-ecmascript', 'text/x-javascript'
+]);
+
+function readStdin() {
+    return fs.readFileSync(0, 'utf8');
+}
+
+/* Text of a file and how to write it back byte-exactly: UTF-8 when it decodes, else
+ * latin1 (a 1:1 byte mapping, so untouched bytes survive the round trip). */
+function decode(buf) {
+    try {
+        const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(buf);
+        return { text, encoding: 'utf8' };
+    } catch (e) {
+        return { text: buf.toString('latin1'), encoding: 'latin1' };
+    }
+}
+
+function writeAtomically(file, text, encoding) {
+    // A new inode: the copy may share inodes with the source (hard links), which must
+    // never change.
+    const tmp = file + '.iwc-tmp';
+    fs.writeFileSync(tmp, Buffer.from(text, encoding));
+    fs.renameSync(tmp, file);
+}
+
+function attr(node, name) {
+    for (const a of node.attrs || []) {
+        if (a.name === name) return a.value;
+    }
+    return null;
+}
+
+function scriptKind(node) {
+    const raw = attr(node, 'type');
+    const type = raw === null ? '' : raw.trim().toLowerCase();
+    if (type === 'module') return 'module';
+    if (CLASSIC_TYPES.has(type)) return 'classic';
+    return null;
+}
+
+function collectScripts(node, out) {
+    if (node.nodeName === 'script') out.push(node);
+    for (const child of node.childNodes || []) collectScripts(child, out);
+    if (node.content) collectScripts(node.content, out); // <template> contents
+}
+
+/* Where a page's src points inside root, or null (remote, data:, outside root). */
+function resolveSrc(root, page, src) {
+    const value = src.trim();
+    if (!value || /^[a-z][a-z0-9+.-]*:/i.test(value) || value.startsWith('//')) return null;
+    let clean = value.split('#')[0].split('?')[0];
+    try {
+        clean = decodeURIComponent(clean);
+    } catch (e) {
+        return null;
+    }
+    const base = clean.startsWith('/') ? '' : path.posix.dirname(page);
+    const rel = path.posix.normalize(path.posix.join(base, clean)).replace(/^\/+/, '');
+    if (rel.startsWith('..') || rel === '.' || rel === '') return null;
+    return rel;
+}
+
+function lineBreaksBefore(text, offset) {
+    // Babel's line terminators, so padded locations match the page's lines.
+    const head = text.slice(0, offset);
+    const breaks = head.match(/\r\n|[\n\r\u2028\u2029]/g);
+    const lastBreak = Math.max(head.lastIndexOf('\n'), head.lastIndexOf('\r'),
+        head.lastIndexOf('\u2028'), head.lastIndexOf('\u2029'));
+    return { lines: breaks ? breaks.length : 0, column: offset - lastBreak - 1 };
+}
+
+function parseMessage(err, filename) {
+    let msg = String((err && err.message) || err).split('\n')[0];
+    const prefix = path.resolve(filename) + ': ';
+    if (msg.startsWith(prefix)) msg = msg.slice(prefix.length);
+    return msg.length > 300 ? msg.slice(0, 300) + '…' : msg;
+}
+
+function counts(fc) {
+    let branches = 0;
+    for (const arms of Object.values(fc.b)) branches += arms.length;
+    return {
+        statements: Object.keys(fc.statementMap).length,
+        functions: Object.keys(fc.fnMap).length,
+        branches
+    };
+}
+
+function main() {
+    const job = JSON.parse(readStdin());
+    const toolsRequire = Module.createRequire(path.join(job.tools, 'iwc-tools.js'));
+    const { createInstrumenter } = toolsRequire('istanbul-lib-instrument');
+    const parse5 = toolsRequire('parse5');
+    const common = {
+        coverageVariable: '__coverage__',
+        produceSourceMap: false,
+        compact: true,
+        preserveComments: false,
+        // `globalThis` is the page's window in classic and module scripts alike, and
+        // (unlike Istanbul's default `new Function("return this")`) it works under a
+        // Content-Security-Policy that forbids eval.
+        coverageGlobalScope: 'globalThis',
+        coverageGlobalScopeFunc: false
+    };
+    const asScript = createInstrumenter({ ...common, esModules: false });
+    const asModule = createInstrumenter({ ...common, esModules: true });
+    const root = job.root;
+    const maxBytes = job.maxFileBytes;
+    const files = [];
+    const skipped = [];
+    const coverageMap = {};
+    const sources = {};
+
+    /* Instrument `code` under coverage key `key`; 'auto' tries a classic script first,
+     * then a module (import/export/top-level await). Returns the new code or null. */
+    function instrument(code, key, kind) {
+        const attempts = kind === 'module' ? [asModule] : kind === 'classic' ? [asScript] : [asScript, asModule];
+        let firstError = null;
+        for (const inst of attempts) {
+            try {
+                const out = inst.instrumentSync(code, key);
+                const fc = inst.lastFileCoverage();
+                coverageMap[key] = fc;
+                return { code: out, fc, module: inst === asModule };
+            } catch (err) {
+                if (firstError === null) firstError = err;
+            }
+        }
+        skipped.push({ path: key, reason: 'could not parse: ' + parseMessage(firstError, key) });
+        return null;
+    }
+
+    // 1. Pages: inline blocks, and which files they load as classic or module scripts.
+    const referenced = new Map(); // rel path -> 'classic' | 'module' | 'nomodule'
+    for (const page of job.pages) {
+        const abs = path.join(root, page);
+        let buf;
+        try {
+            buf = fs.readFileSync(abs);
+        } catch (err) {
+            skipped.push({ path: page, reason: 'could not read the page: ' + err.code });
+            continue;
+        }
+        if (buf.length > maxBytes) {
+            skipped.push({ path: page, reason: `page is ${buf.length} bytes (over ${maxBytes}); its inline scripts are not instrumented` });
+            continue;
+        }
+        const { text, encoding } = decode(buf);
+        let doc;
+        try {
+            doc = parse5.parse(text, { sourceCodeLocationInfo: true });
+        } catch (err) {
+            skipped.push({ path: page, reason: 'could not parse the page: ' + parseMessage(err, page) });
+            continue;
+        }
+        const scripts = [];
+        collectScripts(doc, scripts);
+        const edits = [];
+        let inlineIndex = 0;
+        for (const node of scripts) {
+            const kind = scriptKind(node);
+            if (kind === null) continue;
+            const nomodule = attr(node, 'nomodule') !== null && kind === 'classic';
+            const src = attr(node, 'src');
+            if (src !== null) {
+                const rel = resolveSrc(root, page, src);
+                if (rel === null) continue;
+                const before = referenced.get(rel);
+                const now = nomodule ? 'nomodule' : kind;
+                // A file some page loads as a module is a module; a nomodule fallback
+                // only counts when nothing else loads the file.
+                if (before === undefined || before === 'nomodule' || now === 'module') referenced.set(rel, now);
+                continue;
+            }
+            const loc = node.sourceCodeLocation;
+            if (!loc || !loc.startTag) continue;
+            inlineIndex += 1;
+            const key = `${page}#inline-${inlineIndex}`;
+            const start = loc.startTag.endOffset;
+            const end = loc.endTag ? loc.endTag.startOffset : text.length;
+            const code = text.slice(start, end);
+            if (!code.trim()) continue;
+            if (nomodule) {
+                skipped.push({ path: key, reason: 'nomodule script: modern browsers do not run it' });
+                continue;
+            }
+            if (end - start > maxBytes) {
+                skipped.push({ path: key, reason: `inline script is ${end - start} characters (over ${maxBytes})` });
+                continue;
+            }
+            // Pad to the block's place in the page so coverage locations are page lines.
+            const at = lineBreaksBefore(text, start);
+            const padded = '\n'.repeat(at.lines) + ' '.repeat(at.column) + code;
+            const done = instrument(padded, key, kind);
+            if (done === null) continue;
+            sources[key] = padded;
+            // `</script` inside the output would end the block early; `<\/` means the
+            // same inside strings, templates, regexes and comments.
+            const safe = done.code.replace(/<\/(script)/gi, '<\\/$1');
+            edits.push({ start, end, code: safe });
+            files.push({ path: key, kind: kind === 'module' ? 'inline-module' : 'inline', ...counts(done.fc) });
+        }
+        if (edits.length) {
+            let outText = '';
+            let cursor = 0;
+            for (const e of edits) {
+                outText += text.slice(cursor, e.start) + e.code;
+                cursor = e.end;
+            }
+            outText += text.slice(cursor);
+            writeAtomically(abs, outText, encoding);
+        }
+    }
+
+    // 2. Script files: those the Python side listed, plus files pages load that it did
+    // not list (unusual extensions); node_modules and .git stay untouched.
+    const listed = new Map(job.scripts.map((s) => [s.path, s]));
+    for (const rel of referenced.keys()) {
+        if (listed.has(rel)) continue;
+        if (/(^|\/)(node_modules|\.git|\.iwc)(\/|$)/.test(rel)) continue;
+        let stat;
+        try {
+            stat = fs.statSync(path.join(root, rel));
+        } catch (err) {
+            continue; // a missing script is the page's problem; the explorer will see it
+        }
+        if (stat.isFile()) listed.set(rel, { path: rel, skip: null, soft: false });
+    }
+    for (const script of listed.values()) {
+        const rel = script.path;
+        const ref = referenced.get(rel);
+        if (script.skip && !(script.soft && ref !== undefined && ref !== 'nomodule')) {
+            skipped.push({ path: rel, reason: script.skip });
+            continue;
+        }
+        if (ref === 'nomodule') {
+            skipped.push({ path: rel, reason: 'nomodule script: modern browsers do not run it' });
+            continue;
+        }
+        const abs = path.join(root, rel);
+        let buf;
+        try {
+            buf = fs.readFileSync(abs);
+        } catch (err) {
+            skipped.push({ path: rel, reason: 'could not read: ' + err.code });
+            continue;
+        }
+        if (buf.length > maxBytes) {
+            skipped.push({ path: rel, reason: `${buf.length} bytes (over ${maxBytes})` });
+            continue;
+        }
+        const { text, encoding } = decode(buf);
+        const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
+        const code = bom ? text.slice(1) : text;
+        if (!code.trim()) continue;
+        const kind = rel.endsWith('.mjs') || ref === 'module' ? 'module' : ref === 'classic' ? 'classic' : 'auto';
+        const done = instrument(code, rel, kind);
+        if (done === null) continue;
+        sources[rel] = code;
+        writeAtomically(abs, bom + done.code, encoding);
+        files.push({ path: rel, kind: done.module ? 'module' : 'external', ...counts(done.fc) });
+    }
+
+    fs.mkdirSync(path.dirname(job.coverageMap), { recursive: true });
+    fs.writeFileSync(job.coverageMap, JSON.stringify(coverageMap));
+    fs.writeFileSync(job.sources, JSON.stringify(sources));
+    process.stdout.write(JSON.stringify({ files, skipped }));
+}
+
+main();

@@ -1,0 +1,201 @@
+"""The processes kit: child processes (node, npm) run to completion under a deadline.
+
+Each child starts in its own process group, so a timeout kills everything it spawned,
+not just the first process. Output is captured up to a cap (the rest is read and
+dropped, so a chatty child never blocks on a full pipe). This module and the other
+kits are the only places that import ``subprocess``; it decides nothing about what
+the children do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from typing import IO, Mapping, Sequence
+
+MAX_OUTPUT_BYTES = 16_000_000  # per stream, default cap on captured output
+NODE_TOOLS_ENV = "IWC_NODE_TOOLS"  # overrides the node_modules folder holding our npm tools
+NODE_ENV = "IWC_NODE"  # overrides the node binary
+_JS_DIR = pathlib.Path(__file__).resolve().parent.parent / "js"
+_DRAIN_S = 5.0  # seconds to wait for the pipes to close after the child is gone
+
+
+class ToolMissing(RuntimeError):
+    """Node or our npm tools are not installed: a set-up problem, not the app's."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Completed:
+    """What a finished (or killed) child left behind."""
+
+    argv: tuple[str, ...]
+    returncode: int | None  # None when it was killed for running past the deadline
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool
+    truncated: bool  # some output went past the cap and was dropped
+    duration_s: float
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out
+
+    def stderr_tail(self, chars: int = 500) -> str:
+        """The end of stderr as text, for a reason line."""
+        text = self.stderr.decode("utf-8", "replace").strip()
+        return text if len(text) <= chars else "…" + text[-chars:]
+
+
+class _Capped:
+    """Reads a pipe to its end in a thread, keeping at most ``cap`` bytes."""
+
+    def __init__(self, stream: IO[bytes], cap: int) -> None:
+        self.chunks: list[bytes] = []
+        self.kept = 0
+        self.cap = cap
+        self.truncated = False
+        self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self.thread.start()
+
+    def _read(self, stream: IO[bytes]) -> None:
+        try:
+            while chunk := stream.read(65536):
+                room = self.cap - self.kept
+                if room > 0:
+                    self.chunks.append(chunk[:room])
+                    self.kept += min(len(chunk), room)
+                if len(chunk) > max(room, 0):
+                    self.truncated = True
+        except (OSError, ValueError):
+            pass  # the pipe went away with the killed child
+        finally:
+            stream.close()
+
+    def value(self) -> bytes:
+        return b"".join(self.chunks)
+
+
+def _feed(stream: IO[bytes], data: bytes) -> None:
+    try:
+        stream.write(data)
+    except (BrokenPipeError, OSError, ValueError):
+        pass  # the child exited without reading everything; its exit status says why
+    finally:
+        try:
+            stream.close()
+        except OSError:
+            pass
+
+
+def _exited_unreaped(pid: int, deadline: float) -> bool:
+    """Wait until ``pid`` exits or the deadline passes, without reaping it."""
+    pause = 0.001
+    while True:
+        try:
+            if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                return True
+        except ChildProcessError:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the whole group is already gone
+
+
+def run(
+    argv: Sequence[str],
+    *,
+    timeout_s: float,
+    stdin: bytes | None = None,
+    cwd: str | os.PathLike | None = None,
+    env: Mapping[str, str] | None = None,
+    max_output_bytes: int = MAX_OUTPUT_BYTES,
+) -> Completed:
+    """Run ``argv`` to completion or until ``timeout_s``; then kill its process group.
+
+    Raises ``ToolMissing`` when the program cannot be started at all; a non-zero exit
+    or a timeout is a normal ``Completed`` for the caller to judge."""
+    started = time.monotonic()
+    try:
+        child = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=dict(env) if env is not None else None,
+            start_new_session=True,  # its own process group, killed as one
+        )
+    except OSError as exc:
+        raise ToolMissing(f"cannot start {argv[0]}: {exc}") from exc
+    out = _Capped(child.stdout, max_output_bytes)
+    err = _Capped(child.stderr, max_output_bytes)
+    feeder = None
+    if stdin is not None:
+        feeder = threading.Thread(target=_feed, args=(child.stdin, stdin), daemon=True)
+        feeder.start()
+    try:
+        timed_out = not _exited_unreaped(child.pid, started + timeout_s)
+    finally:
+        # Also after a normal exit: grandchildren it left behind would hold the pipes.
+        # The child is still unreaped here, so its pid (= the group id) cannot have
+        # been reused by an unrelated process.
+        _kill_group(child.pid)
+        child.wait()
+    for reader in (out, err):
+        reader.thread.join(_DRAIN_S)
+    if feeder is not None:
+        feeder.join(_DRAIN_S)
+    return Completed(
+        argv=tuple(str(a) for a in argv),
+        returncode=None if timed_out else child.returncode,
+        stdout=out.value(),
+        stderr=err.value(),
+        timed_out=timed_out,
+        truncated=out.truncated or err.truncated,
+        duration_s=round(time.monotonic() - started, 3),
+    )
+
+
+def node_binary() -> str:
+    """The ``node`` to run: $IWC_NODE, else the one on PATH."""
+    override = os.environ.get(NODE_ENV)
+    if override:
+        if not os.access(override, os.X_OK):
+            raise ToolMissing(f"{NODE_ENV}={override} is not an executable")
+        return override
+    found = shutil.which("node")
+    if not found:
+        raise ToolMissing("no node on PATH: run hack/setup (Node 20 is needed for Istanbul)")
+    return found
+
+
+def node_tools_dir() -> pathlib.Path:
+    """The node_modules folder holding our npm tools: $IWC_NODE_TOOLS, else
+    pipeline/js/node_modules."""
+    override = os.environ.get(NODE_TOOLS_ENV)
+    folder = pathlib.Path(override) if override else _JS_DIR / "node_modules"
+    if not (folder / "istanbul-lib-instrument").is_dir():
+        raise ToolMissing(f"npm tools missing in {folder}: run hack/setup (npm install in pipeline/js)")
+    return folder
+
+
+def node_script(name: str) -> pathlib.Path:
+    """One of our own scripts in pipeline/js (e.g. ``instrument.js``)."""
+    script = _JS_DIR / name
+    if not script.is_file():
+        raise ToolMissing(f"missing {script}")
+    return script

@@ -1,0 +1,356 @@
+"""The instrument stage: copy an app and put Istanbul counters into its JavaScript.
+
+``instrument(src, dest, settings)`` copies the app from ``src`` into the fresh folder
+``dest`` (``src`` is never modified), detects the framework, finds the start page and
+instruments every script the browser can run: external files, inline ``<script>``
+blocks and module scripts, in one Node process (pipeline/js/instrument.js). It writes
+
+    dest/.iwc/coverage-map.json   coverage key -> Istanbul's initial FileCoverage data
+    dest/.iwc/sources.json        coverage key -> the original source text
+
+Coverage keys are paths relative to the served root ("js/app.js"); inline blocks are
+"<page>#inline-N" (N counts a page's inline JavaScript blocks from 1, in document
+order) and their locations are lines of the page. An app's own defects (no start
+page, unparsable scripts, binary junk, huge files) are recorded in the report, never
+raised. Build frameworks are served from a prebuilt static folder when the app ships
+one; otherwise the app runs as a black box. This module must not serve or explore.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import re
+import shutil
+import time
+
+from iwcbench.pipeline import settings as settings_mod
+from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.kits import processes
+
+IWC_DIR = ".iwc"
+COVERAGE_MAP = "coverage-map.json"
+SOURCES = "sources.json"
+BUILD_FRAMEWORKS = ("next", "astro", "cra", "vite")  # first match wins
+PREBUILT_DIRS = ("dist", "build", "out")  # static output folders of the build frameworks
+NOT_COPIED = {".git"}
+NOT_INSTRUMENTED = {"node_modules", ".git", IWC_DIR}
+PAGE_SUFFIXES = (".html", ".htm")
+SCRIPT_SUFFIXES = (".js", ".mjs")
+REASONS_SHOWN = 3  # skipped files named in a black-box reason
+
+_CONFIG_FILE = re.compile(
+    r"(\.config\.[cm]?js$)|^(gulpfile|gruntfile|\.eslintrc|\.prettierrc|babel\.config|karma\.conf)\b",
+    re.IGNORECASE)
+_TEST_FILE = re.compile(r"\.(test|spec)\.[cm]?js$", re.IGNORECASE)
+_MINIFIED = re.compile(r"[.-]min\.m?js$", re.IGNORECASE)
+_NODE_BUILTINS = (
+    "node:|fs|path|http|https|os|child_process|express|url|crypto|net|events|stream|util|zlib")
+_NODE_CODE = re.compile(
+    rb"\brequire\s*\(\s*['\"]|\bmodule\.exports\b|\bfrom\s*['\"](?:" + _NODE_BUILTINS.encode()
+    + rb")(?:/[^'\"]*)?['\"]")
+
+
+def instrument(
+    src: pathlib.Path, dest: pathlib.Path, settings: settings_mod.Instrumentation
+) -> evidence.InstrumentationReport:
+    """Copy ``src`` into ``dest`` and instrument the copy; the report says what was done.
+
+    Raises only for trouble on our side (node or the npm tools missing:
+    ``processes.ToolMissing``), never for anything about the app."""
+    started = time.monotonic()
+    src, dest = pathlib.Path(src), pathlib.Path(dest)
+    framework = detect_framework(src)
+    copy_skips: list[evidence.SkippedFile] = []
+    prebuilt = prebuilt_folder(src) if framework in BUILD_FRAMEWORKS else None
+    if framework in BUILD_FRAMEWORKS and prebuilt is None:
+        copy_skips = copy_app(src, dest)
+        entry, entry_problem = find_entry(dest)
+        reason = (f"framework {framework} needs a build; build frameworks are not instrumented yet "
+                  f"(static apps only)")
+        return _report(framework, "black_box", reason, entry, entry_problem, [], copy_skips, started)
+
+    copy_skips = copy_app(src / prebuilt if prebuilt else src, dest)
+    entry, entry_problem = find_entry(dest)
+    where = f"the prebuilt {prebuilt}/ folder of this {framework} app; " if prebuilt else ""
+    pages, scripts, survey_skips = survey(dest, settings.max_file_bytes)
+    skipped = copy_skips + survey_skips
+    if not pages and not any(s["skip"] is None or s["soft"] for s in scripts):
+        script_skips = [evidence.SkippedFile(path=s["path"], reason=s["skip"]) for s in scripts]
+        skipped += script_skips
+        reason = _black_box_reason(script_skips, where)
+        return _report(framework, "black_box", reason, entry, entry_problem, [], skipped, started)
+
+    tools = processes.node_tools_dir()
+    job = {
+        "tools": str(tools),
+        "root": str(dest.resolve()),
+        "maxFileBytes": settings.max_file_bytes,
+        "pages": pages,
+        "scripts": scripts,
+        "coverageMap": str((dest / IWC_DIR / COVERAGE_MAP).resolve()),
+        "sources": str((dest / IWC_DIR / SOURCES).resolve()),
+    }
+    done = processes.run(
+        [processes.node_binary(), str(processes.node_script("instrument.js"))],
+        stdin=json.dumps(job).encode(),
+        timeout_s=settings.timeout_s,
+        cwd=dest,
+    )
+    outcome = _read_outcome(done, settings.timeout_s)
+    if isinstance(outcome, str):
+        # A half-instrumented copy is worse than the original: serve the app as it came.
+        shutil.rmtree(dest, ignore_errors=True)
+        copy_app(src / prebuilt if prebuilt else src, dest)
+        return _report(framework, "black_box", outcome, entry, entry_problem, [], skipped, started)
+    files = [evidence.InstrumentedFile(**f) for f in outcome["files"]]
+    node_skips = [evidence.SkippedFile(**s) for s in outcome["skipped"]]
+    skipped += node_skips
+    if not files:
+        reason = _black_box_reason(node_skips, where)
+        return _report(framework, "black_box", reason, entry, entry_problem, files, skipped, started)
+    noun = "script" if len(files) == 1 else "scripts"
+    reason = f"instrumented {where}{len(files)} {noun}"
+    if skipped:
+        reason += f" ({len(skipped)} skipped)"
+    return _report(framework, "instrumented", reason, entry, entry_problem, files, skipped, started)
+
+
+def detect_framework(root: pathlib.Path) -> evidence.Framework:
+    """The app's framework, from package.json dependencies and config files."""
+    try:
+        names = {p.name for p in root.iterdir() if p.is_file()}
+    except OSError:
+        return "unknown"
+    deps: set[str] = set()
+    manifest = root / "package.json"
+    if "package.json" in names:
+        try:
+            data = json.loads(manifest.read_bytes())
+            for field in ("dependencies", "devDependencies", "peerDependencies"):
+                section = data.get(field) if isinstance(data, dict) else None
+                if isinstance(section, dict):
+                    deps.update(section)
+        except (OSError, ValueError):
+            return "unknown"
+
+    def config(stem: str) -> bool:
+        return any(n.startswith(stem + ".config.") for n in names)
+
+    if "next" in deps or config("next"):
+        return "next"
+    if "astro" in deps or config("astro"):
+        return "astro"
+    if "react-scripts" in deps:
+        return "cra"
+    if "vite" in deps or config("vite"):
+        return "vite"
+    return "node" if "package.json" in names else "static"
+
+
+def prebuilt_folder(root: pathlib.Path) -> str | None:
+    """The static build output a build-framework app ships (dist/, build/, out/)."""
+    for name in PREBUILT_DIRS:
+        if (root / name / "index.html").is_file():
+            return name
+    return None
+
+
+def find_entry(root: pathlib.Path) -> tuple[str | None, str | None]:
+    """(start page relative to root, None) or (None, why there is none)."""
+    for name in ("index.html", "index.htm"):
+        if (root / name).is_file():
+            return name, None
+    top = sorted(p.name for p in _safe_iterdir(root) if p.is_file() and p.suffix.lower() in PAGE_SUFFIXES)
+    if len(top) == 1:
+        return top[0], None
+    if len(top) > 1:
+        return None, f"no index.html and {len(top)} HTML pages at the root to choose from ({_names(top)})"
+    pages = sorted(rel for rel in _walk(root, NOT_INSTRUMENTED) if rel.lower().endswith(PAGE_SUFFIXES))
+    if len(pages) == 1:
+        return pages[0], None
+    if not pages:
+        return None, "no HTML page in the app (no index.html)"
+    indexes = [p for p in pages if p.rsplit("/", 1)[-1].lower() == "index.html"]
+    shallowest = min((p.count("/") for p in indexes), default=None)
+    top_indexes = [p for p in indexes if p.count("/") == shallowest]
+    if len(top_indexes) == 1:
+        return top_indexes[0], None
+    return None, f"no index.html at the root and {len(pages)} HTML pages elsewhere ({_names(pages)})"
+
+
+def copy_app(src: pathlib.Path, dest: pathlib.Path) -> list[evidence.SkippedFile]:
+    """Copy the regular files of ``src`` into ``dest`` (created), without .git.
+
+    Symlinks are followed only to files inside ``src``; special files (FIFOs, sockets,
+    devices) and links that lead out of the app are not copied. Files that cannot be
+    read are reported, not raised."""
+    src_real = src.resolve()
+    dest.mkdir(parents=True, exist_ok=True)
+    dest_real = dest.resolve()
+    problems: list[evidence.SkippedFile] = []
+    for dirpath, dirnames, filenames in os.walk(src_real, followlinks=False):
+        here = pathlib.Path(dirpath)
+        dirnames[:] = sorted(
+            d for d in dirnames
+            if d not in NOT_COPIED and not (here / d).is_symlink() and (here / d).resolve() != dest_real
+        )
+        rel_dir = here.relative_to(src_real)
+        (dest_real / rel_dir).mkdir(parents=True, exist_ok=True)
+        for name in filenames:
+            path = here / name
+            rel = (rel_dir / name).as_posix()
+            try:
+                real = path.resolve(strict=True)
+                if path.is_symlink() and src_real not in real.parents:
+                    continue  # a link out of the app would serve files that are not the app's
+                if not real.is_file():
+                    continue  # FIFOs and devices: reading one could block forever
+                shutil.copyfile(real, dest_real / rel_dir / name)
+            except (OSError, RuntimeError) as exc:
+                problems.append(evidence.SkippedFile(path=rel, reason=f"could not copy: {exc.strerror or exc}"))
+    return problems
+
+
+def survey(root: pathlib.Path, max_file_bytes: int) -> tuple[list[str], list[dict], list[evidence.SkippedFile]]:
+    """Pages that hold scripts, script files for the Node job, pages skipped for size.
+
+    A script dict is ``{"path", "skip": reason or None, "soft": bool}``; a soft skip
+    (build configs, tests, Node server code) is lifted when a page loads the file."""
+    pages: list[str] = []
+    scripts: list[dict] = []
+    skipped: list[evidence.SkippedFile] = []
+    package_main = _package_entry_points(root)
+    for rel in sorted(_walk(root, NOT_INSTRUMENTED)):
+        lower = rel.lower()
+        path = root / rel
+        try:
+            size = path.stat().st_size
+        except OSError:
+            continue
+        if lower.endswith(PAGE_SUFFIXES):
+            if size > max_file_bytes:
+                skipped.append(evidence.SkippedFile(
+                    path=rel, reason=f"page is {size} bytes (over {max_file_bytes}); its inline scripts are not instrumented"))
+            elif _mentions_script(path):
+                pages.append(rel)
+            continue
+        if not lower.endswith(SCRIPT_SUFFIXES):
+            continue
+        skip, soft = _script_skip(root, rel, size, max_file_bytes, package_main)
+        scripts.append({"path": rel, "skip": skip, "soft": soft})
+    return pages, scripts, skipped
+
+
+def _script_skip(root: pathlib.Path, rel: str, size: int, limit: int, package_main: set[str]) -> tuple[str | None, bool]:
+    name = rel.rsplit("/", 1)[-1]
+    if size > limit:
+        return f"{size} bytes (over {limit})", False
+    if _MINIFIED.search(name):
+        return "minified library: vendor code, not the app's own", False
+    if _CONFIG_FILE.search(name):
+        return "build tool configuration, not app code", True
+    if _TEST_FILE.search(name) or "/__tests__/" in f"/{rel}":
+        return "test file, not app code", True
+    if rel in package_main:
+        return "package.json main/bin: Node code, not run in the browser", True
+    try:
+        head = (root / rel).read_bytes()
+    except OSError:
+        return None, False  # Node will report what it cannot read
+    if _NODE_CODE.search(head):
+        return "Node code (require(), module.exports or Node built-ins), not run in the browser", True
+    return None, False
+
+
+def _package_entry_points(root: pathlib.Path) -> set[str]:
+    try:
+        data = json.loads((root / "package.json").read_bytes())
+    except (OSError, ValueError):
+        return set()
+    if not isinstance(data, dict):
+        return set()
+    found = [data.get("main")]
+    bins = data.get("bin")
+    found += list(bins.values()) if isinstance(bins, dict) else [bins]
+    return {os.path.normpath(p).replace(os.sep, "/") for p in found if isinstance(p, str) and p}
+
+
+def _mentions_script(path: pathlib.Path) -> bool:
+    try:
+        return b"<script" in path.read_bytes().lower()
+    except OSError:
+        return False
+
+
+def _read_outcome(done: processes.Completed, timeout_s: float) -> dict | str:
+    """The Node job's result, or the black-box reason when it has none."""
+    if done.timed_out:
+        return f"Node process timed out after {timeout_s:g} s"
+    if done.returncode != 0:
+        return f"Istanbul's Node process failed (exit {done.returncode}): {done.stderr_tail()}"
+    try:
+        outcome = json.loads(done.stdout)
+        if isinstance(outcome, dict) and isinstance(outcome.get("files"), list) and isinstance(outcome.get("skipped"), list):
+            return outcome
+    except ValueError:
+        pass
+    return f"Istanbul's Node process gave no result{' (output over the cap)' if done.truncated else ''}"
+
+
+def _black_box_reason(skipped: list[evidence.SkippedFile], where: str) -> str:
+    """Why nothing was instrumented, naming the first few scripts and their problems."""
+    scripts = [s for s in skipped if not s.path.lower().endswith(PAGE_SUFFIXES)]
+    if not scripts:
+        return f"no JavaScript in {where.rstrip('; ') or 'the app'}"
+    detail = "; ".join(f"{s.path}: {s.reason}" for s in scripts[:REASONS_SHOWN])
+    more = f"; and {len(scripts) - REASONS_SHOWN} more" if len(scripts) > REASONS_SHOWN else ""
+    if all(s.reason.startswith("could not parse") for s in scripts):
+        noun = "script" if len(scripts) == 1 else "scripts"
+        return f"all {len(scripts)} {noun} failed to parse: {detail}{more}"
+    return f"no script could be instrumented ({len(scripts)} skipped): {detail}{more}"
+
+
+def _report(
+    framework: evidence.Framework,
+    mode: evidence.Mode,
+    reason: str,
+    entry: str | None,
+    entry_problem: str | None,
+    files: list[evidence.InstrumentedFile],
+    skipped: list[evidence.SkippedFile],
+    started: float,
+) -> evidence.InstrumentationReport:
+    if entry is None:
+        reason = f"{entry_problem}; {reason}"
+    return evidence.InstrumentationReport(
+        framework=framework,
+        mode=mode,
+        reason=reason,
+        entry=entry,
+        files=tuple(files),
+        skipped=tuple(skipped),
+        duration_s=round(time.monotonic() - started, 3),
+    )
+
+
+def _walk(root: pathlib.Path, excluded: set[str]):
+    """Relative posix paths of the regular files under root, minus excluded folders."""
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = [d for d in dirnames if d not in excluded]
+        rel_dir = pathlib.Path(dirpath).relative_to(root)
+        for name in filenames:
+            yield (rel_dir / name).as_posix()
+
+
+def _safe_iterdir(root: pathlib.Path) -> list[pathlib.Path]:
+    try:
+        return list(root.iterdir())
+    except OSError:
+        return []
+
+
+def _names(paths: list[str], shown: int = 5) -> str:
+    more = f", … {len(paths) - shown} more" if len(paths) > shown else ""
+    return ", ".join(paths[:shown]) + more
