@@ -1,0 +1,78 @@
+"""Carry out one ``evidence.Action`` on a tab (the grammar is in policy.py). It does
+what it is told and raises browser.BrowserError when it cannot; it records nothing
+and must not decide anything.
+"""
+
+from __future__ import annotations
+
+from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.kits import browser
+
+
+class BadAction(browser.BrowserError):
+    """The action itself is malformed (a policy's mistake, recorded as ok=False)."""
+
+
+def _pair(value: str | None, default: tuple[float, float]) -> tuple[float, float]:
+    if not value:
+        return default
+    try:
+        dx, dy = (float(v) for v in value.split(","))
+    except ValueError:
+        raise BadAction(f"expected 'dx,dy', got {value!r}") from None
+    return dx, dy
+
+
+def _need(action: evidence.Action) -> str:
+    if not action.selector:
+        raise BadAction(f"a {action.kind} action needs a selector")
+    return action.selector
+
+
+def perform(tab: browser.Tab, action: evidence.Action, timeout_s: float, start_url: str) -> None:
+    """Do ``action``. ``timeout_s`` bounds each wait for an element to be actionable."""
+    kind = action.kind
+    if kind == "click" or kind == "check":
+        tab.click(_need(action), timeout_s)
+    elif kind == "type":
+        tab.fill(_need(action), action.value or "", timeout_s)
+    elif kind == "select":
+        tab.select(_need(action), action.value or "", timeout_s)
+    elif kind == "hover":
+        tab.hover(_need(action), timeout_s)
+    elif kind == "drag":
+        value = action.value or "0,0"
+        if value.startswith("to:"):
+            tab.drag_to(_need(action), value[3:], timeout_s)
+        else:
+            dx, dy = _pair(value, (0.0, 0.0))
+            tab.drag(_need(action), dx, dy, timeout_s)
+    elif kind == "key":
+        if action.selector:
+            tab.focus(action.selector, timeout_s)
+        value = (action.value or "").strip()
+        if value.startswith("hold:"):
+            try:
+                _, key, ms = value.split(":")
+                tab.hold(key, min(int(ms), int(timeout_s * 1000)), timeout_s)
+            except ValueError:
+                raise BadAction(f"expected 'hold:Key:ms', got {value!r}") from None
+        elif value:
+            tab.press(value.split(), timeout_s)
+        else:
+            raise BadAction("a key action needs keys in its value")
+    elif kind == "scroll":
+        dx, dy = _pair(action.value, (0.0, 600.0))
+        tab.scroll(dx, dy, timeout_s)
+    elif kind == "back":
+        tab.back(timeout_s)
+    elif kind == "wait":
+        try:
+            ms = int(float(action.value or "500"))
+        except ValueError:
+            raise BadAction(f"expected milliseconds, got {action.value!r}") from None
+        tab.pause(max(0, min(ms, int(timeout_s * 1000))))
+    elif kind == "load":
+        tab.goto(start_url, timeout_s * 2)
+    else:
+        raise BadAction(f"the explorer cannot perform a {kind!r} action")

@@ -1,0 +1,264 @@
+// One look at the page for the explorer: actionable candidates with stable refs and
+// CSS selectors, a compact accessibility tree, and two cheap fingerprints (state:
+// structure + visible text; visual: also form values and a coarse canvas thumbnail).
+// It reads the page; it must never change the DOM (snapshots would show it).
+(limits) => {
+  const KEY = Symbol.for('iwc.explorer');
+  const hooks = window[KEY] || {perElement: new WeakMap(), global: new Set()};
+  if (!hooks.refs) { hooks.refs = new WeakMap(); hooks.nextRef = 1; }
+  const body = document.body || document.documentElement;
+
+  const hash = (text) => {  // two FNV-1a 32-bit lanes: cheap, stable, 16 hex digits
+    let a = 0x811c9dc5, b = 0x01000193 ^ 0x5bd1e995;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      a = Math.imul(a ^ c, 16777619); b = Math.imul(b ^ c, 2246822519);
+    }
+    return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+  };
+  const clip = (s, n) => { s = (s || '').replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n - 1) + '…' : s; };
+  const q = (s) => '"' + String(s).replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
+  const unique = (sel) => { try { return document.querySelectorAll(sel).length === 1; } catch (e) { return false; } };
+
+  const selectorOf = (el) => {
+    const tag = el.tagName.toLowerCase();
+    if (el.id && /^[A-Za-z][\w-]*$/.test(el.id) && unique('#' + el.id)) return '#' + el.id;
+    for (const attr of ['data-testid', 'data-test', 'data-cy', 'name', 'aria-label']) {
+      const v = el.getAttribute(attr);
+      if (v && v.length < 80) { const s = tag + '[' + attr + '=' + q(v) + ']'; if (unique(s)) return s; }
+    }
+    const parts = [];
+    let node = el;
+    while (node && node.nodeType === 1 && node !== document.documentElement) {
+      if (node !== el && node.id && /^[A-Za-z][\w-]*$/.test(node.id) && unique('#' + node.id)) {
+        parts.unshift('#' + node.id); break;
+      }
+      const t = node.tagName.toLowerCase();
+      if (t === 'body') { parts.unshift('body'); break; }
+      let part = t;
+      const parent = node.parentElement;
+      if (parent) {
+        const same = Array.from(parent.children).filter(c => c.tagName === node.tagName);
+        if (same.length > 1) part += ':nth-of-type(' + (same.indexOf(node) + 1) + ')';
+      }
+      parts.unshift(part);
+      node = parent;
+    }
+    return parts.join(' > ');
+  };
+
+  // ---- hover rules: "X:hover Y" means hovering X changes something else
+  const hoverPrefixes = [];
+  const scanRules = (rules, depth) => {
+    for (const rule of Array.from(rules || [])) {
+      if (hoverPrefixes.length >= 60) return;
+      if (rule.cssRules && depth < 3 && !rule.selectorText) scanRules(rule.cssRules, depth + 1);
+      if (!rule.selectorText || !rule.selectorText.includes(':hover')) continue;
+      for (const sel of rule.selectorText.split(',')) {
+        const at = sel.indexOf(':hover');
+        if (at < 0 || !sel.slice(at + 6).trim()) continue;
+        const prefix = sel.slice(0, at).trim().replace(/[>+~]\s*$/, '').trim();
+        if (prefix) hoverPrefixes.push(prefix);
+      }
+    }
+  };
+  for (const sheet of Array.from(document.styleSheets)) { try { scanRules(sheet.cssRules, 0); } catch (e) { /* cross-origin sheet */ } }
+  const matchesHover = (el) => hoverPrefixes.some(p => { try { return el.matches(p); } catch (e) { return false; } });
+
+  // ---- roles and names
+  const TEXTISH = new Set(['text', 'email', 'number', 'password', 'search', 'tel', 'url', 'date', 'time',
+    'datetime-local', 'month', 'week', 'color', 'range', '']);
+  const roleOf = (el) => {
+    const explicit = (el.getAttribute('role') || '').split(' ')[0];
+    if (explicit) return explicit;
+    const tag = el.tagName.toLowerCase();
+    if (tag === 'a' && el.hasAttribute('href')) return 'link';
+    if (tag === 'button' || tag === 'summary') return 'button';
+    if (tag === 'select') return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+    if (tag === 'textarea') return 'textbox';
+    if (tag === 'input') {
+      const type = (el.getAttribute('type') || 'text').toLowerCase();
+      return {checkbox: 'checkbox', radio: 'radio', range: 'slider', number: 'spinbutton', search: 'searchbox',
+        button: 'button', submit: 'button', reset: 'button', image: 'button', file: 'file'}[type] || 'textbox';
+    }
+    if (/^h[1-6]$/.test(tag)) return 'heading';
+    return {nav: 'navigation', main: 'main', header: 'banner', footer: 'contentinfo', aside: 'complementary',
+      form: 'form', ul: 'list', ol: 'list', li: 'listitem', img: 'img', table: 'table', tr: 'row',
+      td: 'cell', th: 'columnheader', dialog: 'dialog', canvas: 'canvas', label: 'label', p: 'paragraph',
+      section: el.hasAttribute('aria-label') ? 'region' : ''}[tag] || '';
+  };
+  const nameOf = (el) => {
+    const label = el.getAttribute('aria-label');
+    if (label) return clip(label, 80);
+    const by = el.getAttribute('aria-labelledby');
+    if (by) {
+      const text = by.split(/\s+/).map(id => (document.getElementById(id) || {}).textContent || '').join(' ');
+      if (text.trim()) return clip(text, 80);
+    }
+    if (el.labels && el.labels.length) return clip(el.labels[0].innerText, 80);
+    const tag = el.tagName.toLowerCase();
+    if (tag === 'input' && ['button', 'submit', 'reset'].includes(el.type)) return clip(el.value || el.type, 80);
+    if (tag === 'img') return clip(el.alt, 80);
+    if (['input', 'textarea', 'select'].includes(tag)) return clip(el.getAttribute('placeholder') || el.getAttribute('title') || el.name || '', 80);
+    const text = clip(el.innerText || el.textContent, 80);
+    return text || clip(el.getAttribute('title') || el.getAttribute('alt') || '', 80);
+  };
+
+  // ---- one walk over the visible elements
+  const CLICK_EVENTS = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'dblclick'];
+  const HOVER_EVENTS = ['mouseenter', 'mouseover', 'pointerenter', 'pointerover', 'mousemove'];
+  const DRAG_EVENTS = ['dragstart', 'mousemove', 'pointermove', 'touchmove'];
+  const KEY_EVENTS = ['keydown', 'keyup', 'keypress'];
+  const listenersOf = (el) => {
+    const types = new Set(hooks.perElement.get(el) || []);
+    for (const t of CLICK_EVENTS.concat(HOVER_EVENTS, KEY_EVENTS, ['drop', 'dragover', 'change', 'input'])) {
+      if (typeof el['on' + t] === 'function') types.add(t);
+    }
+    return types;
+  };
+  const visible = (el, style) => {
+    if (style.visibility === 'hidden' || style.display === 'none' || style.opacity === '0') return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  };
+  const INTERACTIVE = 'a[href],button,input,textarea,select,summary,[role=button],[role=link],[role=tab],' +
+    '[role=menuitem],[role=checkbox],[role=switch],[role=radio],[role=option],[role=slider],[onclick],' +
+    '[contenteditable=""],[contenteditable=true],canvas,[draggable=true],label';
+
+  const candidates = [];
+  const structure = [];
+  const values = [];
+  const externalLinks = [];
+  const dropTargets = [];
+  const treeLines = [];
+  let treeChars = 0;
+  const seen = new WeakMap(); // element -> visible?
+  let scanned = 0;
+
+  const emit = (depth, line) => {
+    if (treeChars > limits.treeChars) return;
+    const text = '  '.repeat(Math.min(depth, 12)) + '- ' + line;
+    treeLines.push(text); treeChars += text.length + 1;
+  };
+
+  const walk = (el, depth, parentPointer) => {
+    if (scanned++ > limits.maxElements) return;
+    const tag = el.tagName.toLowerCase();
+    if (['script', 'style', 'noscript', 'template', 'head', 'meta', 'link'].includes(tag)) return;
+    const style = getComputedStyle(el);
+    // (a visually hidden checkbox is still reachable: its label becomes the candidate)
+    if (!visible(el, style)) return;
+    if (el.getAttribute('aria-hidden') === 'true') { for (const c of el.children) walk(c, depth, parentPointer); return; }
+    structure.push(tag);
+    const role = roleOf(el);
+    const pointer = style.cursor === 'pointer';
+    const types = listenersOf(el);
+    const interactive = el.matches(INTERACTIVE);
+    const disabled = el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true';
+    const kinds = [];
+    if (!disabled) {
+      const type = tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : '';
+      const editable = el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable);
+      if (tag === 'textarea' || (tag === 'input' && TEXTISH.has(type)) || editable) kinds.push('type');
+      else if (tag === 'select') kinds.push('select');
+      else if (type === 'checkbox' || type === 'radio' || ['checkbox', 'switch', 'radio'].includes(role)) kinds.push('check');
+      else if (tag === 'label') { const c = el.control; if (c && (c.type === 'checkbox' || c.type === 'radio') && c.getBoundingClientRect().width === 0) kinds.push('check'); }
+      else if (type === 'file' || type === 'hidden') { /* cannot act offline */ }
+      else if (interactive || types.size && CLICK_EVENTS.some(t => types.has(t)) || (pointer && !parentPointer)) kinds.push('click');
+      if (HOVER_EVENTS.some(t => types.has(t)) || matchesHover(el)) kinds.push('hover');
+      if (el.draggable && tag !== 'a' && tag !== 'img' || tag === 'canvas'
+          || (types.has('mousedown') && types.has('mousemove')) || (types.has('pointerdown') && types.has('pointermove'))) kinds.push('drag');
+      if (KEY_EVENTS.some(t => types.has(t)) && tag !== 'input' && tag !== 'textarea') kinds.push('key');
+    }
+    if (types.has('drop') || types.has('dragover')) dropTargets.push(selectorOf(el));
+    let ref = null;
+    if (kinds.length && candidates.length < limits.maxCandidates) {
+      if (!hooks.refs.has(el)) hooks.refs.set(el, 'e' + hooks.nextRef++);
+      ref = hooks.refs.get(el);
+      const r = el.getBoundingClientRect();
+      const href = tag === 'a' ? el.getAttribute('href') : null;
+      let external = false, resolved = null;
+      if (href !== null) {
+        try { const u = new URL(href, location.href); resolved = u.href;
+          external = (['http:', 'https:'].includes(u.protocol) && u.origin !== location.origin) || ['mailto:', 'tel:', 'ftp:'].includes(u.protocol);
+        } catch (e) { /* not a URL */ }
+      }
+      if (external) externalLinks.push(resolved);
+      const form = el.form || el.closest('form');
+      candidates.push({
+        ref, selector: selectorOf(el), tag, role: role || (tag === 'canvas' ? 'canvas' : 'generic'), name: nameOf(el),
+        kinds, type: tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : (tag === 'textarea' ? 'textarea' : (el.isContentEditable ? 'contenteditable' : '')),
+        href: resolved, external, form: form ? Array.from(document.forms).indexOf(form) : -1,
+        submit: (tag === 'button' && (el.getAttribute('type') || 'submit') === 'submit' && !!form) || (tag === 'input' && ['submit', 'image'].includes(el.type)),
+        value: 'value' in el && typeof el.value === 'string' ? clip(el.value, 80) : null,
+        checked: 'checked' in el && ['checkbox', 'radio'].includes(el.type) ? el.checked : (el.getAttribute('aria-checked') === 'true' ? true : null),
+        min: el.getAttribute('min'), max: el.getAttribute('max'), step: el.getAttribute('step'),
+        maxLength: el.maxLength > 0 ? el.maxLength : null, required: !!el.required,
+        placeholder: el.getAttribute('placeholder'), autocomplete: el.getAttribute('autocomplete'), inputName: el.getAttribute('name'),
+        options: tag === 'select' ? Array.from(el.options).filter(o => !o.disabled).slice(0, 30).map(o => o.value) : [],
+        listeners: Array.from(types).sort(), pointer,
+        box: [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)],
+      });
+    }
+    // the accessibility tree: roles worth naming, refs where one can act
+    const named = role && !['paragraph', 'label', 'generic'].includes(role) || ref;
+    if (tag === 'input' || tag === 'textarea' || tag === 'select') values.push(el.value + '|' + (el.checked ? 1 : 0));
+    let childDepth = depth;
+    if (named) {
+      const states = [];
+      if (ref) states.push('ref=' + ref);
+      if (role === 'heading') states.push('level=' + tag.slice(1));
+      if (disabled) states.push('disabled');
+      if (el.checked === true || el.getAttribute('aria-checked') === 'true') states.push('checked');
+      if (el.getAttribute('aria-expanded')) states.push('expanded=' + el.getAttribute('aria-expanded'));
+      if (el.getAttribute('aria-selected') === 'true') states.push('selected');
+      if (['input', 'textarea', 'select'].includes(tag) && el.value && el.type !== 'password') states.push('value=' + q(clip(el.value, 40)));
+      const name = nameOf(el);
+      const leafy = ['button', 'link', 'heading', 'checkbox', 'radio', 'tab', 'menuitem', 'option', 'img', 'textbox', 'combobox', 'listbox', 'slider', 'spinbutton', 'searchbox', 'switch'].includes(role);
+      emit(depth, (role || 'generic') + (name ? ' ' + q(name) : '') + (states.length ? ' [' + states.join('] [') + ']' : ''));
+      childDepth = depth + 1;
+      if (leafy) { for (const c of el.children) walkQuiet(c); return; }
+    }
+    for (const node of el.childNodes) {
+      if (node.nodeType === 3) {
+        const text = clip(node.textContent, 100);
+        if (text) emit(childDepth, 'text: ' + text);
+      } else if (node.nodeType === 1) walk(node, childDepth, pointer);
+    }
+  };
+  // Children of a named leaf (a button's icon span) are not listed, but still counted
+  // in the structure and scanned for their own candidates.
+  const walkQuiet = (el) => {
+    if (scanned++ > limits.maxElements) return;
+    structure.push(el.tagName.toLowerCase());
+    for (const c of el.children) walkQuiet(c);
+  };
+  walk(body, 0, false);
+
+  // ---- canvas thumbnails (8x8, 3 bits per channel) for the visual fingerprint
+  const canvases = Array.from(document.querySelectorAll('canvas')).slice(0, 3);
+  const thumbs = canvases.map(c => {
+    try {
+      const t = document.createElement('canvas'); t.width = 8; t.height = 8;
+      const ctx = t.getContext('2d'); ctx.drawImage(c, 0, 0, 8, 8);
+      return Array.from(ctx.getImageData(0, 0, 8, 8).data, v => v >> 5).join('');
+    } catch (e) { return 'x'; }
+  });
+
+  const text = (body.innerText || '').slice(0, 200000);
+  const g = hooks.global;
+  const keyboard = KEY_EVENTS.some(t => g.has(t)) ||
+    [window, document, document.body].some(t => t && KEY_EVENTS.some(k => typeof t['on' + k] === 'function'));
+  const scroller = document.scrollingElement || document.documentElement;
+  return {
+    url: location.href, title: document.title, doc: performance.timeOrigin,
+    state: hash(structure.join(',') + '\n' + text),
+    visual: hash(structure.join(',') + '\n' + text + '\n' + values.join('\n') + '\n' + thumbs.join('|')),
+    candidates, externalLinks, dropTargets, keyboard, canvases: canvases.length,
+    globalListeners: Array.from(g).sort(),
+    scrollable: scroller.scrollHeight > window.innerHeight + 40,
+    focused: document.activeElement && document.activeElement !== document.body ? selectorOf(document.activeElement) : null,
+    tree: treeLines.join('\n') + (treeChars > limits.treeChars ? '\n- … (tree cut)' : ''),
+    truncated: scanned > limits.maxElements,
+  };
+}

@@ -1,0 +1,116 @@
+"""What a policy sees of the page: candidates with stable refs, a compact accessibility
+tree, fingerprints. Built by observe.js in one page call; this module only types it.
+It must not act on the page.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+
+from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.kits import browser
+
+SCRIPT = (pathlib.Path(__file__).parent / "observe.js").read_text(encoding="utf-8")
+LIMITS = {"maxElements": 4000, "maxCandidates": 150, "treeChars": 12000}
+
+
+@dataclasses.dataclass(frozen=True)
+class Candidate:
+    """One element the explorer could act on. ``ref`` ("e7") is stable for the
+    element's life in its document; ``selector`` is a CSS selector unique at
+    observation time; ``kinds`` are the action kinds that make sense on it."""
+
+    ref: str
+    selector: str
+    tag: str
+    role: str
+    name: str
+    kinds: tuple[str, ...]
+    type: str = ""  # input type, "textarea" or "contenteditable"
+    href: str | None = None
+    external: bool = False  # a link off the app's origin (never followed)
+    form: int = -1  # index of its form in document.forms, -1 for none
+    submit: bool = False
+    value: str | None = None
+    checked: bool | None = None
+    min: str | None = None
+    max: str | None = None
+    step: str | None = None
+    max_length: int | None = None
+    required: bool = False
+    placeholder: str | None = None
+    autocomplete: str | None = None
+    input_name: str | None = None
+    options: tuple[str, ...] = ()
+    listeners: tuple[str, ...] = ()
+    pointer: bool = False
+    box: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+    def describe(self) -> str:
+        """``button "Add task"``: how a person would name it."""
+        name = self.name.replace('"', "'")
+        return f'{self.role} "{name}"' if name else f"{self.role} {self.selector}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Observation:
+    """The page as a policy sees it before choosing step ``step``."""
+
+    step: int
+    url: str
+    title: str
+    doc: float  # performance.timeOrigin: changes with every new document
+    state: str  # hash of structure + visible text
+    visual: str  # also form values and canvas thumbnails: decides screenshots
+    candidates: tuple[Candidate, ...]
+    tree: str  # "- button "Add" [ref=e3]" lines, indented by nesting
+    keyboard: bool  # window/document/body listen to keys
+    canvases: int
+    scrollable: bool
+    external_links: tuple[str, ...] = ()
+    drop_targets: tuple[str, ...] = ()
+    global_listeners: tuple[str, ...] = ()
+    focused: str | None = None
+    coverage: evidence.CoverageSummary = evidence.CoverageSummary()
+    elapsed_s: float = 0.0
+    budget_left: int = 0  # steps still allowed
+
+    def by_ref(self, ref: str) -> Candidate | None:
+        return next((c for c in self.candidates if c.ref == ref), None)
+
+
+_RENAMES = {"maxLength": "max_length", "inputName": "input_name"}
+
+
+def _candidate(raw: dict) -> Candidate:
+    fields = {f.name for f in dataclasses.fields(Candidate)}
+    data = {_RENAMES.get(k, k): v for k, v in raw.items()}
+    data = {k: v for k, v in data.items() if k in fields}
+    for key in ("kinds", "options", "listeners", "box"):
+        data[key] = tuple(data.get(key) or ())
+    data["name"] = data.get("name") or ""
+    return Candidate(**data)
+
+
+def observe(tab: browser.Tab, step: int, deadline_s: float) -> Observation:
+    """Look at the page once. Raises browser.BrowserError (PageHung when the page
+    does not answer within ``deadline_s``)."""
+    raw = tab.evaluate(SCRIPT, LIMITS, deadline_s)
+    return Observation(
+        step=step,
+        url=raw["url"],
+        title=raw.get("title") or "",
+        doc=float(raw.get("doc") or 0.0),
+        state=raw["state"],
+        visual=raw["visual"],
+        candidates=tuple(_candidate(c) for c in raw.get("candidates", ())),
+        tree=raw.get("tree") or "",
+        keyboard=bool(raw.get("keyboard")),
+        canvases=int(raw.get("canvases") or 0),
+        scrollable=bool(raw.get("scrollable")),
+        external_links=tuple(dict.fromkeys(raw.get("externalLinks") or ())),
+        drop_targets=tuple(raw.get("dropTargets") or ()),
+        global_listeners=tuple(raw.get("globalListeners") or ()),
+        focused=raw.get("focused"),
+    )

@@ -1,0 +1,67 @@
+"""The policy interface: what decides the next action. The explorer owns the browser,
+the budget and the evidence; a policy only chooses. It must not touch the page.
+
+Action grammar a policy returns (``evidence.Action``; ``selector`` is a CSS selector,
+normally a candidate's ``selector``; ``target`` is its ``describe()``):
+
+    click   selector                    a left click
+    type    selector, value             replace the field's content with ``value``
+    select  selector, value             choose the option whose value is ``value``
+    check   selector                    toggle a checkbox / radio / switch (a click)
+    hover   selector                    move the mouse over it
+    drag    selector, value "dx,dy"     press in its middle, move by dx,dy, release
+    drag    selector, value "to:<css>"  HTML drag and drop onto another element
+    key     value "ArrowUp Space"       press keys in order (Playwright key names);
+            value "hold:ArrowRight:600" hold one key for 600 ms;
+            optional selector: focus it first
+    scroll  value "dx,dy"               mouse wheel (default "0,600")
+    back    -                           history back (the explorer returns to the app
+                                        if that leaves it)
+    wait    value "ms"                  let timers and animations run (≤ step timeout)
+    load    -                           reload the start URL (a fresh app)
+    finish  -                           testing is complete: the exploration stops
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal, Protocol
+
+from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.stages.exploring import observing
+
+
+@dataclasses.dataclass(frozen=True)
+class Context:
+    """What a policy is told once, before the first choice."""
+
+    start_url: str
+    app_origin: str
+    seed: int
+    max_steps: int
+    instrumented: bool  # coverage is measured (False: black box)
+    step_timeout_s: float
+    plateau_steps: int  # steps without coverage gain that make a plateau
+
+
+class Policy(Protocol):
+    """One exploration's decision maker. Called in this order:
+    ``begin`` once; then per step ``choose`` → (the explorer acts) → ``observe``;
+    finally ``summary`` once. ``choose`` returning None ends the exploration
+    ("the policy had nothing left to try"); an Action of kind "finish" ends it as
+    "the explorer declared testing complete"."""
+
+    name: Literal["heuristic", "llm"]
+
+    def begin(self, context: Context) -> None: ...
+
+    def choose(self, observation: observing.Observation) -> evidence.Action | None: ...
+
+    def observe(self, step: evidence.Step, after: observing.Observation | None) -> None:
+        """The recorded step (errors, dialogs, coverage gain, ...) and the page after
+        it (None when the page was lost or hung)."""
+        ...
+
+    def summary(self) -> str | None:
+        """A final summary for Trace.summary (the LLM tester's); None if it has none."""
+        ...
