@@ -61,6 +61,7 @@ class LeaderboardRow(base.Model):
     z: dict[str, float | None] = {}  # model-level z-score per metric
     apps: int = 0
     outcomes: dict[str, int] = {}
+    rank_interval: tuple[int, int] | None = None  # bootstrap interval of the rank (best, worst)
 
 
 class RunInfo(base.Model):
