@@ -10,8 +10,8 @@ Score of an action in a state (higher first):
     +0.5 per time it changed the page state (capped at 1.5)
     -2.5 per failure; actions that hung the page are never chosen again
     + a small prior per kind, + a seeded tie-break in [0, 0.75)
-With probability EPSILON a seeded random allowed action is taken instead, so one
-dominant action cannot trap the explorer.
+With probability EPSILON a seeded random action (untried in this state, if any is
+left) is taken instead, so one dominant action cannot trap the explorer.
 """
 
 from __future__ import annotations
@@ -176,7 +176,8 @@ class HeuristicPolicy:
         if not options:
             return None
         if self.rng.random() < EPSILON:
-            sig, action = options[self.rng.randrange(len(options))]
+            fresh = [o for o in options if self.tried[(obs.state, o[0])] == 0] or options
+            sig, action = fresh[self.rng.randrange(len(fresh))]
         else:
             scored = [(self._score(obs.state, sig, a.kind), i) for i, (sig, a) in enumerate(options)]
             _, best = max(scored)

@@ -1,5 +1,5 @@
-"""Fixture apps for the explorer, served over loopback; their external scripts are
-instrumented with the project's Istanbul (pipeline/js) so coverage is real."""
+"""Fixture apps for the explorer, served over loopback, instrumented by the instrument
+stage (real Istanbul) so coverage is real."""
 
 from __future__ import annotations
 
@@ -7,20 +7,16 @@ import dataclasses
 import functools
 import http.server
 import json
-import os
 import pathlib
-import shutil
-import subprocess
 import threading
 
 import pytest
 
 from iwcbench.pipeline import settings
-from iwcbench.pipeline.stages import exploring
+from iwcbench.pipeline.stages import exploring, instrumenting
 
 HERE = pathlib.Path(__file__).parent
 FIXTURES = HERE / "fixtures"
-NODE_MODULES = HERE.parents[2] / "pipeline" / "js" / "node_modules"
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -57,24 +53,16 @@ class Run:
 
 def _instrument(site: pathlib.Path) -> dict[str, dict]:
     maps: dict[str, dict] = {}
-    for script in sorted(site.glob("*/*.js")):
-        app = script.parent.name
-        original = script.with_suffix(".orig.js")
-        script.rename(original)
-        name = f"{app}/{script.name}"
-        done = subprocess.run(
-            ["node", str(HERE / "instrument.js"), str(original), str(script), name],
-            capture_output=True, text=True, check=True, timeout=60,
-            env={**os.environ, "NODE_PATH": str(NODE_MODULES)})
-        original.unlink()
-        maps.setdefault(app, {})[name] = json.loads(done.stdout)
+    for app in sorted(p for p in FIXTURES.iterdir() if p.is_dir()):
+        report = instrumenting.instrument(app, site / app.name, settings.Instrumentation())
+        if report.mode == "instrumented":
+            maps[app.name] = json.loads((site / app.name / ".iwc" / "coverage-map.json").read_text())
     return maps
 
 
 @pytest.fixture(scope="session")
 def served(tmp_path_factory) -> Served:
     site = tmp_path_factory.mktemp("explore-site")
-    shutil.copytree(FIXTURES, site, dirs_exist_ok=True)
     maps = _instrument(site)
     handler = functools.partial(_Quiet, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)

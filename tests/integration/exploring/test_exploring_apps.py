@@ -17,7 +17,7 @@ def test_form_app_coverage_rises_and_tasks_get_added(served):
     assert trace.steps[0].action.kind == "load" and trace.steps[0].ok
     assert trace.final_coverage.statements > trace.steps[0].coverage.statements
     assert any(s.coverage_gain > 0 for s in trace.steps[1:])
-    assert "todo/app.js" in run.result.coverage
+    assert "app.js" in run.result.coverage
     typed = [s for s in trace.steps if s.action.kind == "type" and s.action.value]
     assert typed, "the explorer never typed into the form"
     title = typed[0].action.value
@@ -46,7 +46,7 @@ def test_keyboard_game_gets_keys_and_they_reach_its_code(served):
     run = served.explore("game", max_steps=12)
     keys = [s for s in run.steps if s.action.kind == "key"]
     assert len(keys) >= 3, run.labels()
-    game = run.result.coverage["game/game.js"]
+    game = run.result.coverage["game.js"]
     move = next(k for k, f in game["fnMap"].items() if f["name"] == "move")
     assert game["f"][move] > 0, "no key press ever reached the game's move()"
     assert any(s.screenshot for s in keys), "the canvas never changed after a key press"

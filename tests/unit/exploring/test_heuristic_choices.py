@@ -1,0 +1,123 @@
+"""How the heuristic policy chooses, on hand-made observations (no browser)."""
+
+from __future__ import annotations
+
+from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.stages.exploring import heuristic, observing, policy, values
+
+
+def _candidate(ref: str, selector: str, role: str, name: str, kinds: tuple[str, ...], **extra) -> observing.Candidate:
+    tag = extra.pop("tag", {"button": "button", "link": "a", "textbox": "input"}.get(role, "div"))
+    return observing.Candidate(ref=ref, selector=selector, tag=tag, role=role, name=name, kinds=kinds, **extra)
+
+
+def _page(*candidates: observing.Candidate, state: str = "s0", **extra) -> observing.Observation:
+    base = dict(step=1, url="http://127.0.0.1:1/index.html", title="t", doc=1.0, state=state, visual=state,
+                candidates=candidates, tree="", keyboard=False, canvases=0, scrollable=False)
+    return observing.Observation(**{**base, **extra})
+
+
+def _policy(seed: int = 0) -> heuristic.HeuristicPolicy:
+    chosen = heuristic.HeuristicPolicy()
+    chosen.begin(policy.Context(start_url="http://127.0.0.1:1/index.html", app_origin="http://127.0.0.1:1",
+                                seed=seed, max_steps=50, instrumented=True, step_timeout_s=10, plateau_steps=3))
+    return chosen
+
+
+def _step(action: evidence.Action, ok: bool = True, gain: float = 0.0, notes: tuple[str, ...] = ()) -> evidence.Step:
+    return evidence.Step(index=1, action=action, ok=ok, url="http://127.0.0.1:1/", coverage_gain=gain, notes=notes)
+
+
+BUTTONS = (
+    _candidate("e1", "#a", "button", "A", ("click",)),
+    _candidate("e2", "#b", "button", "B", ("click",)),
+    _candidate("e3", "#c", "button", "C", ("click",)),
+)
+
+
+def _play(seed: int, rounds: int) -> list[str]:
+    chooser, labels = _policy(seed), []
+    page = _page(*BUTTONS)
+    for _ in range(rounds):
+        action = chooser.choose(page)
+        labels.append(action.label())
+        chooser.observe(_step(action), page)
+    return labels
+
+
+def test_same_seed_same_choices():
+    assert _play(5, 12) == _play(5, 12)
+
+
+def test_untried_actions_come_before_repeats():
+    for seed in range(20):
+        first_three = _play(seed, 3)
+        assert sorted(first_three) == ['click button "A"', 'click button "B"', 'click button "C"'], seed
+
+
+def test_external_links_are_never_chosen():
+    chooser = _policy()
+    page = _page(_candidate("e1", "#docs", "link", "Docs", ("click",), href="https://example.org", external=True))
+    assert chooser.choose(page) is None
+
+
+def test_an_action_that_hung_the_page_is_never_chosen_again():
+    chooser = _policy()
+    page = _page(_candidate("e1", "#freeze", "button", "Freeze", ("click",)))
+    action = chooser.choose(page)
+    chooser.observe(_step(action, ok=False, notes=("the page stopped responding for 5 s",)), None)
+    assert chooser.choose(page) is None
+
+
+def test_actions_that_raised_coverage_are_preferred():
+    chooser = _policy(seed=3)
+    page = _page(*BUTTONS)
+    for _ in range(3):  # try each once; only B pays off
+        action = chooser.choose(page)
+        chooser.observe(_step(action, gain=4.0 if action.selector == "#b" else 0.0), page)
+    picks = []
+    for _ in range(10):
+        action = chooser.choose(page)
+        picks.append(action.selector)
+        chooser.observe(_step(action, gain=4.0 if action.selector == "#b" else 0.0), page)
+    assert picks.count("#b") > picks.count("#a") + picks.count("#c")
+
+
+def test_typing_in_a_form_is_followed_by_the_other_fields_and_submit():
+    chooser = _policy()
+    page = _page(
+        _candidate("e1", "#name", "textbox", "Name", ("type",), type="text", form=0),
+        _candidate("e2", "#mail", "textbox", "Email", ("type",), type="email", form=0),
+        _candidate("e3", "#send", "button", "Send", ("click",), form=0, submit=True),
+    )
+    kinds = []
+    for _ in range(3):
+        action = chooser.choose(page)
+        kinds.append((action.kind, action.selector))
+        chooser.observe(_step(action), page)
+    assert kinds[0][0] == "type"
+    assert kinds[-1] == ("click", "#send")
+    assert {k for k in kinds if k[0] == "type"} == {("type", "#name"), ("type", "#mail")}
+
+
+def test_a_keyboard_page_gets_key_presses():
+    chooser = _policy()
+    page = _page(keyboard=True)
+    kinds = []
+    for _ in range(6):
+        action = chooser.choose(page)
+        kinds.append(action.kind)
+        chooser.observe(_step(action), page)
+    assert kinds.count("key") >= 4
+
+
+def test_number_fields_get_their_boundaries():
+    field = _candidate("e1", "#age", "spinbutton", "Age", ("type",), type="number", min="1", max="10")
+    found = values.values_for(field)
+    assert {"1", "10", "0", "11", "-1"} <= set(found)
+    assert found[0] not in ("", "-1")
+
+
+def test_email_fields_get_a_valid_and_an_invalid_address():
+    field = _candidate("e1", "#m", "textbox", "", ("type",), type="email")
+    assert values.values_for(field)[:2] == ["user@example.com", "not-an-email"]
