@@ -39,6 +39,7 @@ NOT_INSTRUMENTED = {"node_modules", ".git", IWC_DIR}
 PAGE_SUFFIXES = (".html", ".htm")
 SCRIPT_SUFFIXES = (".js", ".mjs")
 REASONS_SHOWN = 3  # skipped files named in a black-box reason
+PARSE_FAILED = "could not parse: "  # instrument.js's reason prefix for a syntax error
 
 _CONFIG_FILE = re.compile(
     r"(\.config\.[cm]?js$)|^(gulpfile|gruntfile|\.eslintrc|\.prettierrc|babel\.config|karma\.conf)\b",
@@ -46,7 +47,7 @@ _CONFIG_FILE = re.compile(
 _TEST_FILE = re.compile(r"\.(test|spec)\.[cm]?js$", re.IGNORECASE)
 _MINIFIED = re.compile(r"[.-]min\.m?js$", re.IGNORECASE)
 _NODE_BUILTINS = (
-    "node:|fs|path|http|https|os|child_process|express|url|crypto|net|events|stream|util|zlib")
+    "node:[^'\"]+|fs|path|http|https|os|child_process|express|url|crypto|net|events|stream|util|zlib")
 _NODE_CODE = re.compile(
     rb"\brequire\s*\(\s*['\"]|\bmodule\.exports\b|\bfrom\s*['\"](?:" + _NODE_BUILTINS.encode()
     + rb")(?:/[^'\"]*)?['\"]")
@@ -303,12 +304,14 @@ def _black_box_reason(skipped: list[evidence.SkippedFile], where: str) -> str:
     """Why nothing was instrumented, naming the first few scripts and their problems."""
     scripts = [s for s in skipped if not s.path.lower().endswith(PAGE_SUFFIXES)]
     if not scripts:
-        return f"no JavaScript in {where.rstrip('; ') or 'the app'}"
-    detail = "; ".join(f"{s.path}: {s.reason}" for s in scripts[:REASONS_SHOWN])
+        return f"no JavaScript in {where.rstrip('; ') or 'the app'} (no script files or inline <script> blocks)"
     more = f"; and {len(scripts) - REASONS_SHOWN} more" if len(scripts) > REASONS_SHOWN else ""
-    if all(s.reason.startswith("could not parse") for s in scripts):
-        noun = "script" if len(scripts) == 1 else "scripts"
-        return f"all {len(scripts)} {noun} failed to parse: {detail}{more}"
+    if all(s.reason.startswith(PARSE_FAILED) for s in scripts):
+        detail = "; ".join(f"{s.path}: {s.reason[len(PARSE_FAILED):]}" for s in scripts[:REASONS_SHOWN])
+        if len(scripts) == 1:
+            return f"the only script failed to parse: {detail}"
+        return f"all {len(scripts)} scripts failed to parse: {detail}{more}"
+    detail = "; ".join(f"{s.path}: {s.reason}" for s in scripts[:REASONS_SHOWN])
     return f"no script could be instrumented ({len(scripts)} skipped): {detail}{more}"
 
 

@@ -1,0 +1,37 @@
+"""The framework is read from package.json dependencies and config files."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from iwcbench.pipeline.stages import instrumenting
+
+
+def _pkg(deps: dict, dev: dict | None = None) -> str:
+    return json.dumps({"name": "x", "dependencies": deps, "devDependencies": dev or {}})
+
+
+@pytest.mark.parametrize(("files", "expected"), [
+    ({"index.html": "<p>hi</p>"}, "static"),
+    ({"package.json": _pkg({"express": "4"}), "server.js": ""}, "node"),
+    ({"package.json": _pkg({"react": "18"}, {"vite": "5"})}, "vite"),
+    ({"vite.config.ts": "export default {}", "index.html": ""}, "vite"),
+    ({"package.json": _pkg({"next": "14", "react": "18"})}, "next"),
+    ({"next.config.mjs": ""}, "next"),
+    ({"package.json": _pkg({"react-scripts": "5"})}, "cra"),
+    ({"package.json": _pkg({}, {"astro": "4"})}, "astro"),
+    ({"astro.config.mjs": ""}, "astro"),
+    ({"package.json": "{not json", "index.html": ""}, "unknown"),
+    ({"package.json": "[1, 2]"}, "node"),
+])
+def test_framework_is_detected(app, files, expected):
+    assert instrumenting.detect_framework(app(files)) == expected
+
+
+def test_a_prebuilt_folder_is_found_only_with_a_start_page(app):
+    assert instrumenting.prebuilt_folder(app({"dist/index.html": "", "src/main.jsx": ""})) == "dist"
+    assert instrumenting.prebuilt_folder(app({"build/index.html": ""})) == "build"
+    assert instrumenting.prebuilt_folder(app({"out/index.html": ""})) == "out"
+    assert instrumenting.prebuilt_folder(app({"dist/assets/a.js": "", "index.html": ""})) is None
