@@ -1,0 +1,194 @@
+"""The EvaluationRun API (iwcbench.io/v1alpha1): the one source of truth.
+
+Python uses snake_case; the wire (and the CRD that hack/gen-crds writes from these
+models) uses camelCase. The models are pure data: no I/O, no Kubernetes client.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+import pydantic
+import pydantic.alias_generators
+
+GROUP = "iwcbench.io"
+VERSION = "v1alpha1"
+KIND = "EvaluationRun"
+PLURAL = "evaluationruns"
+SINGULAR = "evaluationrun"
+SHORT_NAMES = ("evalrun",)
+API_VERSION = f"{GROUP}/{VERSION}"
+
+# s3://bucket[/prefix]: the pods share nothing but the store, so a local path is
+# meaningless on a cluster. Bucket names follow S3's rules (3–63 characters).
+S3_URI = r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$"
+# Kubernetes quantities ("500m", "2Gi", 1).
+QUANTITY = r"^[+-]?(\d+|\d+\.\d*|\.\d+)([eE][+-]?\d+|[numkMGTPE]i?|Ki)?$"
+
+Phase = Literal["Pending", "Running", "Scoring", "Succeeded", "Failed", "Suspended"]
+PHASES: tuple[str, ...] = Phase.__args__  # type: ignore[attr-defined]
+
+
+def _s3_uri(value: str) -> str:
+    if not re.match(S3_URI, value):
+        raise ValueError(f"must be an s3:// URI (s3://bucket/prefix), got {value!r}")
+    return value
+
+
+# The pattern goes into the CRD (the API server rejects a bad URI at apply time); the
+# validator gives the operator's condition a message a person can act on.
+S3Uri = Annotated[str, pydantic.AfterValidator(_s3_uri), pydantic.WithJsonSchema(
+    {"type": "string", "pattern": S3_URI})]
+
+
+class _Wire(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(
+        frozen=True, extra="forbid", populate_by_name=True,
+        alias_generator=pydantic.alias_generators.to_camel,
+    )
+
+    def wire(self) -> dict:
+        """The camelCase dict as stored in Kubernetes (unset optionals left out)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+# ---------------------------------------------------------------- spec
+
+
+class AppsSource(_Wire):
+    uri: S3Uri = pydantic.Field(
+        description="s3://bucket/prefix holding <model>/<task_id>/ folders or <task_id>.zip/.tar.gz")
+    models: list[str] = pydantic.Field(
+        default_factory=list, description="only these models (default: every model found)")
+
+
+class ExplorationSpec(_Wire):
+    policy: Literal["heuristic", "llm"] = pydantic.Field(
+        "heuristic", description="heuristic (offline) or llm (needs the Anthropic key)")
+    max_steps: int = pydantic.Field(100, ge=1, le=1000, description="actions per app")
+    seed: int = pydantic.Field(0, ge=0, description="seed of the explorer's choices")
+
+
+class ScoringSpec(_Wire):
+    judge: str | None = pydantic.Field(
+        None, min_length=1, description="LLM judge model; unset = offline scores only")
+    accessibility: bool = pydantic.Field(True, description="run axe-core on each new state")
+
+
+class ResourceRequirements(_Wire):
+    requests: dict[str, str] = pydantic.Field(default_factory=dict, description="e.g. cpu: 500m")
+    limits: dict[str, str] = pydantic.Field(default_factory=dict, description="e.g. memory: 2Gi")
+
+    @pydantic.field_validator("requests", "limits")
+    @classmethod
+    def _quantities(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, quantity in value.items():
+            if not re.match(QUANTITY, str(quantity)):
+                raise ValueError(f"{name}: {quantity!r} is not a Kubernetes quantity")
+        return value
+
+
+class ResourcesSpec(_Wire):
+    instrument: ResourceRequirements | None = None
+    app: ResourceRequirements | None = None
+    explorer: ResourceRequirements | None = None
+    scoring: ResourceRequirements | None = None
+
+
+class ImagesSpec(_Wire):
+    runner: str | None = pydantic.Field(None, min_length=1, description="image for every pod")
+    pull_policy: Literal["Always", "IfNotPresent", "Never"] | None = None
+
+
+class EvaluationRunSpec(_Wire):
+    tasks: S3Uri = pydantic.Field(description="s3:// URI of tasks.jsonl")
+    apps: AppsSource
+    store: S3Uri = pydantic.Field(description="s3://bucket/prefix for evidence and results")
+    exploration: ExplorationSpec = ExplorationSpec()
+    scoring: ScoringSpec = ScoringSpec()
+    parallelism: int = pydantic.Field(10, ge=1, le=1000, description="app Jobs active at once")
+    backoff_limit: int = pydantic.Field(
+        2, ge=0, le=10, description="retries of an app Job after infrastructure failures")
+    app_timeout_seconds: int = pydantic.Field(
+        900, ge=60, le=86400, description="deadline of one app Job, all containers, seconds")
+    suspend: bool = pydantic.Field(False, description="true: start no new Jobs (running ones finish)")
+    resources: ResourcesSpec = ResourcesSpec()
+    images: ImagesSpec = ImagesSpec()
+
+
+# ---------------------------------------------------------------- status
+
+
+class Condition(_Wire):
+    type: str
+    status: Literal["True", "False", "Unknown"]
+    reason: str
+    message: str = ""
+    last_transition_time: str
+
+
+class Counts(_Wire):
+    total: int = 0
+    pending: int = 0
+    active: int = 0
+    succeeded: int = 0
+    failed: int = 0
+
+
+class Failure(_Wire):
+    app: str = pydantic.Field(description="model/task_id")
+    job: str
+    reason: str
+    message: str = ""
+    time: str | None = None
+
+
+class LeaderRow(_Wire):
+    rank: int
+    model: str
+    overall: float | None = None
+    apps: int = 0
+
+
+class ResultsSummary(_Wire):
+    uri: str
+    digest: str
+    apps: int
+    leaderboard: list[LeaderRow] = pydantic.Field(default_factory=list)
+
+
+class EvaluationRunStatus(_Wire):
+    phase: Phase = "Pending"
+    progress: str = pydantic.Field("0/0", description="ended/total app Jobs (printer column)")
+    observed_generation: int | None = None
+    conditions: list[Condition] = pydantic.Field(default_factory=list)
+    counts: Counts = Counts()
+    start_time: str | None = None
+    completion_time: str | None = None
+    failures: list[Failure] = pydantic.Field(default_factory=list, description="most recent, capped")
+    scoring_job: str | None = None
+    leader: str | None = None
+    results_uri: str | None = pydantic.Field(None, alias="resultsURI")
+    results: ResultsSummary | None = None
+
+
+MAX_FAILURES = 10  # status stays small whatever the number of apps
+MAX_LEADERBOARD_ROWS = 5
+
+
+def describe_error(error: pydantic.ValidationError, root: str = "spec") -> str:
+    """'spec.exploration.maxSteps: Input should be ...' for each problem, by wire name."""
+    parts = []
+    for item in error.errors():
+        where = ".".join([root, *(str(p) for p in item["loc"])])
+        parts.append(f"{where}: {item['msg']}")
+    return "; ".join(parts)
+
+
+def parse_spec(raw: dict | None) -> EvaluationRunSpec | str:
+    """The validated spec, or a message naming every bad field (for the condition)."""
+    try:
+        return EvaluationRunSpec.model_validate(raw or {})
+    except pydantic.ValidationError as exc:
+        return describe_error(exc)

@@ -1,0 +1,312 @@
+"""Planning: spec → Job manifests. PURE: no I/O, no clock, no Kubernetes client.
+
+Every pod command is a real ``iwc`` sub-command (the same stage code as ``iwc run``).
+Names are deterministic, so re-planning after an operator restart yields the same
+Jobs and creating one that already exists is success, not a duplicate.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from typing import Iterable, Sequence
+
+from iwcbench.operator import api
+
+LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
+MANAGED_BY = "iwc-operator"
+LABEL_RUN_UID = "iwcbench.io/run-uid"
+LABEL_ROLE = "iwcbench.io/role"  # app | scoring
+ANNOTATION_MODEL = "iwcbench.io/model"
+ANNOTATION_TASK = "iwcbench.io/task"
+
+WORK = "/work"
+APP_PORT = 8080
+EXIT_INFRA = 75  # the pod commands' "our side failed, retry" (EX_TEMPFAIL)
+EXIT_CONFIG = 2  # bad configuration: a retry cannot help
+UID = 10001  # the images' non-root user
+
+_ARCHIVES = (".zip", ".tar.gz", ".tgz")
+
+
+@dataclasses.dataclass(frozen=True)
+class AppPair:
+    model: str
+    task_id: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.model}/{self.task_id}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Owner:
+    """The EvaluationRun the Jobs belong to."""
+
+    namespace: str
+    name: str
+    uid: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Defaults:
+    """What the chart configures for every run (the operator reads it from its env)."""
+
+    runner_image: str = "ghcr.io/iwc-bench/runner:0.1.0"
+    pull_policy: str = "IfNotPresent"
+    app_service_account: str = "iwc-app"
+    scoring_service_account: str = "iwc-scoring"
+    config_map: str | None = "iwc-config"  # AWS_ENDPOINT_URL, AWS_REGION, OTLP endpoint...
+    store_secret: str | None = "iwc-store-credentials"  # AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY
+    anthropic_secret: str | None = "iwc-anthropic"  # ANTHROPIC_API_KEY
+
+
+# ---------------------------------------------------------------- apps
+
+
+def app_pairs(keys: Iterable[str], models: Sequence[str] = ()) -> list[AppPair]:
+    """Store keys under the apps prefix → (model, task_id) pairs, sorted, unique.
+
+    ``model/task/...`` is a folder app, ``model/task.zip`` (.tar.gz, .tgz) an archive.
+    Keys at the top level and hidden names are not apps; ``models`` filters."""
+    wanted = set(models)
+    found: set[AppPair] = set()
+    for key in keys:
+        parts = key.split("/")
+        if len(parts) < 2 or any(p.startswith(".") or not p for p in parts):
+            continue
+        model, second = parts[0], parts[1]
+        if wanted and model not in wanted:
+            continue
+        if len(parts) == 2:
+            for suffix in _ARCHIVES:
+                if second.endswith(suffix) and len(second) > len(suffix):
+                    found.add(AppPair(model, second[: -len(suffix)]))
+                    break
+            continue
+        found.add(AppPair(model, second))
+    return sorted(found, key=lambda p: (p.model, p.task_id))
+
+
+# ---------------------------------------------------------------- names
+
+
+def _slug(text: str, limit: int) -> str:
+    slug = re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-")
+    return slug[:limit].strip("-") or "x"
+
+
+def _hash(*parts: str) -> str:
+    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:10]
+
+
+def app_job_name(owner: Owner, pair: AppPair) -> str:
+    """``<run>-<task>-<hash>``: DNS-1123, ≤ 63 characters (the job-name label limit).
+    The hash covers the run's uid, so a re-created run never meets its predecessor's
+    Jobs still being garbage-collected."""
+    return f"{_slug(owner.name, 28)}-{_slug(pair.task_id, 20)}-{_hash(owner.uid, pair.model, pair.task_id)}"
+
+
+def scoring_job_name(owner: Owner) -> str:
+    return f"{_slug(owner.name, 40)}-score-{_hash(owner.uid, 'scoring')}"
+
+
+# ---------------------------------------------------------------- manifests
+
+
+_DEFAULT_RESOURCES = {
+    "instrument": {"requests": {"cpu": "250m", "memory": "256Mi"}, "limits": {"memory": "1Gi"}},
+    "app": {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"memory": "256Mi"}},
+    "explorer": {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"memory": "2Gi"}},
+    "scoring": {"requests": {"cpu": "500m", "memory": "512Mi"}, "limits": {"memory": "2Gi"}},
+}
+
+
+def _resources(spec: api.EvaluationRunSpec, which: str) -> dict:
+    override = getattr(spec.resources, which)
+    return override.wire() if override is not None else _DEFAULT_RESOURCES[which]
+
+
+def _hardened(read_only_root: bool = True) -> dict:
+    return {
+        "allowPrivilegeEscalation": False,
+        "readOnlyRootFilesystem": read_only_root,
+        "runAsNonRoot": True,
+        "capabilities": {"drop": ["ALL"]},
+    }
+
+
+def _pod_security() -> dict:
+    return {
+        "runAsNonRoot": True, "runAsUser": UID, "runAsGroup": UID, "fsGroup": UID,
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
+
+
+def _store_env(defaults: Defaults) -> tuple[list[dict], list[dict]]:
+    """(env, envFrom) for containers that talk to the store. Secrets are optional so a
+    cluster using workload identity needs none."""
+    env: list[dict] = [{"name": "HOME", "value": "/tmp"}]
+    if defaults.store_secret:
+        for var, key in (("AWS_ACCESS_KEY_ID", "accessKeyId"), ("AWS_SECRET_ACCESS_KEY", "secretAccessKey")):
+            env.append({"name": var, "valueFrom": {"secretKeyRef": {
+                "name": defaults.store_secret, "key": key, "optional": True}}})
+    env_from = [{"configMapRef": {"name": defaults.config_map, "optional": True}}] if defaults.config_map else []
+    return env, env_from
+
+
+def _metadata(owner: Owner, name: str, role: str, annotations: dict[str, str]) -> dict:
+    return {
+        "name": name,
+        "namespace": owner.namespace,
+        "labels": {LABEL_MANAGED_BY: MANAGED_BY, LABEL_RUN_UID: owner.uid, LABEL_ROLE: role},
+        "annotations": annotations,
+        "ownerReferences": [{
+            "apiVersion": api.API_VERSION, "kind": api.KIND, "name": owner.name, "uid": owner.uid,
+            "controller": True, "blockOwnerDeletion": True,
+        }],
+    }
+
+
+def _failure_policy() -> dict:
+    """Node drain or preemption is not the app's fault (Ignore: retried, not counted);
+    exit 75 is our infrastructure (Count toward backoffLimit); exit 2 is a bad
+    configuration that no retry can fix (FailJob). Exit 0 — including an app's own
+    defect, which is recorded in the store — is success."""
+    return {"rules": [
+        {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]},
+        {"action": "FailJob", "onExitCodes": {"operator": "In", "values": [EXIT_CONFIG]}},
+        {"action": "Count", "onExitCodes": {"operator": "In", "values": [EXIT_INFRA]}},
+    ]}
+
+
+def _image(spec: api.EvaluationRunSpec, defaults: Defaults) -> dict:
+    return {"image": spec.images.runner or defaults.runner_image,
+            "imagePullPolicy": spec.images.pull_policy or defaults.pull_policy}
+
+
+def explore_args(spec: api.EvaluationRunSpec, pair: AppPair) -> list[str]:
+    ex = spec.exploration
+    args = ["iwc", "app", "explore", "--work", WORK, "--url", f"http://127.0.0.1:{APP_PORT}/",
+            "--store", spec.store, "--tasks", spec.tasks, "--model", pair.model, "--task", pair.task_id,
+            "--max-steps", str(ex.max_steps), "--seed", str(ex.seed), "--explorer", ex.policy,
+            # The exploration's own budget leaves a third of the Job's deadline for
+            # instrumenting, serving and uploading.
+            "--app-timeout", str(spec.app_timeout_seconds * 2 // 3)]
+    if spec.scoring.judge:
+        args += ["--judge", spec.scoring.judge]
+    if not spec.scoring.accessibility:
+        args.append("--no-accessibility")
+    return args
+
+
+def app_job(owner: Owner, spec: api.EvaluationRunSpec, pair: AppPair, defaults: Defaults) -> dict:
+    """One app's Job: instrument (init) → app server (native sidecar) → explorer."""
+    env, env_from = _store_env(defaults)
+    explorer_env = list(env)
+    if defaults.anthropic_secret and (spec.exploration.policy == "llm" or spec.scoring.judge):
+        explorer_env.append({"name": "ANTHROPIC_API_KEY", "valueFrom": {"secretKeyRef": {
+            "name": defaults.anthropic_secret, "key": "apiKey", "optional": True}}})
+    image = _image(spec, defaults)
+    instrument = {
+        "name": "instrument", **image,
+        "command": ["iwc", "app", "instrument", "--apps", spec.apps.uri, "--model", pair.model,
+                    "--task", pair.task_id, "--work", WORK, "--store", spec.store],
+        "env": env, "envFrom": env_from,
+        "resources": _resources(spec, "instrument"),
+        "securityContext": _hardened(),
+        "volumeMounts": [{"name": "work", "mountPath": WORK}, {"name": "tmp", "mountPath": "/tmp"}],
+    }
+    # The app server runs the generated code's files only (static serving), yet it is
+    # the least trusted process: no env, no token, read-only view of the work folder.
+    server = {
+        "name": "app", **image, "restartPolicy": "Always",
+        "command": ["iwc", "app", "serve", "--root", f"{WORK}/site", "--port", str(APP_PORT)],
+        "ports": [{"name": "http", "containerPort": APP_PORT}],
+        "startupProbe": {"tcpSocket": {"port": APP_PORT}, "periodSeconds": 1, "failureThreshold": 60},
+        "resources": _resources(spec, "app"),
+        "securityContext": _hardened(),
+        "volumeMounts": [{"name": "work", "mountPath": WORK, "readOnly": True},
+                         {"name": "app-tmp", "mountPath": "/tmp"}],
+    }
+    explorer = {
+        "name": "explore", **image,
+        "command": explore_args(spec, pair),
+        "env": explorer_env, "envFrom": env_from,
+        "resources": _resources(spec, "explorer"),
+        "securityContext": _hardened(),
+        "volumeMounts": [{"name": "work", "mountPath": WORK}, {"name": "tmp", "mountPath": "/tmp"}],
+    }
+    name = app_job_name(owner, pair)
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": _metadata(owner, name, "app", {ANNOTATION_MODEL: pair.model, ANNOTATION_TASK: pair.task_id}),
+        "spec": {
+            "backoffLimit": spec.backoff_limit,
+            "activeDeadlineSeconds": spec.app_timeout_seconds,
+            "podFailurePolicy": _failure_policy(),
+            "template": {
+                "metadata": {"labels": {LABEL_MANAGED_BY: MANAGED_BY, LABEL_RUN_UID: owner.uid, LABEL_ROLE: "app"}},
+                "spec": {
+                    "restartPolicy": "Never",
+                    "serviceAccountName": defaults.app_service_account,
+                    "automountServiceAccountToken": False,
+                    "enableServiceLinks": False,
+                    "securityContext": _pod_security(),
+                    "initContainers": [instrument, server],
+                    "containers": [explorer],
+                    "volumes": [
+                        {"name": "work", "emptyDir": {"sizeLimit": "2Gi"}},
+                        {"name": "tmp", "emptyDir": {"sizeLimit": "2Gi"}},
+                        {"name": "app-tmp", "emptyDir": {"sizeLimit": "64Mi"}},
+                    ],
+                },
+            },
+        },
+    }
+
+
+def scoring_job(owner: Owner, spec: api.EvaluationRunSpec, defaults: Defaults) -> dict:
+    """Aggregate every stored app result (``iwc score``), then publish the summary
+    into the EvaluationRun's status (the only pod with an API token)."""
+    env, env_from = _store_env(defaults)
+    image = _image(spec, defaults)
+    mounts = [{"name": "tmp", "mountPath": "/tmp"}]
+    score = {
+        "name": "score", **image,
+        "command": ["iwc", "score", "--store", spec.store, "--tasks", spec.tasks],
+        "env": env, "envFrom": env_from, "resources": _resources(spec, "scoring"),
+        "securityContext": _hardened(), "volumeMounts": mounts,
+    }
+    publish = {
+        "name": "publish", **image,
+        "command": ["iwc", "operator", "publish-status", "--store", spec.store,
+                    "--evaluation-run", f"{owner.namespace}/{owner.name}"],
+        "env": env, "envFrom": env_from,
+        "resources": {"requests": {"cpu": "50m", "memory": "128Mi"}, "limits": {"memory": "256Mi"}},
+        "securityContext": _hardened(), "volumeMounts": mounts,
+    }
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": _metadata(owner, scoring_job_name(owner), "scoring", {}),
+        "spec": {
+            "backoffLimit": spec.backoff_limit,
+            "podFailurePolicy": _failure_policy(),
+            "template": {
+                "metadata": {"labels": {LABEL_MANAGED_BY: MANAGED_BY, LABEL_RUN_UID: owner.uid, LABEL_ROLE: "scoring"}},
+                "spec": {
+                    "restartPolicy": "Never",
+                    "serviceAccountName": defaults.scoring_service_account,
+                    "automountServiceAccountToken": True,
+                    "enableServiceLinks": False,
+                    "securityContext": _pod_security(),
+                    "initContainers": [score],
+                    "containers": [publish],
+                    "volumes": [{"name": "tmp", "emptyDir": {"sizeLimit": "2Gi"}}],
+                },
+            },
+        },
+    }

@@ -1,0 +1,35 @@
+"""publish-status: the scoring pod's last step. Reads results.json from the store
+and merge-patches a small summary (results URI, digest, top leaderboard rows, the
+leader) into the EvaluationRun's status. Per-app detail stays in the store.
+
+It must not touch the operator's keys (phase, counts, conditions): the operator sees
+the scoring Job end and moves the phase itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from iwcbench.operator import api
+from iwcbench.pipeline.contracts import results
+from iwcbench.pipeline.kits import cluster as cluster_kit, store as store_mod
+
+
+def summarize(data: bytes, results_uri: str, top: int = api.MAX_LEADERBOARD_ROWS) -> dict[str, Any]:
+    """The status patch for one results.json (PURE)."""
+    run = results.RunResults.model_validate_json(data)
+    rows = [api.LeaderRow(rank=r.rank, model=r.model, overall=r.overall, apps=r.apps)
+            for r in sorted(run.leaderboard, key=lambda r: r.rank)[:top]]
+    summary = api.ResultsSummary(uri=results_uri, digest="sha256:" + hashlib.sha256(data).hexdigest(),
+                                 apps=len(run.apps), leaderboard=rows)
+    leader = rows[0].model if rows and rows[0].overall is not None else None
+    return {"results": summary.wire(), "resultsURI": results_uri, "leader": leader}
+
+
+def publish(store_uri: str, namespace: str, name: str, cluster: cluster_kit.Cluster) -> dict[str, Any]:
+    store = store_mod.open_store(store_uri)
+    data = store.get_bytes("results.json")
+    patch = summarize(data, f"{store.uri}/results.json")
+    cluster.patch_status(api.GROUP, api.VERSION, api.PLURAL, namespace, name, patch)
+    return patch

@@ -1,0 +1,88 @@
+"""The Kubernetes API, for the few writes the operator and the scoring pod make:
+create a Job, merge-patch a custom resource's status. The only module that imports
+``kubernetes`` (kopf keeps its own client for watching).
+
+Manifests go over the wire as plain dicts (no typed models): what planning produced
+is exactly what the API server receives. This kit must not decide anything.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import kubernetes
+import tenacity
+import urllib3.exceptions
+
+log = logging.getLogger(__name__)
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, body: Any) -> None:
+        message = body.get("message") if isinstance(body, dict) else body
+        super().__init__(f"HTTP {status}: {message}")
+        self.status = status
+        self.body = body
+
+
+def _transient(exc: BaseException) -> bool:
+    if isinstance(exc, ApiError):
+        return exc.status == 429 or exc.status >= 500
+    return isinstance(exc, (urllib3.exceptions.HTTPError, ConnectionError, TimeoutError))
+
+
+_retry = tenacity.retry(
+    retry=tenacity.retry_if_exception(_transient),
+    stop=tenacity.stop_after_attempt(5),
+    wait=tenacity.wait_exponential(multiplier=0.2, max=5),
+    reraise=True,
+)
+
+
+class Cluster:
+    """One API server connection (in-cluster service account, or a kubeconfig)."""
+
+    def __init__(self, api_client: kubernetes.client.ApiClient) -> None:
+        self._api = api_client
+
+    @_retry
+    def _request(self, method: str, path: str, body: Any = None,
+                 content_type: str = "application/json") -> tuple[int, Any]:
+        params = self._api.param_serialize(
+            method=method, resource_path=path,
+            header_params={"Content-Type": content_type, "Accept": "application/json"},
+            body=body, auth_settings=["BearerToken"],
+        )
+        response = self._api.call_api(*params, _request_timeout=(10, 60))
+        response.read()
+        data = json.loads(response.data) if response.data else {}
+        if response.status >= 400 and response.status != 409:
+            raise ApiError(response.status, data)
+        return response.status, data
+
+    def create_job(self, manifest: dict[str, Any]) -> bool:
+        """Create a Job; False when one with that name exists already (not an error:
+        names are deterministic, so it is the same Job)."""
+        namespace = manifest["metadata"]["namespace"]
+        status, _ = self._request("POST", f"/apis/batch/v1/namespaces/{namespace}/jobs", manifest)
+        return status != 409
+
+    def patch_status(self, group: str, version: str, plural: str, namespace: str, name: str,
+                     patch: dict[str, Any]) -> dict[str, Any]:
+        """Merge-patch ``status`` of a custom resource via its status subresource."""
+        path = f"/apis/{group}/{version}/namespaces/{namespace}/{plural}/{name}/status"
+        _, data = self._request("PATCH", path, {"status": patch}, "application/merge-patch+json")
+        return data
+
+
+def connect() -> Cluster:
+    """The pod's service account when running in a cluster, else the kubeconfig
+    (KUBECONFIG or ~/.kube/config)."""
+    configuration = kubernetes.client.Configuration()
+    try:
+        kubernetes.config.load_incluster_config(client_configuration=configuration)
+    except kubernetes.config.ConfigException:
+        kubernetes.config.load_kube_config(client_configuration=configuration)
+    return Cluster(kubernetes.client.ApiClient(configuration))
