@@ -77,12 +77,12 @@ class ScoringSpec(_Wire):
 
 
 class ResourceRequirements(_Wire):
-    requests: dict[str, str] = pydantic.Field(default_factory=dict, description="e.g. cpu: 500m")
-    limits: dict[str, str] = pydantic.Field(default_factory=dict, description="e.g. memory: 2Gi")
+    requests: dict[str, str | int] = pydantic.Field(default_factory=dict, description="e.g. cpu: 500m")
+    limits: dict[str, str | int] = pydantic.Field(default_factory=dict, description="e.g. memory: 2Gi")
 
     @pydantic.field_validator("requests", "limits")
     @classmethod
-    def _quantities(cls, value: dict[str, str]) -> dict[str, str]:
+    def _quantities(cls, value: dict[str, str | int]) -> dict[str, str | int]:
         for name, quantity in value.items():
             if not re.match(QUANTITY, str(quantity)):
                 raise ValueError(f"{name}: {quantity!r} is not a Kubernetes quantity")

@@ -80,6 +80,8 @@ def _run(args: argparse.Namespace) -> int:
     kopf.on.login(registry=registry)(kopf.login_via_client)
     handlers.register(registry, handlers.Options(interval=args.interval, defaults=defaults_from(os.environ)))
     kopf.configure(verbose=args.verbose)
+    for noisy in ("botocore", "boto3", "urllib3", "s3transfer"):
+        logging.getLogger(noisy).setLevel(logging.INFO)
     kopf.run(registry=registry, settings=handlers.settings(), standalone=args.standalone,
              namespaces=args.namespace, clusterwide=not args.namespace,
              liveness_endpoint=args.liveness)

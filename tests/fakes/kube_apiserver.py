@@ -45,6 +45,8 @@ class Emulator(kmock.KubernetesEmulator):
         action, data = request.action, request.data
         if action == kmock.action.CREATE and isinstance(data, dict):
             meta = data.setdefault("metadata", {})
+            if request.namespace:
+                meta.setdefault("namespace", request.namespace)
             meta.setdefault("uid", str(uuid.uuid4()))
             meta["resourceVersion"] = str(next(self._versions))
             meta.setdefault("creationTimestamp", _now())
