@@ -185,9 +185,11 @@ class OriginGuard:
         context.route("**/*", on_request)
         context.route_web_socket(re.compile(".*"), on_socket)
 
-    def drain(self) -> tuple[str, ...]:
+    def drain(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(blocked, mirrored) since the last call, as routing.Hermetic.drain gives
+        them; this guard mirrors nothing."""
         blocked, self._blocked = tuple(self._blocked), []
-        return blocked
+        return blocked, ()
 
 
 class Session:

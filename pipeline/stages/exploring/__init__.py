@@ -39,8 +39,9 @@ def explore(
     accessibility: bool = True,
 ) -> Exploration:
     """Explore the app at ``url``. ``coverage_map`` None means black box (no coverage
-    is read). ``hermetic`` is a router with ``install(context)`` and ``drain()``
-    (kits/routing.Hermetic); None: everything off the app's origin is refused."""
+    is read). ``hermetic`` is a router with ``install(context)`` and ``drain() ->
+    (blocked, mirrored)`` (kits/routing.Hermetic); None: a browser.OriginGuard refuses
+    everything off the app's origin."""
     chooser = policy if policy is not None else heuristic.HeuristicPolicy()
     explorer = stepping.Explorer(url, settings, sink, coverage_map, chooser, hermetic, accessibility)
     started = time.monotonic()

@@ -6,7 +6,8 @@ It chooses; it must not touch the page.
 Score of an action in a state (higher first):
     +3 never tried in this state, else -1 per earlier try here
     +2 never tried anywhere
-    + mean statement-coverage gain it produced before (points, capped at 5)
+    + mean statement-coverage gain of its last 3 tries (points, capped at 5); a
+      form's follow-ups (other fields, submit) credit their gain to the typing too
     +0.5 per time it changed the page state (capped at 1.5)
     -2.5 per failure; actions that hung the page are never chosen again
     + a small prior per kind, + a seeded tie-break in [0, 0.75)
@@ -46,13 +47,15 @@ class HeuristicPolicy:
         self.context: policy.Context | None = None
         self.tried: collections.Counter[tuple[str, str]] = collections.Counter()
         self.tried_anywhere: collections.Counter[str] = collections.Counter()
-        self.gains: dict[str, list[float]] = collections.defaultdict(list)
+        self.gains: dict[str, collections.deque[float]] = collections.defaultdict(
+            lambda: collections.deque(maxlen=3))
         self.changes: collections.Counter[str] = collections.Counter()
         self.failures: collections.Counter[str] = collections.Counter()
         self.banned: set[str] = set()
         self.rotation: collections.Counter[str] = collections.Counter()
         self.followups: collections.deque[tuple[str, evidence.Action]] = collections.deque()
         self.pending: tuple[str, str, evidence.Action] | None = None  # state, signature, action
+        self.chain_root: str | None = None  # the typing that queued the pending follow-ups
 
     def begin(self, context: policy.Context) -> None:
         self.context = context
@@ -172,6 +175,7 @@ class HeuristicPolicy:
             sig, action = self.followups.popleft()
             if action.selector in selectors and sig not in self.banned:
                 return self._commit(obs, sig, self._concrete(sig, action, obs))
+        self.chain_root = None
         options = self._element_actions(obs) + self._page_actions(obs)
         if not options:
             return None
@@ -186,6 +190,7 @@ class HeuristicPolicy:
         if chosen.kind == "type":
             typed = next(c for c in obs.candidates if c.selector == chosen.selector)
             self._queue_followups(typed, obs)
+            self.chain_root = sig
         return self._commit(obs, sig, chosen)
 
     def _commit(self, obs: observing.Observation, sig: str, action: evidence.Action) -> evidence.Action:
@@ -200,6 +205,9 @@ class HeuristicPolicy:
         self.tried[(state, sig)] += 1
         self.tried_anywhere[sig] += 1
         self.gains[sig].append(step.coverage_gain)
+        root = self.chain_root
+        if root is not None and root != sig and step.coverage_gain > 0 and self.gains[root]:
+            self.gains[root][-1] += step.coverage_gain
         if after is not None and after.state != state:
             self.changes[sig] += 1
         if not step.ok:

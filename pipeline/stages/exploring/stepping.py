@@ -94,12 +94,9 @@ class Explorer:
 
     # ---- routing ----------------------------------------------------------
     def _drain_router(self) -> tuple[str, ...]:
-        drained = self.router.drain()
-        if isinstance(drained, tuple) and len(drained) == 2 and all(isinstance(d, (list, tuple)) for d in drained):
-            blocked, mirrored = drained  # routing.Hermetic: (blocked, mirrored)
-            self.mirrored.extend(mirrored)
-            return tuple(blocked)
-        return tuple(drained)
+        blocked, mirrored = self.router.drain()  # routing.Hermetic's shape
+        self.mirrored.extend(mirrored)
+        return tuple(blocked)
 
     # ---- the page ---------------------------------------------------------
     def _fresh_page(self, timeout_s: float) -> int | None:

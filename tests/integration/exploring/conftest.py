@@ -4,37 +4,32 @@ stage (real Istanbul) so coverage is real."""
 from __future__ import annotations
 
 import dataclasses
-import functools
-import http.server
 import json
 import pathlib
-import threading
 
 import pytest
 
 from iwcbench.pipeline import settings
-from iwcbench.pipeline.stages import exploring, instrumenting
+from iwcbench.pipeline.kits import cdn, routing
+from iwcbench.pipeline.stages import exploring, instrumenting, serving
 
 HERE = pathlib.Path(__file__).parent
 FIXTURES = HERE / "fixtures"
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
 
 
 @dataclasses.dataclass
 class Served:
     base: str
     coverage_maps: dict[str, dict]  # app name -> Istanbul coverage map
+    mirror_dir: pathlib.Path
 
-    def explore(self, app: str, instrumented: bool = True, **overrides) -> Run:
+    def explore(self, app: str, instrumented: bool = True, hermetic: bool = False, **overrides) -> Run:
         files: dict[str, bytes] = {}
         config = settings.Exploration(**{"max_steps": 12, "load_timeout_s": 5.0, **overrides})
+        router = routing.Hermetic(self.base, cdn.Mirror(self.mirror_dir, fetch=False)) if hermetic else None
         result = exploring.explore(
             f"{self.base}/{app}/index.html", config, files.__setitem__,
-            coverage_map=self.coverage_maps.get(app) if instrumented else None)
+            coverage_map=self.coverage_maps.get(app) if instrumented else None, hermetic=router)
         return Run(result, files)
 
 
@@ -64,12 +59,5 @@ def _instrument(site: pathlib.Path) -> dict[str, dict]:
 def served(tmp_path_factory) -> Served:
     site = tmp_path_factory.mktemp("explore-site")
     maps = _instrument(site)
-    handler = functools.partial(_Quiet, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield Served(f"http://127.0.0.1:{server.server_port}", maps)
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving.serve(site) as server:
+        yield Served(server.url.rstrip("/"), maps, tmp_path_factory.mktemp("cdn-mirror"))

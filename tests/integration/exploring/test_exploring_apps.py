@@ -125,3 +125,10 @@ def test_accessibility_is_checked_on_new_states(served):
     assert report.error is None and report.version
     assert 0 in report.pages
     assert any(v.id == "landmark-one-main" for v in report.pages[0])
+
+
+def test_the_hermetic_router_reports_what_it_refused(served):
+    run = served.explore("hazards", max_steps=1, instrumented=False, hermetic=True)
+    load = run.steps[0]
+    assert any(r.startswith("https://cdn.example.com/lib.js") for r in load.blocked_requests)
+    assert run.result.trace.mirrored_requests == ()
