@@ -1,0 +1,46 @@
+"""Reporting: a static HTML report of one run that a maintainer opens in a browser.
+
+``write_report`` writes ``index.html`` (run header, leaderboard, every app, a task ×
+model grid of first screens) and ``apps/<model>/<task_id>.html`` per app (scores,
+screenshots, the state graph drawn as SVG, coverage, trace, errors, network,
+instrumentation), and copies the screenshots and DOM snapshots the pages use into
+``assets/`` so the folder stands alone. No external resources: CSS and a little
+vanilla JS are inline.
+
+Everything that came from an app is untrusted and escaped. A missing or unreadable
+piece of evidence is shown as such on the page; it never stops the report. This stage
+reads evidence only through ``read(key)`` and never imports another stage.
+"""
+
+from __future__ import annotations
+
+import logging
+import pathlib
+from typing import Callable
+
+from iwcbench.pipeline.contracts import results
+from iwcbench.pipeline.stages.reporting import app_page, assets, reading, run_page
+
+log = logging.getLogger(__name__)
+
+
+def write_report(run: results.RunResults, read: Callable[[str], bytes | None],
+                 out_dir: pathlib.Path) -> pathlib.Path:
+    """Write the report of ``run`` into ``out_dir``; returns the path of index.html.
+    ``read(key)`` returns the stored bytes of an evidence key (e.g.
+    ``apps/m/t/trace.json``) or None when there is none."""
+    out_dir = pathlib.Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    copier = assets.Assets(out_dir, reading.guarded(read))
+    summaries = []
+    for app in sorted(run.apps, key=lambda a: (a.model, a.task_id)):
+        found = reading.read_evidence(app, read)
+        html, summary = app_page.build(app, found, copier)
+        target = out_dir / summary.href
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(html, encoding="utf-8")
+        summaries.append(summary)
+    index = out_dir / "index.html"
+    index.write_text(run_page.build(run, summaries), encoding="utf-8")
+    log.info("report: %d app pages, %.1f MB of assets", len(summaries), copier.bytes_written / 1e6)
+    return index

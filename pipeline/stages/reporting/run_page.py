@@ -1,0 +1,164 @@
+"""The run page (index.html): run header, leaderboard, every app, and a task × model
+grid of first screenshots.
+
+Model names, task ids and reasons come from results that were derived from apps:
+escaped like everything else. This module must not read the store or write files.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Sequence
+
+from iwcbench.pipeline.contracts import results
+from iwcbench.pipeline.stages.reporting import app_page, charting, layout
+
+GRID_MAX_TASKS = 400  # rows of the screenshot grid; more are left out, with a note
+
+
+def _header(run: results.RunResults, summaries: Sequence[app_page.Summary]) -> str:
+    info = run.run
+    counts = {o: 0 for o in layout.OUTCOMES}
+    for s in summaries:
+        counts[s.result.outcome] = counts.get(s.result.outcome, 0) + 1
+    models = sorted({s.result.model for s in summaries})
+    tasks = sorted({s.result.task_id for s in summaries})
+    kpis = [f'<div class="kpi"><b>{len(summaries)}</b><span>apps · {len(models)} models · {len(tasks)} tasks</span></div>']
+    kpis += [f'<div class="kpi {o}"><b>{n}</b><span>{layout.OUTCOME_LABELS.get(o, o)}</span></div>'
+             for o, n in counts.items()]
+    versions = " · ".join(f"{k} {v}" for k, v in info.versions.items() if v)
+    rows = [("started", layout.esc(info.started_at)), ("finished", layout.esc(info.finished_at or "not finished")),
+            ("config hash", f'<span class="mono">{layout.esc(info.config_hash)}</span>'),
+            ("git commit", f'<span class="mono">{layout.esc(info.git_commit or "unknown")}</span>'),
+            ("versions", layout.esc(versions or "not recorded"))]
+    if run.weights:
+        rows.append(("weights", layout.esc(" · ".join(f"{k} {v:.3g}" for k, v in run.weights.items()))))
+    config = json.dumps(info.configuration, indent=2, sort_keys=True, default=str)
+    return (f'<section class="card"><div class="hero"><div style="flex:1;min-width:340px">'
+            f'<h1>Evaluation report</h1><p class="sub">{len(models)} models × {len(tasks)} tasks, '
+            f'explored in a real browser and scored</p>{layout.facts(rows)}'
+            f'<details><summary>configuration</summary><pre class="json">{layout.esc(config)}</pre></details>'
+            f'</div><div class="kpis">{"".join(kpis)}</div></div></section>')
+
+
+def _metric_scale(rows: Sequence[results.LeaderboardRow], metric: str) -> float:
+    values = [abs(v) for r in rows if (v := r.metrics.get(metric)) is not None and math.isfinite(v)]
+    if not values:
+        return 1.0
+    return 100.0 if all(0 <= v <= 100 for v in values) else max(values) or 1.0
+
+
+def _leaderboard(run: results.RunResults) -> str:
+    rows = run.leaderboard
+    if not rows:
+        return layout.card("Leaderboard", '<p class="muted">No model could be ranked (no app was scored).</p>')
+    metrics: list[str] = []
+    for r in rows:
+        metrics += [m for m in r.metrics if m not in metrics]
+    zs = [abs(z) for r in rows for z in [r.overall, *r.z.values()] if z is not None and math.isfinite(z)]
+    limit = max(1.0, max(zs, default=1.0))
+    heads = ['<th data-sort class=num>rank</th>', '<th data-sort>model</th>',
+             '<th data-sort title="weighted sum of z-scores across the model pool">overall z</th>']
+    for m in metrics:
+        weight = run.weights.get(m)
+        hint = f'<br><span class="faint" style="font-weight:400">weight {weight:.3g}</span>' if weight is not None else ""
+        heads.append(f'<th data-sort class="num metric">{layout.esc(m.replace("_", " "))}{hint}</th>')
+    heads += ['<th data-sort class=num>apps</th>', "<th>outcomes</th>"]
+    body = []
+    for r in rows:
+        interval = (f"<small title='bootstrap interval of the rank'>[{r.rank_interval[0]}–{r.rank_interval[1]}]</small>"
+                    if r.rank_interval else "")
+        cells = [f'<td class="num" data-v="{r.rank}"><span class="rank">{r.rank}{interval}</span></td>',
+                 f'<td class="nowrap"><b>{layout.esc(r.model)}</b></td>',
+                 f'<td data-v="{layout.sort_value(r.overall)}" style="white-space:nowrap">'
+                 f'{charting.diverging(r.overall, limit)}<span class="overall">{layout.signed(r.overall)}</span></td>']
+        for m in metrics:
+            value, z = r.metrics.get(m), r.z.get(m)
+            scale = _metric_scale(rows, m)
+            shown = layout.number(value) if value is not None else '<span class="unscored">unscored</span>'
+            cells.append(f'<td class="metric-cell num" data-v="{layout.sort_value(value)}">'
+                         f'<span class="val">{shown}</span>{charting.bar(value, scale, "metric")}{layout.z_text(z)}</td>')
+        outcomes = "".join(f'<span class="chip {layout.esc(o)}">{n} {layout.esc(layout.OUTCOME_LABELS.get(o, o))}</span>'
+                           for o, n in r.outcomes.items() if n)
+        cells += [f'<td class="num">{r.apps}</td>', f'<td><div class="mini-outcomes">{outcomes}</div></td>']
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    table = (f'<div class="scroll"><table class="sortable leaderboard"><thead><tr>{"".join(heads)}</tr></thead>'
+             f'<tbody>{"".join(body)}</tbody></table></div>')
+    return layout.card("Leaderboard", table, "model means of raw scores, with z across the model pool · "
+                       "bars: overall z around 0, metric means on their scale · click a column to sort", "leaderboard")
+
+
+def _apps(summaries: Sequence[app_page.Summary]) -> str:
+    body = []
+    for s in summaries:
+        r, ex = s.result, s.result.exploration
+        body.append(
+            f'<tr><td class="nowrap">{layout.esc(r.model)}</td>'
+            f'<td class="nowrap"><a href="{layout.esc(s.href)}">{layout.esc(r.task_id)}</a></td>'
+            f'<td data-v="{layout.esc(r.outcome)}">{layout.outcome_chip(r.outcome)}</td>'
+            f'<td class="reason">{layout.clipped(r.reason, 110)}</td>'
+            f'<td class="num" data-v="{layout.sort_value(r.overall)}">{layout.signed(r.overall)}</td>'
+            f'<td data-v="{layout.sort_value(ex.coverage.statements)}">{charting.coverage_bars(ex.coverage)}</td>'
+            f'<td class="num">{ex.states}</td><td class="num">{ex.steps}</td>'
+            f'<td class="num" data-v="{s.errors}">{s.errors if s.errors else "<span class=faint>0</span>"}</td></tr>')
+    table = (f'<div class="filter"><input type="search" placeholder="filter: model, task, outcome, reason…" '
+             f'data-filter="apps-table" data-count="apps-count"><span id="apps-count" class="faint">'
+             f'{len(summaries)} shown</span></div>'
+             f'<div class="scroll"><table class="sortable" id="apps-table"><thead><tr><th data-sort>model</th>'
+             f'<th data-sort>task</th><th data-sort>outcome</th><th>reason</th>'
+             f'<th data-sort class=num>overall</th><th data-sort>coverage</th><th data-sort class=num>states</th>'
+             f'<th data-sort class=num>steps</th><th data-sort class=num>errors</th></tr></thead>'
+             f'<tbody>{"".join(body)}</tbody></table></div>')
+    return layout.card("Apps", table, "every app of the run · click a task for its page", "apps")
+
+
+def _grid(summaries: Sequence[app_page.Summary], models: Sequence[str]) -> str:
+    by_task: dict[str, dict[str, app_page.Summary]] = {}
+    for s in summaries:
+        by_task.setdefault(s.result.task_id, {})[s.result.model] = s
+    tasks = sorted(by_task)
+    note = ""
+    if len(tasks) > GRID_MAX_TASKS:
+        note = f'<p class="note">Showing the first {GRID_MAX_TASKS} of {len(tasks)} tasks.</p>'
+        tasks = tasks[:GRID_MAX_TASKS]
+    cells = ['<div></div>'] + [f'<div class="head">{layout.esc(m)}</div>' for m in models]
+    for t in tasks:
+        cells.append(f'<div class="task">{layout.esc(t)}</div>')
+        for m in models:
+            s = by_task[t].get(m)
+            if s is None:
+                cells.append('<div class="tile"><div class="noshot">no app</div></div>')
+                continue
+            r = s.result
+            picture = (f'<img loading="lazy" src="{layout.esc(s.first_shot.thumb)}" alt="first screen">'
+                       if s.first_shot else
+                       f'<div class="noshot">{layout.esc(layout.short(r.reason, 90)) or "no screenshot"}</div>')
+            cells.append(f'<a class="tile {layout.esc(r.outcome)}" href="{layout.esc(s.href)}" '
+                         f'title="{layout.esc(r.model + " / " + r.task_id + ": " + r.reason)}">{picture}'
+                         f'<span class="cap">{layout.outcome_chip(r.outcome)}<b>{layout.signed(r.overall)}</b></span></a>')
+    style = f"grid-template-columns: minmax(90px, 160px) repeat({len(models)}, minmax(160px, 260px))"
+    return layout.card("First screens, task by model",
+                       f'{note}<div class="scroll"><div class="grid-compare" style="{style}">{"".join(cells)}</div></div>',
+                       "the page each app opened on · border colour: outcome", "grid")
+
+
+def _skipped(run: results.RunResults) -> str:
+    if not run.skipped:
+        return ""
+    items = "".join(f'<li><span class="mono">{layout.esc(s.path)}</span> — <span class="muted">'
+                    f'{layout.esc(s.reason)}</span></li>' for s in run.skipped)
+    return layout.card("Skipped input", f'<ul class="plain">{items}</ul>',
+                       "entries of the input that are not apps of a known task")
+
+
+def build(run: results.RunResults, summaries: Sequence[app_page.Summary]) -> str:
+    models = [r.model for r in run.leaderboard]
+    models += sorted({s.result.model for s in summaries} - set(models))
+    body = [_header(run, summaries), _leaderboard(run), _apps(summaries)]
+    if summaries:
+        body.append(_grid(summaries, models))
+    body.append(_skipped(run))
+    crumbs = (f'run {layout.esc(run.run.started_at)} · <a href="#leaderboard">leaderboard</a> · '
+              f'<a href="#apps">apps</a> · <a href="#grid">screens</a>')
+    return layout.page("iwc-bench report", "\n".join(b for b in body if b), 0, crumbs)

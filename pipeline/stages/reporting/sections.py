@@ -1,0 +1,192 @@
+"""The evidence sections of an app page: trace table, errors and dialogs, network,
+instrumentation, accessibility.
+
+Every string from the app (targets, values, URLs, console text, dialog text, file
+names) is escaped with ``layout.esc``; URLs are shown as text, never as links. This
+module must not read the store or write files: it is handed what to show.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from typing import Mapping
+
+from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.stages.reporting import charting, layout
+
+EVENT_KINDS = (("page_errors", "page error", "ev-err"), ("console_errors", "console", "ev-err"),
+               ("dialogs", "dialog", "ev-dlg"), ("blocked_requests", "blocked", "ev-blk"),
+               ("notes", "note", "ev-note"))
+
+
+def _path(url: str) -> str:
+    """The part of a URL worth a column: the app is always on one loopback origin."""
+    parts = urllib.parse.urlsplit(url)
+    if not parts.netloc:
+        return url
+    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "") + (f"#{parts.fragment}" if parts.fragment else "")
+
+
+def _coverage_cell(cov: evidence.CoverageSummary) -> str:
+    if cov.statements is None and cov.functions is None and cov.branches is None:
+        return f'<span class="faint">{layout.DASH}</span>'
+    return (f'<span class="mono" title="statements / functions / branches">'
+            f'{layout.number(cov.statements, 0)} / {layout.number(cov.functions, 0)} / '
+            f'{layout.number(cov.branches, 0)}</span>')
+
+
+def _action_cell(action: evidence.Action) -> str:
+    parts = [f'<span class="chip kind">{layout.esc(action.kind)}</span>']
+    if action.target:
+        parts.append(f' <span class="target">{layout.clipped(action.target, 90)}</span>')
+    if action.value is not None:
+        parts.append(f' <code>{layout.clipped(repr(action.value), 60)}</code>')
+    if action.intent:
+        parts.append(f'<span class="intent">{layout.clipped(action.intent, 140)}</span>')
+    return "".join(parts)
+
+
+def _events_cell(step: evidence.Step) -> str:
+    lines = []
+    for field, label, cls in EVENT_KINDS:
+        for text in getattr(step, field):
+            lines.append(f'<div class="{cls}"><b>{label}:</b> {layout.clipped(text, 160)}</div>')
+    return "".join(lines)
+
+
+def trace_table(trace: evidence.Trace, state_of: Mapping[int, str],
+                shot_links: Mapping[int, str], dom_links: Mapping[int, str]) -> str:
+    """One row per step; links are report-relative paths we made ourselves."""
+    rows = []
+    for step in trace.steps:
+        status = ('<span class="chip okay">ok</span>' if step.ok else
+                  f'<span class="chip fail">failed</span><div class="ev-err">{layout.clipped(step.error or "", 160)}</div>')
+        gain = (f'<span class="gain">+{step.coverage_gain:.1f}</span>' if step.coverage_gain > 0
+                else f'<span class="faint">{layout.number(step.coverage_gain)}</span>')
+        links = []
+        if step.index in shot_links:
+            links.append(f'<a class="shot" href="{layout.esc(shot_links[step.index])}" '
+                         f'data-caption="step {step.index}">shot</a>')
+        if step.index in dom_links:
+            links.append(f'<a href="{layout.esc(dom_links[step.index])}">DOM</a>')
+        state = state_of.get(step.index)
+        rows.append(
+            f'<tr id="step-{step.index}"{" class=failed" if not step.ok else ""}>'
+            f'<td class="num">{step.index}</td><td>{_action_cell(step.action)}</td><td>{status}</td>'
+            f'<td>{layout.esc(state) if state else layout.DASH}</td>'
+            f'<td class="url" title="{layout.esc(step.url)}">{layout.esc(_path(step.url))}</td>'
+            f'<td>{_coverage_cell(step.coverage)}</td><td class="num">{gain}</td>'
+            f'<td class="events">{_events_cell(step)}</td><td class="links">{" · ".join(links)}</td></tr>')
+    head = ("<tr><th class=num>step</th><th>action</th><th>result</th><th>state</th><th>url</th>"
+            "<th title='statements / functions / branches, % after the step'>coverage S/F/B %</th>"
+            "<th class=num title='statement percentage points gained'>gain</th><th>errors · dialogs · blocked · notes</th>"
+            "<th>evidence</th></tr>")
+    return f'<div class="scroll"><table class="trace"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table></div>'
+
+
+def trace_facts(trace: evidence.Trace) -> str:
+    rows = [("explorer", layout.esc(f"{trace.explorer} (seed {trace.seed})")),
+            ("steps", layout.esc(f"{len(trace.steps)} of at most {trace.max_steps}")),
+            ("stopped because", layout.esc(trace.stop_reason or layout.DASH)),
+            ("start URL", f'<span class="mono">{layout.esc(trace.start_url)}</span>'),
+            ("duration", layout.esc(f"{trace.duration_s:.1f} s"))]
+    if trace.load_error:
+        rows.append(("load error", f'<span class="ev-err">{layout.esc(trace.load_error)}</span>'))
+    if trace.summary:
+        rows.append(("tester's summary", layout.esc(trace.summary)))
+    return f'<div style="margin-bottom:14px">{layout.facts(rows)}</div>'
+
+
+def errors_list(trace: evidence.Trace) -> str:
+    """Console errors, page errors and dialogs, in step order."""
+    items = []
+    for step in trace.steps:
+        for field, label, cls in EVENT_KINDS[:3]:
+            for text in getattr(step, field):
+                items.append(f'<li><a class="stepref" href="#step-{step.index}">step {step.index}</a>'
+                             f'<span class="{cls}"><b>{label}</b></span> '
+                             f'<span class="mono">{layout.esc(text)}</span></li>')
+    if not items:
+        return '<p class="muted">No console errors, page errors or dialogs were seen.</p>'
+    return f'<ul class="plain">{"".join(items)}</ul>'
+
+
+def network_lists(trace: evidence.Trace) -> str:
+    blocked: dict[str, list[int]] = {}
+    for step in trace.steps:
+        for url in step.blocked_requests:
+            blocked.setdefault(url, []).append(step.index)
+    parts = ["<h3>Blocked requests</h3>"]
+    if blocked:
+        parts.append('<ul class="plain">' + "".join(
+            f'<li><span class="stepref">step{"s" if len(s) > 1 else ""} {", ".join(map(str, s))}</span>'
+            f'<span class="mono">{layout.esc(url)}</span></li>' for url, s in blocked.items()) + "</ul>")
+    else:
+        parts.append('<p class="muted">None: the app asked for nothing outside its own origin.</p>')
+    parts.append("<h3>Answered from the local CDN mirror</h3>")
+    if trace.mirrored_requests:
+        parts.append('<ul class="plain">' + "".join(f'<li class="mono">{layout.esc(url)}</li>'
+                                                    for url in trace.mirrored_requests) + "</ul>")
+    else:
+        parts.append('<p class="muted">None.</p>')
+    return "".join(parts)
+
+
+def instrumentation(report: evidence.InstrumentationReport) -> str:
+    chip = "evaluated" if report.mode == "instrumented" else "black_box"
+    facts = layout.facts([
+        ("framework", layout.esc(report.framework)),
+        ("mode", f'<span class="chip {chip}">{layout.esc(report.mode.replace("_", " "))}</span>'),
+        ("why", layout.esc(report.reason)),
+        ("start page", layout.esc(report.entry) if report.entry else '<span class="ev-err">none found</span>'),
+        ("took", layout.esc(f"{report.duration_s:.1f} s")),
+    ])
+    parts = [facts]
+    if report.files:
+        rows = "".join(f'<tr><td class="mono">{layout.esc(f.path)}</td><td>{layout.esc(f.kind)}</td>'
+                       f'<td class="num">{f.statements}</td><td class="num">{f.functions}</td>'
+                       f'<td class="num">{f.branches}</td></tr>' for f in report.files)
+        total = (sum(f.statements for f in report.files), sum(f.functions for f in report.files),
+                 sum(f.branches for f in report.files))
+        rows += (f'<tr><td><b>{len(report.files)} file{"s" if len(report.files) != 1 else ""}</b></td><td></td><td class="num"><b>{total[0]}</b></td>'
+                 f'<td class="num"><b>{total[1]}</b></td><td class="num"><b>{total[2]}</b></td></tr>')
+        parts.append("<h3>Instrumented files</h3><div class=scroll><table><thead><tr><th>file</th><th>kind</th>"
+                     "<th class=num>statements</th><th class=num>functions</th><th class=num>branches</th>"
+                     f"</tr></thead><tbody>{rows}</tbody></table></div>")
+    if report.skipped:
+        rows = "".join(f'<li><span class="mono">{layout.esc(s.path)}</span> — '
+                       f'<span class="muted">{layout.esc(s.reason)}</span></li>' for s in report.skipped)
+        parts.append(f'<h3>Skipped files</h3><ul class="plain">{rows}</ul>')
+    return "".join(parts)
+
+
+def accessibility(report: evidence.AccessibilityReport) -> str:
+    if report.error:
+        return f'<p class="problem">axe-core did not finish: {layout.esc(report.error)}</p>'
+    if not report.pages:
+        return '<p class="muted">axe-core ran on no state.</p>'
+    counts: dict[str, tuple[evidence.AxeViolation, int, list[int]]] = {}
+    for step, violations in sorted(report.pages.items()):
+        for v in violations:
+            known = counts.get(v.id)
+            counts[v.id] = (v, (known[1] if known else 0) + v.nodes, (known[2] if known else []) + [step])
+    if not counts:
+        return f'<p class="muted">No violations on the {len(report.pages)} state(s) checked.</p>'
+    order = {"critical": 0, "serious": 1, "moderate": 2, "minor": 3, None: 4}
+    rows = "".join(
+        f'<tr><td class="mono">{layout.esc(v.id)}</td><td>{layout.esc(v.impact or layout.DASH)}</td>'
+        f'<td>{layout.esc(v.help)}</td><td class="num">{nodes}</td>'
+        f'<td>{layout.esc(", ".join(map(str, steps)))}</td></tr>'
+        for v, nodes, steps in sorted(counts.values(), key=lambda c: (order.get(c[0].impact, 4), c[0].id)))
+    engine = layout.esc(f"{report.engine} {report.version or ''}".strip())
+    return (f'<p class="muted">{engine}, {len(report.pages)} state(s) checked.</p>'
+            f'<div class=scroll><table><thead><tr><th>rule</th><th>impact</th><th>help</th>'
+            f'<th class=num>elements</th><th>at steps</th></tr></thead><tbody>{rows}</tbody></table></div>')
+
+
+def coverage_block(trace: evidence.Trace) -> str:
+    chart = charting.coverage_chart(trace.steps)
+    if not chart:
+        return '<p class="muted">No coverage was measured (black box: the app ran uninstrumented).</p>'
+    return (f'<div class="twocol"><div>{chart}</div><div><h3 style="margin-top:0">Final coverage</h3>'
+            f'{charting.coverage_final(trace.final_coverage)}</div></div>')

@@ -1,0 +1,85 @@
+"""The report is a self-contained folder: every page is written and every link works."""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+
+from iwcbench.pipeline.contracts import results
+from iwcbench.pipeline.stages import reporting
+
+
+def test_index_and_one_page_per_app_are_written(written):
+    assert written.index == written.root / "index.html"
+    pages = sorted(p.relative_to(written.root).as_posix() for p in (written.root / "apps").rglob("*.html"))
+    assert pages == ["apps/aurora-7b/canvas-snake.html", "apps/aurora-7b/todomvc.html",
+                     "apps/brisk-3b/canvas-snake.html", "apps/brisk-3b/todomvc.html"]
+
+
+def test_every_local_link_and_image_resolves(written, parse):
+    for page in [written.index, *(written.root / "apps").rglob("*.html")]:
+        text = page.read_text(encoding="utf-8")
+        markup = parse(text)
+        ids = {a["id"] for _, a in markup.tags if a.get("id")}
+        targets = markup.attrs("a", "href") + markup.attrs("img", "src")
+        assert targets, page
+        for target in targets:
+            assert not re.match(r"^[a-z]+:", target), f"{page.name}: external or absolute link {target}"
+            path, _, fragment = target.partition("#")
+            if path:
+                resolved = (page.parent / urllib.parse.unquote(path)).resolve()
+                assert resolved.is_file(), f"{page.name}: {target} does not exist"
+                assert written.root.resolve() in resolved.parents, f"{page.name}: {target} leaves the report"
+            elif fragment:
+                assert fragment in ids, f"{page.name}: no element with id {fragment}"
+
+
+def test_screenshots_are_copied_with_small_thumbnails(written, parse):
+    from PIL import Image
+
+    markup = parse(written.page("aurora-7b", "todomvc"))
+    thumbs = [src for src in markup.attrs("img", "src") if "/thumbs/" in src]
+    assert len(thumbs) == 7  # one per state
+    for src in thumbs:
+        with Image.open(written.root / "apps" / "aurora-7b" / src) as img:
+            assert img.width <= 480
+    fulls = [href for href in markup.attrs("a", "href") if "/shots/" in href]
+    with Image.open(written.root / "apps" / "aurora-7b" / fulls[0]) as img:
+        assert img.size == (960, 600)  # the full image keeps its size
+
+
+def test_index_shows_every_app_with_its_outcome(written):
+    text = written.index.read_text(encoding="utf-8")
+    for app in written.run.apps:
+        assert f'href="apps/{app.model}/{app.task_id}.html"' in text
+    assert text.count('class="chip start_failed"') >= 1
+    assert text.count('class="chip black_box"') >= 1
+    assert "[1–2]" in text  # the bootstrap rank interval
+
+
+def test_dom_snapshots_are_copied_as_text_never_as_pages(written, parse):
+    markup = parse(written.page("aurora-7b", "todomvc"))
+    doms = [h for h in markup.attrs("a", "href") if "/dom/" in h]
+    assert len(doms) == 12
+    assert all(h.endswith(".html.txt") for h in doms)
+
+
+def test_broken_or_missing_evidence_is_shown_not_raised(written, tmp_path):
+    def read(key: str) -> bytes | None:
+        if key.endswith("todomvc/trace.json"):
+            return b"{not json"
+        if key.endswith("graph.json") or "/shots/" in key:
+            return None
+        return written.read(key)
+
+    index = reporting.write_report(written.run, read, tmp_path / "again")
+    page = (index.parent / "apps/aurora-7b/todomvc.html").read_text(encoding="utf-8")
+    assert 'class="problem"' in page and "apps/aurora-7b/todomvc/trace.json is not a valid Trace" in page
+    snake = (index.parent / "apps/aurora-7b/canvas-snake.html").read_text(encoding="utf-8")
+    assert "No state graph was recorded" in snake
+
+
+def test_an_empty_run_still_has_a_report(tmp_path):
+    run = results.RunResults(run=results.RunInfo(configuration={}, config_hash="0", started_at="now"))
+    index = reporting.write_report(run, lambda key: None, tmp_path / "r")
+    assert "No model could be ranked" in index.read_text(encoding="utf-8")
