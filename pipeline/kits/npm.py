@@ -54,6 +54,7 @@ class _Transient(Exception):
 class Limits:
     timeout_s: float = 30.0  # per HTTP request
     attempts: int = 3  # per HTTP request, transient errors only
+    retry_wait_s: float = 0.5  # first wait between attempts; doubles, at most 4 s
     metadata_ttl_s: float = 24 * 3600.0  # cached registry metadata is reused this long
     max_tarball_bytes: int = 120_000_000  # compressed download cap
     max_unpacked_bytes: int = 600_000_000  # extracted size cap
@@ -269,7 +270,7 @@ class Packages:
         return tenacity.Retrying(
             retry=tenacity.retry_if_exception_type(_Transient),
             stop=tenacity.stop_after_attempt(self.limits.attempts),
-            wait=tenacity.wait_exponential(multiplier=0.5, max=4.0),
+            wait=tenacity.wait_exponential(multiplier=self.limits.retry_wait_s, max=4.0),
             reraise=True,
         )
 

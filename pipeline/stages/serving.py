@@ -83,6 +83,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _plain(self, status: int, text: str, extra: dict[str, str] | None = None) -> None:
         body = (text + "\n").encode()
+        if status >= 400:
+            self.close_connection = True  # after an error, start clean
         self.send_response(status)
         self.send_header("Content-Type", "text/plain; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
@@ -96,7 +98,6 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         # The stdlib's HTML error page, without echoing the request back.
         try:
-            self.close_connection = True
             self._plain(code, message or self.responses.get(code, ("error",))[0])
         except OSError:
             pass
