@@ -175,7 +175,7 @@ def _failure_policy() -> dict:
     configuration that no retry can fix (FailJob). Exit 0 — including an app's own
     defect, which is recorded in the store — is success."""
     return {"rules": [
-        {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]},
+        {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]},
         {"action": "FailJob", "onExitCodes": {"operator": "In", "values": [EXIT_CONFIG]}},
         {"action": "Count", "onExitCodes": {"operator": "In", "values": [EXIT_INFRA]}},
     ]}

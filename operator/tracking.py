@@ -171,7 +171,7 @@ def decide(
         phase = "Running" if (counts.active or ended or create_apps) else "Pending"
 
     failures.sort(key=lambda f: (f.finished or "", f.name), reverse=True)
-    shown = [api.Failure(app=f.app, job=f.name, reason=f.reason or "Failed", message=f.message,
+    shown = [api.Failure(app=f.app, job=f.name, reason=f.reason or "Failed", message=f.message[:_MESSAGE_LIMIT],
                          time=f.finished) for f in failures[: api.MAX_FAILURES]]
     started = bool(create_apps) or counts.active > 0 or ended > 0
     return Decision(create_apps=create_apps, create_scoring=create_scoring,

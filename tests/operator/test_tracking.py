@@ -1,0 +1,125 @@
+"""Tracking (pure): what the operator does next, and the status a user reads."""
+
+from __future__ import annotations
+
+import json
+
+from iwcbench.operator import api, planning, publishing, tracking
+from iwcbench.pipeline.contracts import results
+
+OWNER = planning.Owner("ns", "run", "uid-1")
+SPEC = api.EvaluationRunSpec.model_validate({
+    "tasks": "s3://bench/tasks.jsonl", "apps": {"uri": "s3://bench/apps"}, "store": "s3://bench/out",
+    "parallelism": 2})
+APPS = [planning.AppPair("m", f"t{i}") for i in range(5)]
+NOW = "2026-01-01T00:00:00Z"
+
+
+def view(pair, state, **kw):
+    return tracking.JobView(name=planning.app_job_name(OWNER, pair), role="app", app=pair.key, state=state, **kw)
+
+
+def decide(jobs=(), created=(), status=None, spec=SPEC, apps=APPS, results_present=False, now=NOW):
+    return tracking.decide(spec, OWNER, 1, apps, None, list(jobs), set(created), status or {},
+                           results_present, now)
+
+
+def test_first_look_creates_up_to_parallelism():
+    d = decide()
+    assert [p.key for p in d.create_apps] == ["m/t0", "m/t1"]
+    assert d.status["phase"] == "Running" and d.status["counts"]["pending"] == 5
+
+
+def test_jobs_created_but_not_yet_indexed_are_neither_recreated_nor_exceeded():
+    names = [planning.app_job_name(OWNER, p) for p in APPS[:2]]
+    d = decide(created=names)
+    assert d.create_apps == () and d.status["counts"]["active"] == 2
+
+
+def test_after_a_restart_existing_jobs_are_picked_up_not_duplicated():
+    jobs = [view(APPS[0], "succeeded"), view(APPS[1], "active")]
+    d = decide(jobs=jobs)
+    assert [p.key for p in d.create_apps] == ["m/t2"]  # one slot free, t0/t1 untouched
+    assert d.status["progress"] == "1/5"
+
+
+def test_suspend_creates_nothing_and_says_so():
+    spec = SPEC.model_copy(update={"suspend": True})
+    d = decide(spec=spec, jobs=[view(APPS[0], "active")])
+    assert d.create_apps == () and d.status["phase"] == "Suspended"
+    assert {c["type"]: c["status"] for c in d.status["conditions"]}["Suspended"] == "True"
+
+
+def test_scoring_starts_once_every_app_job_ended_and_its_outcome_sets_the_phase():
+    jobs = [view(p, "succeeded") for p in APPS[:4]] + [view(APPS[4], "failed", reason="BackoffLimitExceeded")]
+    d = decide(jobs=jobs)
+    assert d.create_scoring and d.status["phase"] == "Scoring"
+    scoring = tracking.JobView(name=planning.scoring_job_name(OWNER), role="scoring", app="", state="succeeded")
+    done = decide(jobs=jobs + [scoring], results_present=True)
+    assert done.status["phase"] == "Succeeded" and done.status["completionTime"] == NOW
+    assert decide(jobs=jobs + [scoring]).status["phase"] == "Failed"
+    failed = tracking.JobView(name=scoring.name, role="scoring", app="", state="failed", reason="BackoffLimitExceeded")
+    f = decide(jobs=jobs + [failed])
+    assert f.status["phase"] == "Failed"
+    assert {c["type"]: c["reason"] for c in f.status["conditions"]}["Failed"] == "ScoringFailed"
+
+
+def test_no_apps_and_unreachable_store_are_conditions():
+    assert decide(apps=[]).status["phase"] == "Failed"
+    d = tracking.decide(SPEC, OWNER, 1, None, "cannot list s3://bench/apps: timeout", [], set(), {}, False, NOW)
+    cond = {c["type"]: c for c in d.status["conditions"]}["AppsListed"]
+    assert d.status["phase"] == "Pending" and cond["reason"] == "StoreUnavailable" and "timeout" in cond["message"]
+
+
+def test_an_unchanged_run_costs_no_status_write_and_conditions_keep_their_time():
+    first = decide(jobs=[view(APPS[0], "active"), view(APPS[1], "active")])
+    later = decide(jobs=[view(APPS[0], "active"), view(APPS[1], "active")], status=first.status,
+                   now="2026-01-01T00:05:00Z")
+    assert tracking.changes(first.status, later.status) == {}
+    assert tracking.changes({}, later.status)  # a fresh run does get its status
+
+
+def test_status_stays_small_with_a_thousand_failed_apps():
+    apps = [planning.AppPair(f"model-{i % 7}", f"task-{i:05d}") for i in range(1000)]
+    jobs = [view(p, "failed", reason="BackoffLimitExceeded", message="x" * 1000, finished=f"2026-01-01T00:{i % 60:02d}:00Z")
+            for i, p in enumerate(apps)]
+    d = decide(apps=apps, jobs=jobs)
+    assert len(d.status["failures"]) == api.MAX_FAILURES
+    assert all(len(f["message"]) <= 300 for f in d.status["failures"])
+    assert len(json.dumps(d.status)) < 8000
+    times = [f["time"] for f in d.status["failures"]]
+    assert times == sorted(times, reverse=True)  # the most recent first
+
+
+def test_job_view_reads_the_job_controllers_conditions():
+    base = {"metadata": {"name": "j", "labels": {planning.LABEL_ROLE: "app"},
+                         "annotations": {planning.ANNOTATION_MODEL: "m", planning.ANNOTATION_TASK: "t"}}}
+    assert tracking.job_view(base).state == "active"
+    done = {**base, "status": {"conditions": [{"type": "Complete", "status": "True", "lastTransitionTime": NOW}]}}
+    assert tracking.job_view(done).state == "succeeded"
+    failed = {**base, "status": {"conditions": [{"type": "FailureTarget", "status": "True"},
+                                                {"type": "Failed", "status": "True", "reason": "DeadlineExceeded"}]}}
+    v = tracking.job_view(failed)
+    assert (v.state, v.reason, v.app) == ("failed", "DeadlineExceeded", "m/t")
+
+
+def test_invalid_spec_names_the_field_and_is_looked_at_again():
+    message = api.parse_spec({"tasks": "s3://bench/t.jsonl", "apps": {"uri": "s3://bench/a"},
+                              "store": "s3://bench/o", "backoffLimit": 99})
+    assert isinstance(message, str) and message.startswith("spec.backoffLimit:")
+    status = tracking.invalid({}, 1, message, NOW)
+    assert status["phase"] == "Failed" and not tracking.is_settled(status)
+    assert tracking.is_settled({"phase": "Succeeded"})
+
+
+def test_publish_summary_is_small_and_ranked():
+    run = results.RunResults(
+        run=results.RunInfo(configuration={}, config_hash="h", started_at=NOW),
+        leaderboard=tuple(results.LeaderboardRow(rank=i + 1, model=f"m{i}", overall=1.0 - i / 10,
+                                                 metrics={"coverage": 0.5}, apps=3) for i in range(8)))
+    data = run.model_dump_json().encode()
+    patch = publishing.summarize(data, "s3://b/out/results.json")
+    assert patch["leader"] == "m0" and patch["resultsURI"] == "s3://b/out/results.json"
+    assert [r["rank"] for r in patch["results"]["leaderboard"]] == [1, 2, 3, 4, 5]
+    assert patch["results"]["digest"].startswith("sha256:")
+    api.EvaluationRunStatus.model_validate({"phase": "Succeeded", **patch})  # it fits the status schema
