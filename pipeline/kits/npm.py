@@ -156,6 +156,7 @@ class Packages:
         self._key_locks: dict[str, threading.Lock] = {}
         self._metadata: dict[str, dict[str, Any]] = {}
         self._chosen: dict[tuple[str, str], str] = {}
+        self._failed: dict[tuple[str, str], PackageError] = {}  # for this object's life
         self.network_requests = 0  # registry + tarball requests made by this object
 
     # ---- public --------------------------------------------------------------
@@ -170,11 +171,17 @@ class Packages:
             version = wanted.strip().lstrip("v=")
             return version, self.folder(package, version)
         with self._key_lock(f"{package}\0{wanted}"):
+            if (package, wanted) in self._failed:
+                raise self._failed[(package, wanted)]  # an app reloading a page asks again and again
             version = self._chosen.get((package, wanted))
             metadata = None
             if version is None:
-                metadata = self._meta(package)
-                version = self._choose(package, wanted, metadata)
+                try:
+                    metadata = self._meta(package)
+                    version = self._choose(package, wanted, metadata)
+                except PackageError as error:
+                    self._failed[(package, wanted)] = error
+                    raise
                 self._chosen[(package, wanted)] = version
         folder = self.folder(package, version)
         if folder.is_dir():

@@ -193,3 +193,9 @@ def test_workers_filling_the_same_package_at_once_share_one_folder(tmp_path, reg
     assert [r.body for r in results] == [b"window.THREE = {REVISION: '134'};"] * 4
     assert [p.name for p in (tmp_path / "cdn").iterdir() if p.name.startswith("three@")] == ["three@0.134.0"]
     assert not list((tmp_path / "cdn/.tmp").iterdir())  # no half-made folders left behind
+
+
+def test_a_package_the_registry_lacks_is_asked_for_once_per_mirror(mirror, registry):
+    for _ in range(3):
+        assert mirror.resolve("https://unpkg.com/no-such-package@1/x.js") is None
+    assert registry.hits("/no-such-package") == 1
