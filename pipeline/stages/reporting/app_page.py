@@ -17,6 +17,7 @@ from iwcbench.pipeline.stages.reporting import assets as assets_mod
 from iwcbench.pipeline.stages.reporting import graphing, layout, reading, sections
 
 UP = "../../"  # app pages live at apps/<model>/<task>.html
+GALLERY_OPEN = 15  # screenshots shown without an inner scroll box
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,7 +92,7 @@ def _gallery(app: results.AppResult, found: reading.Evidence, copier: assets_mod
         shot = copier.shot(app.model, app.task_id, found.prefix, key)
         picture = (f'<a class="shot" href="{UP}{shot.full}" data-caption="{layout.esc(head + " · " + tail)}">'
                    f'<img loading="lazy" src="{UP}{shot.thumb}" alt="{layout.esc(head)}"></a>' if shot else
-                   '<div class="tile"><div class="noshot">no screenshot</div></div>')
+                   '<div class="noshot">no screenshot</div>')
         state = head if head in flagged else None
         mark = ' <span class="chip fail" title="{0}">errors</span>'.format(layout.esc(flagged[state])) if state else ""
         figures.append(f'<figure id="{anchor}"{" class=flagged" if state else ""}>{picture}<figcaption><b>'
@@ -100,7 +101,8 @@ def _gallery(app: results.AppResult, found: reading.Evidence, copier: assets_mod
                        f'</figcaption></figure>')
     if not figures:
         return '<p class="muted">No screenshots were taken.</p>', anchors
-    return f'<div class="gallery">{"".join(figures)}</div>', anchors
+    many = " many" if len(figures) > GALLERY_OPEN else ""  # a long gallery scrolls in its box
+    return f'<div class="gallery{many}">{"".join(figures)}</div>', anchors
 
 
 def _graph(found: reading.Evidence, flagged: dict[str, str], anchors: dict[str, str]) -> str:

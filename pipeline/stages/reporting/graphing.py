@@ -24,9 +24,10 @@ from iwcbench.pipeline.stages.reporting import layout
 MAX_NODES = 60  # states drawn; more are left out (most visited kept)
 LABELLED_EDGES = 120  # above this many drawn edge groups, labels go to tooltips only
 NODE_W, NODE_H = 118, 42  # pixels
-COL_PITCH, ROW_PITCH = 232, 74  # pixels between column / row origins
+COL_PITCH, ROW_PITCH = 240, 74  # pixels between column / row origins
 PAD, ARC_ROOM = 24, 70  # margin; extra room above the first row for back-edge arcs
-LABEL_CHARS = 18  # what fits between two columns
+LABEL_CHARS = 17  # what fits between two columns
+CENTRED_ROWS = 8  # columns are centred when the tallest has at most this many states
 FIT_WIDTH = 1500  # pixels; a picture up to this wide is scaled to the page, a wider one scrolls
 VISIT_COLOURS = ("#eef4fb", "#d4e5f7", "#a9cbee", "#6fa6df", "#3b7fc9", "#1f5fa8")  # light → heavy
 
@@ -117,42 +118,37 @@ def _route(s: tuple[float, float], t: tuple[float, float], scol: int, tcol: int,
         r = 14 + 6 * offset
         x0, x1, y = sx + NODE_W - 44, sx + NODE_W - 14, sy
         pts = ((x0, y), (x0 - r * 0.4, y - r * 1.7), (x1 + r * 0.4, y - r * 1.7), (x1, y))
-        label, anchor = (x1 - 15, y - r * 1.35 - 4), "middle"
-    elif tcol > scol:  # forward: right side to left side
+        return _path(pts), [(x1 - 15, y - r * 1.35 - 4)], "middle"
+    if tcol > scol:  # forward: right side to left side
         dy = (offset % 3 - 1) * 6 if offset else 0
         p0, p3 = (sx + NODE_W, sy + NODE_H / 2 + dy), (tx, ty + NODE_H / 2 + dy)
         bend = (p3[0] - p0[0]) * 0.45
         pts = (p0, (p0[0] + bend, p0[1]), (p3[0] - bend, p3[1]), p3)
         spots = [(x, y - 4) for x, y in (_bezier(*pts, t) for t in (0.5, 0.64, 0.36, 0.76))]
         return _path(pts), spots, "middle"
-    elif tcol == scol - 1:  # one column back: left side to right side, bowed below
+    if tcol == scol - 1:  # one column back: left side to right side, bowed below
         bow = 22 + 8 * offset
         p0, p3 = (sx, sy + NODE_H / 2 + 8), (tx + NODE_W, ty + NODE_H / 2 + 8)
         bend = (p0[0] - p3[0]) * 0.4
         pts = (p0, (p0[0] - bend, p0[1] + bow), (p3[0] + bend, p3[1] + bow), p3)
-        x, y = _bezier(*pts, 0.5)
-        label, anchor = (x, y + 12), "middle"
-    elif tcol == scol:  # same column: a bracket on the right
+        return _path(pts), [(x, y + 12) for x, y in (_bezier(*pts, t) for t in (0.5, 0.35, 0.65))], "middle"
+    if tcol == scol:  # same column: a bracket on the right
         reach = 36 + 10 * offset
         p0, p3 = (sx + NODE_W, sy + NODE_H / 2 - 6), (tx + NODE_W, ty + NODE_H / 2 - 6)
         pts = (p0, (p0[0] + reach, p0[1]), (p3[0] + reach, p3[1]), p3)
-        x, y = _bezier(*pts, 0.5)
-        label, anchor = (x + 4, y + 4), "start"
-    elif (sy + ty) / 2 - ceiling <= floor - (sy + ty + 2 * NODE_H) / 2:
+        return _path(pts), [(x + 4, y + 4) for x, y in (_bezier(*pts, t) for t in (0.5, 0.3, 0.7))], "start"
+    if (sy + ty) / 2 - ceiling <= floor - (sy + ty + 2 * NODE_H) / 2:
         # further back, from the upper half: arc over every node between the columns
         p0, p3 = (sx + NODE_W / 2 - 10 - 6 * offset, sy), (tx + NODE_W / 2 + 10 + 6 * offset, ty)
         peak = min(ceiling, sy, ty) - 34 - 8 * offset
         pts = (p0, (p0[0], peak), (p3[0], peak), p3)
-        x, y = _bezier(*pts, 0.5)
-        label, anchor = (x, y - 4), "middle"
-    else:  # further back, from the lower half: arc under them
-        p0 = (sx + NODE_W / 2 - 10 - 6 * offset, sy + NODE_H)
-        p3 = (tx + NODE_W / 2 + 10 + 6 * offset, ty + NODE_H)
-        trough = max(floor, p0[1], p3[1]) + 34 + 8 * offset
-        pts = (p0, (p0[0], trough), (p3[0], trough), p3)
-        x, y = _bezier(*pts, 0.5)
-        label, anchor = (x, y + 14), "middle"
-    return _path(pts), [label], anchor
+        return _path(pts), [(x, y - 4) for x, y in (_bezier(*pts, t) for t in (0.5, 0.3, 0.7, 0.2, 0.8))], "middle"
+    # further back, from the lower half: arc under them
+    p0 = (sx + NODE_W / 2 - 10 - 6 * offset, sy + NODE_H)
+    p3 = (tx + NODE_W / 2 + 10 + 6 * offset, ty + NODE_H)
+    trough = max(floor, p0[1], p3[1]) + 34 + 8 * offset
+    pts = (p0, (p0[0], trough), (p3[0], trough), p3)
+    return _path(pts), [(x, y + 14) for x, y in (_bezier(*pts, t) for t in (0.5, 0.3, 0.7, 0.2, 0.8))], "middle"
 
 
 def _path(pts: tuple[tuple[float, float], ...]) -> str:
@@ -160,15 +156,17 @@ def _path(pts: tuple[tuple[float, float], ...]) -> str:
 
 
 class _Labels:
-    """Greedy placement: a label that would overlap a node or an earlier label moves
-    up or down in small steps until it is clear (or gives up and overlaps)."""
+    """Greedy placement: a label that would overlap a node or an earlier label tries
+    other points along its edge and small moves up or down until it is clear."""
 
     CHAR_W, HEIGHT, STEP = 6.3, 13.0, 7.0
 
     def __init__(self, obstacles: list[tuple[float, float, float, float]]) -> None:
         self.boxes = list(obstacles)  # (x0, y0, x1, y1)
 
-    def place(self, spots: list[tuple[float, float]], text: str, anchor: str) -> tuple[float, float]:
+    def place(self, spots: list[tuple[float, float]], text: str, anchor: str) -> tuple[float, float] | None:
+        """Where the label goes; None when every spot is taken (the edge's tooltip
+        still has the label)."""
         width = len(text) * self.CHAR_W
         for shift in (0, -1, 1, -2, 2, -3, 3):
             for x, y in spots:
@@ -178,7 +176,7 @@ class _Labels:
                 if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in self.boxes):
                     self.boxes.append(box)
                     return x, y + shift * self.STEP
-        return spots[0]
+        return None
 
 
 def draw(graph: evidence.StateGraph, flagged: dict[str, str] | None = None,
@@ -198,7 +196,8 @@ def draw(graph: evidence.StateGraph, flagged: dict[str, str] | None = None,
 
     def corner(state: str) -> tuple[float, float]:
         col, row = place[state]
-        shift = (tallest - rows[col]) * ROW_PITCH / 2  # centre short columns
+        # centre short columns; in a tall picture keep them at the top, where the box opens
+        shift = (tallest - rows[col]) * ROW_PITCH / 2 if tallest <= CENTRED_ROWS else 0
         return PAD + col * COL_PITCH, top + shift + row * ROW_PITCH
 
     width = PAD * 2 + (max(rows) + 1) * COL_PITCH - (COL_PITCH - NODE_W) + 40
@@ -248,7 +247,10 @@ def draw(graph: evidence.StateGraph, flagged: dict[str, str] | None = None,
         if len(groups) <= LABELLED_EDGES:
             text = layout.short(group[0].action, LABEL_CHARS) + (f" +{len(group) - 1}" if len(group) > 1 else "")
             tip = "\n".join(f"{e.action} (steps {', '.join(map(str, e.steps))})" for e in group)
-            lx, ly = placer.place(spots, text, anchor)
+            spot = placer.place(spots, text, anchor)
+            if spot is None:
+                continue
+            lx, ly = spot
             labels.append(f'<text class="elabel" x="{lx:.1f}" y="{ly:.1f}" text-anchor="{anchor}" fill="#424a53" '
                           f'stroke="#fcfcfd" stroke-width="4" paint-order="stroke">'
                           f'<title>{layout.esc(tip)}</title>{layout.esc(text)}</text>')
