@@ -315,7 +315,7 @@ def build_sample_run(tmp: pathlib.Path) -> tuple[results.RunResults, Callable[[s
     trace, graph = _plain_todo(store, p)
     report = evidence.InstrumentationReport(
         framework="static", mode="black_box", duration_s=0.8,
-        reason="Istanbul could not parse app.js: Unexpected token (12:4); explored without coverage",
+        reason="Istanbul could not parse app.js: Unexpected token (12:4)",
         skipped=(evidence.SkippedFile(path="app.js", reason="SyntaxError: Unexpected token (12:4)"),))
     for key, model in (("trace.json", trace), ("graph.json", graph), ("instrument.json", report)):
         store_mod.put_model(store, f"{p}/{key}", model)
