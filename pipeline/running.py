@@ -41,7 +41,6 @@ log = logging.getLogger(__name__)
 
 SITE = "site"  # the instrumented copy inside an app's work folder
 REPORT = "instrument.json"
-COVERAGE_MAP = "coverage-map.json"
 
 
 class InfrastructureError(RuntimeError):
@@ -53,6 +52,7 @@ class Prepared:
     """An app ready to serve: its instrumented copy and what instrumenting found."""
 
     app: evidence.AppRef
+    work: pathlib.Path
     site: pathlib.Path
     report: evidence.InstrumentationReport
     coverage_map: dict
@@ -122,12 +122,15 @@ def prepare_app(
         report = instrumenting.instrument(src, site, config.instrumentation)
     telemetry.record_stage("instrument", report.duration_s)
     shutil.rmtree(src_root, ignore_errors=True)
-    coverage_map: dict = {}
-    map_path = site / ".iwc" / COVERAGE_MAP
-    if map_path.is_file():
-        coverage_map = json.loads(map_path.read_text())
+    # Keep Istanbul's maps and the original sources out of the served folder: the app
+    # (and a curious page) must not be able to fetch them.
+    meta = work / instrumenting.IWC_DIR
+    shutil.rmtree(meta, ignore_errors=True)
+    if (site / instrumenting.IWC_DIR).is_dir():
+        shutil.move(str(site / instrumenting.IWC_DIR), str(meta))
+    coverage_map = _read_json(meta / instrumenting.COVERAGE_MAP)
     store_mod.put_model(store, f"{app.key}/{REPORT}", report)
-    store_mod.put_json(store, f"{app.key}/{COVERAGE_MAP}", coverage_map)
+    store_mod.put_json(store, f"{app.key}/{instrumenting.COVERAGE_MAP}", coverage_map)
     (work / REPORT).write_text(report.model_dump_json(indent=1))
     if report.entry is None:
         result = failed_result(
@@ -136,15 +139,23 @@ def prepare_app(
         )
         save_result(store, result)
         return result
-    return Prepared(app=app, site=site, report=report, coverage_map=coverage_map)
+    return Prepared(app=app, work=work, site=site, report=report, coverage_map=coverage_map)
+
+
+def _read_json(path: pathlib.Path) -> dict:
+    return json.loads(path.read_text()) if path.is_file() else {}
 
 
 def load_prepared(app: evidence.AppRef, work: pathlib.Path) -> Prepared:
     """Read back what ``prepare_app`` left in a work folder (another container's)."""
     report = evidence.InstrumentationReport.model_validate_json((work / REPORT).read_text())
-    map_path = work / SITE / ".iwc" / COVERAGE_MAP
-    coverage_map = json.loads(map_path.read_text()) if map_path.is_file() else {}
-    return Prepared(app=app, site=work / SITE, report=report, coverage_map=coverage_map)
+    coverage_map = _read_json(work / instrumenting.IWC_DIR / instrumenting.COVERAGE_MAP)
+    return Prepared(app=app, work=work, site=work / SITE, report=report, coverage_map=coverage_map)
+
+
+def sources_of(work: pathlib.Path) -> dict[str, str]:
+    """Original source text per coverage key (for coverage-plateau guidance)."""
+    return _read_json(work / instrumenting.IWC_DIR / instrumenting.SOURCES)
 
 
 def _mirror(config: settings_mod.RunSettings) -> cdn.Mirror:
