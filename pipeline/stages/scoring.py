@@ -1,0 +1,254 @@
+"""Offline scores: rule-based metrics computed from one app's evidence, no LLM.
+
+Pure: it reads only the records it is given (instrumentation report, trace, state
+graph, axe-core report) and must not touch the browser, the store or the network.
+Every score says which way is better and why it has its value; a score that cannot
+be measured is unscored (value None) with the reason, never 0.
+
+Scores (names are a contract; the report and the aggregation use them):
+
+| name | value | better |
+|---|---|---|
+| coverage_statements / _functions / _branches | % of the app's JavaScript executed (Istanbul) | higher |
+| runtime_errors | page errors + console errors over the whole exploration | lower |
+| blocked_requests | requests the sandbox refused (the app reached outside) | lower |
+| states | distinct states reached (``S_crash`` not counted) | higher |
+| transitions | distinct (state, other state, action) edges; self-loops not counted | higher |
+| dead_end_ratio | % of states acted on where no action led to another state | lower |
+| no_effect_ratio | % of performed actions that changed neither state nor coverage | lower |
+| accessibility | 0–100 from axe-core violations, averaged over states | higher |
+
+Rules worth knowing:
+
+* Coverage is unscored in black-box mode (the reason says why instrumenting failed).
+* ``dead_end_ratio`` only looks at states the explorer acted in: the state a run ends
+  in was never tried, which says nothing about the app.
+* ``no_effect_ratio`` counts only actions a user expects a response to (click,
+  select, check, key, drag, back) that were performed. Typing, hovering, scrolling
+  and waiting are left out: their effect lives in input properties, CSS ``:hover``
+  or the viewport, none of which a DOM state shows. Steps into or out of
+  ``S_crash`` are left out too (a crash is not "no effect").
+* ``accessibility``: each checked page scores ``100 − Σ weight(impact)`` over its
+  violated axe rules (floor 0), with IMPACT_WEIGHTS critical 10, serious 6,
+  moderate 3, minor 1 (no impact given: minor). A rule counts once per page however
+  many elements break it, as Lighthouse does: one unlabeled-button pattern is one
+  defect. Pages in the same state are averaged first, then states are averaged.
+
+Apps that could not be evaluated (``failure_scores``):
+
+* outcome ``start_failed`` (the app's own defect: no start page, never loaded,
+  crashed at load): every app-measuring metric takes its floor, so a model is
+  penalised for broken apps: coverage 0 %, states 0, transitions 0, dead ends 100 %,
+  no effect 100 %, accessibility 0. The unbounded counts (``runtime_errors``,
+  ``blocked_requests``) have no floor and are unscored. Reason: "the app did not
+  start: <reason>".
+* outcome ``error`` (our infrastructure failed): everything unscored, so the app is
+  left out of every aggregate.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from iwcbench.pipeline.contracts import evidence, results
+
+COVERAGE = ("statements", "functions", "branches")
+NAMES = (
+    "coverage_statements", "coverage_functions", "coverage_branches", "runtime_errors",
+    "blocked_requests", "states", "transitions", "dead_end_ratio", "no_effect_ratio",
+    "accessibility",
+)
+HIGHER_IS_BETTER = {
+    "coverage_statements": True, "coverage_functions": True, "coverage_branches": True,
+    "runtime_errors": False, "blocked_requests": False, "states": True, "transitions": True,
+    "dead_end_ratio": False, "no_effect_ratio": False, "accessibility": True,
+}
+UNITS = {
+    "coverage_statements": "%", "coverage_functions": "%", "coverage_branches": "%",
+    "runtime_errors": "errors", "blocked_requests": "requests", "states": "states",
+    "transitions": "transitions", "dead_end_ratio": "%", "no_effect_ratio": "%",
+    "accessibility": "0-100",
+}
+# The worst value of each metric, given to apps that did not start. None: no floor.
+FLOORS: dict[str, float | None] = {
+    "coverage_statements": 0.0, "coverage_functions": 0.0, "coverage_branches": 0.0,
+    "runtime_errors": None, "blocked_requests": None, "states": 0.0, "transitions": 0.0,
+    "dead_end_ratio": 100.0, "no_effect_ratio": 100.0, "accessibility": 0.0,
+}
+IMPACT_WEIGHTS = {"critical": 10.0, "serious": 6.0, "moderate": 3.0, "minor": 1.0}
+RESPONSIVE_KINDS = frozenset({"click", "select", "check", "key", "drag", "back"})
+CRASH = "S_crash"  # the abstraction's sentinel for steps without a DOM
+MAX_CITATIONS = 8
+
+
+def _score(name: str, value: float | None, reason: str, evidence_: tuple[str, ...] = (),
+           raw: dict | None = None) -> results.Score:
+    return results.Score(value=value, reason=reason, higher_is_better=HIGHER_IS_BETTER[name],
+                         unit=UNITS[name], evidence=evidence_[:MAX_CITATIONS], raw=raw)
+
+
+def _pct(part: int, whole: int) -> float:
+    return round(100.0 * part / whole, 2)
+
+
+def _coverage(report: evidence.InstrumentationReport | None,
+              trace: evidence.Trace | None) -> dict[str, results.Score]:
+    scores = {}
+    for metric in COVERAGE:
+        name = f"coverage_{metric}"
+        if report is None:
+            scores[name] = _score(name, None, "not measured: the app was not instrumented")
+            continue
+        if report.mode == "black_box":
+            scores[name] = _score(name, None, f"not measured in black-box mode: {report.reason}")
+            continue
+        total = sum(getattr(f, metric) for f in report.files)
+        percent = getattr(trace.final_coverage, metric) if trace is not None else None
+        if total == 0:
+            scores[name] = _score(name, None, f"not measurable: the app has no {metric} to execute")
+        elif percent is None:
+            scores[name] = _score(name, None, "not measured: no coverage was read during exploration")
+        else:
+            done = round(percent * total / 100)
+            scores[name] = _score(name, round(percent, 2), f"{done} of {total} {metric} executed",
+                                  raw={"covered": done, "total": total})
+    return scores
+
+
+def _errors(trace: evidence.Trace | None) -> dict[str, results.Score]:
+    if trace is None or not trace.steps:
+        why = "not measured: nothing was explored"
+        return {"runtime_errors": _score("runtime_errors", None, why),
+                "blocked_requests": _score("blocked_requests", None, why)}
+    page = sum(len(s.page_errors) for s in trace.steps)
+    console = sum(len(s.console_errors) for s in trace.steps)
+    steps = len(trace.steps)
+    errors = _score(
+        "runtime_errors", float(page + console),
+        f"{page} uncaught page error{'s' * (page != 1)} and {console} console "
+        f"error{'s' * (console != 1)} in {steps} step{'s' * (steps != 1)}",
+        tuple(f"step {s.index}" for s in trace.steps if s.page_errors or s.console_errors),
+        {"page_errors": page, "console_errors": console, "steps": steps,
+         "per_step": round((page + console) / steps, 4)},
+    )
+    blocked = [u for s in trace.steps for u in s.blocked_requests]
+    hosts = sorted({u.split("/")[2] if "//" in u else u for u in blocked})
+    where = f" (to {', '.join(hosts[:3])}{' …' if len(hosts) > 3 else ''})" if hosts else ""
+    return {
+        "runtime_errors": errors,
+        "blocked_requests": _score(
+            "blocked_requests", float(len(blocked)),
+            f"{len(blocked)} request{'s' * (len(blocked) != 1)} refused by the sandbox{where}",
+            tuple(f"step {s.index}" for s in trace.steps if s.blocked_requests),
+            {"requests": blocked[:50]},
+        ),
+    }
+
+
+def _state_of(graph: evidence.StateGraph | None) -> dict[int, str]:
+    return {step: node.id for node in graph.nodes for step in node.steps} if graph else {}
+
+
+def _graph_scores(graph: evidence.StateGraph | None) -> dict[str, results.Score]:
+    if graph is None or not graph.nodes:
+        why = "not measured: no state graph"
+        return {n: _score(n, None, why) for n in ("states", "transitions", "dead_end_ratio")}
+    real = [n.id for n in graph.nodes if n.id != CRASH]
+    moves = {(e.source, e.target, e.action) for e in graph.edges
+             if e.source != e.target and CRASH not in (e.source, e.target)}
+    tried = {e.source for e in graph.edges}
+    leaving = {e.source for e in graph.edges if e.target not in (e.source, CRASH)}
+    acted = [s for s in real if s in tried]
+    dead = [s for s in acted if s not in leaving]
+    scores = {
+        "states": _score("states", float(len(real)),
+                         f"{len(real)} distinct state{'s' * (len(real) != 1)} reached",
+                         raw={"crashed": any(n.id == CRASH for n in graph.nodes)}),
+        "transitions": _score("transitions", float(len(moves)),
+                              f"{len(moves)} distinct transition{'s' * (len(moves) != 1)} between states"),
+    }
+    if acted:
+        scores["dead_end_ratio"] = _score(
+            "dead_end_ratio", _pct(len(dead), len(acted)),
+            f"{len(dead)} of {len(acted)} states acted in had no action leading elsewhere",
+            tuple(dead), {"dead_ends": len(dead), "states_acted_in": len(acted)})
+    else:
+        scores["dead_end_ratio"] = _score("dead_end_ratio", None, "not measured: no action was taken in any state")
+    return scores
+
+
+def _no_effect(trace: evidence.Trace | None, graph: evidence.StateGraph | None) -> results.Score:
+    if trace is None or graph is None:
+        return _score("no_effect_ratio", None, "not measured: no trace or state graph")
+    state_of = _state_of(graph)
+    counted, idle = 0, []
+    for before, step in zip(trace.steps, trace.steps[1:]):
+        if not step.ok or step.action.kind not in RESPONSIVE_KINDS:
+            continue
+        source, target = state_of.get(before.index), state_of.get(step.index)
+        if source in (None, CRASH) or target in (None, CRASH):
+            continue
+        counted += 1
+        if source == target and step.coverage_gain <= 0:
+            idle.append(step.index)
+    if not counted:
+        return _score("no_effect_ratio", None,
+                      "not measured: no click, select, check, key, drag or back action was performed")
+    return _score("no_effect_ratio", _pct(len(idle), counted),
+                  f"{len(idle)} of {counted} performed actions changed neither the state nor coverage",
+                  tuple(f"step {i}" for i in idle), {"no_effect": len(idle), "actions": counted})
+
+
+def _page_score(violations: tuple[evidence.AxeViolation, ...]) -> float:
+    penalty = sum(IMPACT_WEIGHTS.get(v.impact or "minor", 1.0) for v in violations)
+    return max(0.0, 100.0 - penalty)
+
+
+def _accessibility(a11y: evidence.AccessibilityReport | None,
+                   graph: evidence.StateGraph | None) -> results.Score:
+    if a11y is None or not a11y.pages:
+        why = f"axe-core failed: {a11y.error}" if a11y is not None and a11y.error else \
+            "axe-core did not run (accessibility checks were off, or no state was checked)"
+        return _score("accessibility", None, why)
+    state_of = _state_of(graph)
+    by_state: dict[str, list[float]] = {}
+    rules: dict[str, int] = {}
+    for step, violations in sorted(a11y.pages.items()):
+        by_state.setdefault(state_of.get(step, f"step {step}"), []).append(_page_score(violations))
+        for v in violations:
+            rules[v.id] = rules.get(v.id, 0) + 1
+    value = round(statistics.fmean(statistics.fmean(v) for v in by_state.values()), 2)
+    worst = sorted(a11y.pages, key=lambda s: (_page_score(a11y.pages[s]), s))
+    top = ", ".join(f"{r} ({n})" for r, n in sorted(rules.items(), key=lambda x: (-x[1], x[0]))[:3])
+    reason = (f"{len(rules)} distinct axe rule{'s' * (len(rules) != 1)} violated over "
+              f"{len(by_state)} state{'s' * (len(by_state) != 1)}" + (f": {top}" if top else ""))
+    if a11y.error:
+        reason += f"; some checks failed: {a11y.error}"
+    return _score("accessibility", value, reason,
+                  tuple(f"step {s}" for s in worst if a11y.pages[s]),
+                  {"pages": len(a11y.pages), "states": len(by_state), "rules": rules,
+                   "weights": IMPACT_WEIGHTS, "engine": a11y.engine, "version": a11y.version})
+
+
+def score_offline(
+    report: evidence.InstrumentationReport | None,
+    trace: evidence.Trace | None,
+    graph: evidence.StateGraph | None,
+    a11y: evidence.AccessibilityReport | None,
+) -> dict[str, results.Score]:
+    """Every offline score of one explored app, keyed by the names in ``NAMES``."""
+    scores = {**_coverage(report, trace), **_errors(trace), **_graph_scores(graph),
+              "no_effect_ratio": _no_effect(trace, graph), "accessibility": _accessibility(a11y, graph)}
+    return {name: scores[name] for name in NAMES}
+
+
+def failure_scores(outcome: str, reason: str) -> dict[str, results.Score]:
+    """Scores of an app that was not explored: floors for ``start_failed``, all
+    unscored for ``error`` (see the module docstring)."""
+    if outcome == "error":
+        return {n: _score(n, None, f"not scored: {reason}") for n in NAMES}
+    if outcome != "start_failed":
+        raise ValueError(f"failure_scores is for start_failed or error, not {outcome!r}")
+    why = f"the app did not start: {reason}"
+    return {n: _score(n, FLOORS[n], why) if FLOORS[n] is not None
+            else _score(n, None, f"no floor for a count; {why}") for n in NAMES}
