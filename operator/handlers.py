@@ -8,6 +8,7 @@ interval and the cluster defaults come from the command line and tests.
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import datetime
 import logging
@@ -26,6 +27,7 @@ FINALIZER = f"{PREFIX}/operator"
 @dataclasses.dataclass(frozen=True)
 class Options:
     interval: float = 5.0  # seconds between two looks at one run
+    concurrent_creates: int = 8  # Job creations in flight at once
     defaults: planning.Defaults = planning.Defaults()
 
 
@@ -87,6 +89,8 @@ def register(registry: kopf.OperatorRegistry, options: Options,
              lister: Callable[[str], list[str]] = _list_store) -> None:
     memory = _Memory(lister)
     connection: list[cluster_kit.Cluster] = []
+    creator = concurrent.futures.ThreadPoolExecutor(max_workers=options.concurrent_creates,
+                                                    thread_name_prefix="create-job")
 
     def cluster() -> cluster_kit.Cluster:
         if not connection:
@@ -120,9 +124,9 @@ def register(registry: kopf.OperatorRegistry, options: Options,
         created -= {j.name for j in jobs}  # the index has caught up with these
         decision = tracking.decide(parsed, owner, generation, apps, error, jobs, set(created),
                                    current, current.get("results") is not None, _now())
-        for pair in decision.create_apps:
-            manifest = planning.app_job(owner, parsed, pair, options.defaults)
-            cluster().create_job(manifest)
+        manifests = [planning.app_job(owner, parsed, pair, options.defaults) for pair in decision.create_apps]
+        # A few creations in flight at once: a thousand round trips one by one is minutes.
+        for manifest, _ in zip(manifests, creator.map(cluster().create_job, manifests)):
             created.add(manifest["metadata"]["name"])
         if decision.create_scoring:
             manifest = planning.scoring_job(owner, parsed, options.defaults)

@@ -39,7 +39,8 @@ class Emulator(kmock.KubernetesEmulator):
     def __attrs_post_init__(self) -> None:
         super().__attrs_post_init__()
         self._versions = itertools.count(1)
-        self.writes: list[tuple[str, str, str | None]] = []  # (verb, plural, subresource)
+        # (verb, plural, subresource, user agent) of every write, for the benchmark
+        self.writes: list[tuple[str, str, str | None, str]] = []
 
     def _fill(self, request: Any) -> None:
         action, data = request.action, request.data
@@ -51,7 +52,7 @@ class Emulator(kmock.KubernetesEmulator):
             meta["resourceVersion"] = str(next(self._versions))
             meta.setdefault("creationTimestamp", _now())
             meta.setdefault("generation", 1)
-            self.writes.append(("create", request.resource.plural, None))
+            self.writes.append(("create", request.resource.plural, None, request.headers.get("User-Agent", "")))
         elif action == kmock.action.UPDATE and request.name is not None:
             rv = str(next(self._versions))
             key = (request.resource, request.namespace, request.name)
@@ -73,11 +74,18 @@ class Emulator(kmock.KubernetesEmulator):
                 data.append({"op": "add", "path": "/metadata/resourceVersion", "value": rv})
                 if touches_spec and generation is not None:
                     data.append({"op": "add", "path": "/metadata/generation", "value": generation + 1})
-            self.writes.append(("patch", request.resource.plural, request.subresource))
+            self.writes.append(("patch", request.resource.plural, request.subresource,
+                                request.headers.get("User-Agent", "")))
         elif action == kmock.action.DELETE and request.name is not None:
-            self.writes.append(("delete", request.resource.plural, None))
+            self.writes.append(("delete", request.resource.plural, None, request.headers.get("User-Agent", "")))
 
     async def _handle(self, request: Any) -> Any:
+        # kmock matches each request against its whole request history (an identity
+        # scan), which makes request N cost O(N); keep only a recent window, since no
+        # test here asserts on old requests.
+        # (32 recent ones stay: requests still in flight must find themselves.)
+        if len(self._requests) > 64:
+            del self._requests[:-32]
         if request.resource is not None:
             self._fill(request)
         try:
@@ -188,6 +196,11 @@ class ApiServer:
         status, data = self.call(self.request(
             "GET", f"/apis/{api.GROUP}/{api.VERSION}/namespaces/{namespace}/{api.PLURAL}/{name}"))
         return data if status == 200 else None
+
+    def count(self, plural: str, namespace: str) -> int:
+        async def count() -> int:
+            return sum(1 for ns, _, _ in objects(self, plural) if ns == namespace)
+        return self.call(count())
 
     def jobs(self, namespace: str) -> list[dict[str, Any]]:
         return self.call(self._snapshot("jobs", namespace))
