@@ -219,7 +219,8 @@ def _accessibility(a11y: evidence.AccessibilityReport | None,
             rules[v.id] = rules.get(v.id, 0) + 1
     value = round(statistics.fmean(statistics.fmean(v) for v in by_state.values()), 2)
     worst = sorted(a11y.pages, key=lambda s: (_page_score(a11y.pages[s]), s))
-    top = ", ".join(f"{r} ({n})" for r, n in sorted(rules.items(), key=lambda x: (-x[1], x[0]))[:3])
+    top = ", ".join(f"{r} on {n} page{'s' * (n != 1)}"
+                    for r, n in sorted(rules.items(), key=lambda x: (-x[1], x[0]))[:3])
     reason = (f"{len(rules)} distinct axe rule{'s' * (len(rules) != 1)} violated over "
               f"{len(by_state)} state{'s' * (len(by_state) != 1)}" + (f": {top}" if top else ""))
     if a11y.error:

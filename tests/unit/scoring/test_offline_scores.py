@@ -165,6 +165,7 @@ def test_accessibility_is_impact_weighted_and_averaged_per_state():
     assert s.value == pytest.approx(((84 + 97) / 2 + 98) / 2)
     assert s.evidence[0] == "step 0"  # the worst page first
     assert s.raw["rules"]["button-name"] == 1 and s.raw["weights"]["critical"] == 10.0
+    assert "button-name on 1 page" in s.reason and "over 2 states" in s.reason
 
 
 def test_a_page_with_many_violations_bottoms_out_at_zero():

@@ -1,0 +1,261 @@
+"""Aggregation: per-app scores → per-app overall z and the model leaderboard.
+
+Pure arithmetic on AppResults (IWC-Bench §4.4, WebCoderBench's z-score weighting);
+it must not read the store or compute any score itself.
+
+Rules:
+
+* Only scored values count. An unscored metric (value None) is skipped, never read
+  as 0, and the weights of the metrics that are present are renormalised to sum to
+  1. Apps with outcome ``error`` (our infrastructure failed) are left out of every
+  pool; ``start_failed`` apps take part with the floor scores scoring gave them.
+* z-scores use the population standard deviation; σ = 0 gives z = 0 (nobody differs).
+  A lower-is-better metric has its z negated, so a positive z is always good.
+* App overall: the app's z per metric against all apps of the run, weighted mean.
+* Model row: the mean raw score per metric over the model's apps, z across the
+  model pool, overall = Σ weight·z over the metrics present (renormalised). Rank 1
+  is best; equal overalls share the lowest rank (1, 1, 3); rows are ordered by
+  (rank, model name); models with no overall come last, sharing one rank.
+* Weights: IWC_WEIGHTS when any app has a scored judge dimension (aesthetics,
+  usability, alignment_*), otherwise DEFAULT_WEIGHTS. Metrics outside the weights
+  are still reported (mean and z) but do not enter the overall.
+* Rank intervals: the leaderboard carries a bootstrap interval per model (tasks
+  resampled with replacement, 2.5th–97.5th percentile of the rank), seeded, so the
+  same results give the same intervals.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import random
+import statistics
+from typing import Mapping, Sequence
+
+from iwcbench.pipeline.contracts import results
+
+# Offline metrics. Coverage 0.25 (how much of the code a tester reached), runtime
+# errors 0.15, richness of the state space 0.20 (states, transitions), responsiveness
+# 0.20 (dead ends, no-effect actions), accessibility 0.15, sandbox escapes 0.05.
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "coverage_statements": 0.15,
+    "coverage_functions": 0.05,
+    "coverage_branches": 0.05,
+    "runtime_errors": 0.15,
+    "blocked_requests": 0.05,
+    "states": 0.125,
+    "transitions": 0.075,
+    "dead_end_ratio": 0.10,
+    "no_effect_ratio": 0.10,
+    "accessibility": 0.15,
+}
+# IWC-Bench §4.4: 1/3 aesthetics, 1/3 usability, 1/9 per alignment sub-dimension.
+IWC_WEIGHTS: dict[str, float] = {
+    "aesthetics": 1 / 3,
+    "usability": 1 / 3,
+    "alignment_functional": 1 / 9,
+    "alignment_content": 1 / 9,
+    "alignment_visual": 1 / 9,
+}
+_DIRECTIONS: dict[str, bool] = {
+    "coverage_statements": True, "coverage_functions": True, "coverage_branches": True,
+    "runtime_errors": False, "blocked_requests": False, "states": True, "transitions": True,
+    "dead_end_ratio": False, "no_effect_ratio": False, "accessibility": True,
+    "aesthetics": True, "usability": True, "alignment_functional": True,
+    "alignment_content": True, "alignment_visual": True,
+}
+BOOTSTRAP_SAMPLES = 1000
+_TIE = 9  # overalls equal to this many decimals share a rank
+
+
+def metric_directions() -> dict[str, bool]:
+    """Known metric → higher is better (the report's fallback; scores carry their own)."""
+    return dict(_DIRECTIONS)
+
+
+def weights_for(apps: Sequence[results.AppResult]) -> dict[str, float]:
+    """The weights ``aggregate`` uses by default for these apps."""
+    judged = any(s.value is not None for a in _pooled(apps) for n, s in a.scores.items() if n in IWC_WEIGHTS)
+    return dict(IWC_WEIGHTS if judged else DEFAULT_WEIGHTS)
+
+
+def _pooled(apps: Sequence[results.AppResult]) -> list[results.AppResult]:
+    return [a for a in apps if a.outcome != "error"]
+
+
+def _value(score: results.Score | None) -> float | None:
+    if score is None or score.value is None or not math.isfinite(score.value):
+        return None
+    return float(score.value)
+
+
+def _directions(apps: Sequence[results.AppResult]) -> dict[str, bool]:
+    found = metric_directions()
+    seen: set[str] = set()
+    for app in apps:
+        for name, score in app.scores.items():
+            if name not in seen:  # the score's own direction wins over the table
+                found[name] = score.higher_is_better
+                seen.add(name)
+    return found
+
+
+def _metrics(apps: Sequence[results.AppResult]) -> list[str]:
+    """Metrics with at least one scored value, known ones in a fixed order first."""
+    names = {n for a in apps for n, s in a.scores.items() if _value(s) is not None}
+    known = [n for n in (*DEFAULT_WEIGHTS, *IWC_WEIGHTS) if n in names]
+    return known + sorted(names - set(known))
+
+
+def zscores(values: Mapping[str, float], higher_is_better: bool = True) -> dict[str, float]:
+    """z of each value against all of them (population σ; σ = 0 → 0), signed so that
+    positive is better."""
+    if not values:
+        return {}
+    # plain float arithmetic: statistics.pstdev is exact but far too slow for the
+    # thousands of bootstrap samples
+    mu = math.fsum(values.values()) / len(values)
+    sigma = math.sqrt(math.fsum((v - mu) ** 2 for v in values.values()) / len(values))
+    sign = 1.0 if higher_is_better else -1.0
+    return {k: (sign * (v - mu) / sigma if sigma > 0 else 0.0) for k, v in values.items()}
+
+
+def weighted(z: Mapping[str, float | None], weights: Mapping[str, float]) -> float | None:
+    """Σ w·z / Σ w over the metrics with a z and a positive weight; None if none."""
+    pairs = [(weights[m], v) for m, v in z.items() if v is not None and weights.get(m, 0) > 0]
+    total = sum(w for w, _ in pairs)
+    return sum(w * v for w, v in pairs) / total if total > 0 else None
+
+
+def _model_table(apps: Sequence[results.AppResult], metrics: Sequence[str]) -> dict[str, dict[str, float | None]]:
+    """Model → metric → mean raw score over its scored apps (None: none scored)."""
+    sums: dict[str, dict[str, list[float]]] = {}
+    for app in _pooled(apps):
+        row = sums.setdefault(app.model, {m: [] for m in metrics})
+        for m in metrics:
+            v = _value(app.scores.get(m))
+            if v is not None:
+                row[m].append(v)
+    return {model: {m: (statistics.fmean(vs) if vs else None) for m, vs in row.items()}
+            for model, row in sums.items()}
+
+
+def _leaderboard_z(means: Mapping[str, Mapping[str, float | None]], metrics: Sequence[str],
+                   directions: Mapping[str, bool]) -> dict[str, dict[str, float | None]]:
+    z: dict[str, dict[str, float | None]] = {model: {} for model in means}
+    for m in metrics:
+        present = {model: row[m] for model, row in means.items() if row.get(m) is not None}
+        scored = zscores(present, directions.get(m, True))
+        for model in means:
+            z[model][m] = scored.get(model)
+    return z
+
+
+def _ranks(overall: Mapping[str, float | None]) -> dict[str, int]:
+    """Competition ranks: 1 is best, ties share the lowest rank, None last."""
+    scored = sorted((round(v, _TIE) for v in overall.values() if v is not None), reverse=True)
+    ranks = {}
+    for model, v in overall.items():
+        ranks[model] = scored.index(round(v, _TIE)) + 1 if v is not None else len(scored) + 1
+    return ranks
+
+
+def _total(picked: tuple | float) -> float:
+    """Sum of what ``itemgetter`` picked (a bare item when it picked one)."""
+    return sum(picked) if isinstance(picked, tuple) else picked
+
+
+def bootstrap_ranks(
+    apps: Sequence[results.AppResult],
+    weights: Mapping[str, float] | None = None,
+    n: int = BOOTSTRAP_SAMPLES,
+    seed: int = 0,
+) -> dict[str, tuple[int, int]]:
+    """Model → (best, worst) rank over the middle 95 % of ``n`` bootstrap samples of
+    the tasks (drawn with replacement; a task drawn twice counts twice)."""
+    pooled = _pooled(apps)
+    weights = dict(weights) if weights is not None else weights_for(pooled)
+    metrics = [m for m in _metrics(pooled) if weights.get(m, 0) > 0]
+    directions = _directions(pooled)
+    models = sorted({a.model for a in pooled})
+    tasks = sorted({a.task_id for a in pooled})
+    if not models or not tasks or n < 1:
+        return {}
+    # per model and metric, the sum and count of scored values of each task (in task
+    # order), so a sample is a C-speed gather and sum instead of a pass over the apps
+    index = {t: i for i, t in enumerate(tasks)}
+    sums = {model: [[0.0] * len(tasks) for _ in metrics] for model in models}
+    counts = {model: [[0] * len(tasks) for _ in metrics] for model in models}
+    for a in pooled:
+        for j, m in enumerate(metrics):
+            v = _value(a.scores.get(m))
+            if v is not None:
+                sums[a.model][j][index[a.task_id]] += v
+                counts[a.model][j][index[a.task_id]] += 1
+    rng = random.Random(seed)
+    seen: dict[str, list[int]] = {model: [] for model in models}
+    for _ in range(n):
+        pick = operator.itemgetter(*(rng.randrange(len(tasks)) for _ in tasks))
+        means: dict[str, dict[str, float | None]] = {}
+        for model in models:
+            row: dict[str, float | None] = {}
+            for j, m in enumerate(metrics):
+                count = _total(pick(counts[model][j]))
+                row[m] = _total(pick(sums[model][j])) / count if count else None
+            means[model] = row
+        z = _leaderboard_z(means, metrics, directions)
+        ranks = _ranks({model: weighted(z[model], weights) for model in models})
+        for model in models:
+            seen[model].append(ranks[model])
+    out = {}
+    for model, ranks_seen in seen.items():
+        ranks_seen.sort()
+        lo = ranks_seen[int(math.floor(0.025 * (n - 1)))]
+        hi = ranks_seen[int(math.ceil(0.975 * (n - 1)))]
+        out[model] = (lo, hi)
+    return out
+
+
+def aggregate(
+    apps: Sequence[results.AppResult],
+    weights: Mapping[str, float] | None = None,
+    bootstrap: int = BOOTSTRAP_SAMPLES,
+) -> tuple[tuple[results.AppResult, ...], tuple[results.LeaderboardRow, ...]]:
+    """Apps with their ``overall`` set, and the leaderboard (best first).
+    ``bootstrap`` is the number of samples for rank intervals (0: none)."""
+    pooled = _pooled(apps)
+    weights = dict(weights) if weights is not None else weights_for(pooled)
+    metrics = _metrics(pooled)
+    directions = _directions(pooled)
+
+    app_z: list[dict[str, float | None]] = [{} for _ in pooled]
+    for m in metrics:
+        values = {str(i): v for i, a in enumerate(pooled) if (v := _value(a.scores.get(m))) is not None}
+        scored = zscores(values, directions.get(m, True))
+        for i, row in enumerate(app_z):
+            row[m] = scored.get(str(i))
+    overall_of = iter(weighted(row, weights) for row in app_z)
+    # pooled keeps the order of apps, so the pooled apps take the overalls in turn
+    scored_apps = tuple(a.model_copy(update={"overall": next(overall_of) if a.outcome != "error" else None})
+                        for a in apps)
+
+    means = _model_table(pooled, metrics)
+    z = _leaderboard_z(means, metrics, directions)
+    overall = {model: weighted(z[model], weights) for model in means}
+    for a in apps:  # a model whose every app failed on our side still gets a row
+        overall.setdefault(a.model, None)
+    ranks = _ranks(overall)
+    intervals = bootstrap_ranks(pooled, weights, bootstrap) if bootstrap and len(means) > 1 else {}
+    rows = []
+    for model in sorted(overall, key=lambda m: (ranks[m], m)):
+        mine = [a for a in apps if a.model == model]
+        outcomes: dict[str, int] = {}
+        for a in mine:
+            outcomes[a.outcome] = outcomes.get(a.outcome, 0) + 1
+        rows.append(results.LeaderboardRow(
+            rank=ranks[model], model=model, overall=overall[model],
+            metrics={m: means.get(model, {}).get(m) for m in metrics},
+            z={m: z.get(model, {}).get(m) for m in metrics},
+            apps=len(mine), outcomes=outcomes, rank_interval=intervals.get(model),
+        ))
+    return scored_apps, tuple(rows)

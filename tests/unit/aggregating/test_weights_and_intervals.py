@@ -1,0 +1,91 @@
+"""Default and IWC weights, metric directions, and bootstrap rank intervals."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from iwcbench.pipeline.contracts import results
+from iwcbench.pipeline.stages import aggregating, judging, scoring
+
+
+def score(value: float | None, higher: bool = True) -> results.Score:
+    return results.Score(value=value, reason="test", higher_is_better=higher)
+
+
+def app(model: str, task: str, **values: float | None) -> results.AppResult:
+    directions = aggregating.metric_directions()
+    return results.AppResult(model=model, task_id=task, outcome="evaluated", reason="",
+                             scores={n: score(v, directions[n]) for n, v in values.items()})
+
+
+def test_weights_sum_to_one_and_name_the_real_scores():
+    assert math.isclose(sum(aggregating.DEFAULT_WEIGHTS.values()), 1.0)
+    assert math.isclose(sum(aggregating.IWC_WEIGHTS.values()), 1.0)
+    assert set(aggregating.DEFAULT_WEIGHTS) == set(scoring.NAMES)
+    assert set(aggregating.IWC_WEIGHTS) == set(judging.SCORE_NAMES)
+    assert aggregating.IWC_WEIGHTS["aesthetics"] == pytest.approx(1 / 3)
+    assert aggregating.IWC_WEIGHTS["alignment_visual"] == pytest.approx(1 / 9)
+
+
+def test_directions_agree_with_what_scoring_says():
+    directions = aggregating.metric_directions()
+    assert {n: directions[n] for n in scoring.NAMES} == scoring.HIGHER_IS_BETTER
+    offline = scoring.score_offline(None, None, None, None)
+    assert all(directions[n] == s.higher_is_better for n, s in offline.items())
+    assert all(directions[n] for n in judging.SCORE_NAMES)
+
+
+def test_judge_scores_switch_to_the_iwc_weights():
+    # "polished" wins on the judge dimensions, "busy" on every offline metric
+    apps = [app("polished", "t1", aesthetics=80, usability=75, alignment_functional=90, alignment_content=90,
+                alignment_visual=85, states=2, runtime_errors=3),
+            app("busy", "t1", aesthetics=40, usability=50, alignment_functional=60, alignment_content=70,
+                alignment_visual=50, states=9, runtime_errors=0)]
+    assert aggregating.weights_for(apps) == aggregating.IWC_WEIGHTS
+    _, rows = aggregating.aggregate(apps, bootstrap=0)
+    assert rows[0].model == "polished" and rows[0].overall == pytest.approx(1.0)
+    assert rows[1].z["states"] == pytest.approx(1.0)  # offline metrics are still reported
+    offline_only = [app("a", "t1", states=2), app("b", "t1", states=9)]
+    assert aggregating.weights_for(offline_only) == aggregating.DEFAULT_WEIGHTS
+    unscored_judge = [app("a", "t1", states=2, aesthetics=None)]
+    assert aggregating.weights_for(unscored_judge) == aggregating.DEFAULT_WEIGHTS
+
+
+def test_zscores_helper():
+    z = aggregating.zscores({"a": 1.0, "b": 2.0, "c": 3.0})
+    assert z["a"] == pytest.approx(-math.sqrt(1.5)) and z["b"] == 0.0
+    assert aggregating.zscores({"a": 1.0, "b": 3.0}, higher_is_better=False) == {"a": 1.0, "b": -1.0}
+    assert aggregating.zscores({"a": 5.0}) == {"a": 0.0}
+    assert aggregating.zscores({}) == {}
+
+
+def spread_run() -> list[results.AppResult]:
+    apps = []
+    for t in range(12):
+        apps.append(app("best", f"t{t}", coverage_statements=90 + t % 3, runtime_errors=0))
+        apps.append(app("mid-a", f"t{t}", coverage_statements=50 + (t * 7) % 11, runtime_errors=t % 3))
+        apps.append(app("mid-b", f"t{t}", coverage_statements=50 + (t * 5) % 11, runtime_errors=(t + 1) % 3))
+        apps.append(app("worst", f"t{t}", coverage_statements=10 + t % 2, runtime_errors=9))
+    return apps
+
+
+def test_bootstrap_intervals_are_tight_for_clear_gaps_and_wide_for_close_models():
+    intervals = aggregating.bootstrap_ranks(spread_run(), n=300, seed=0)
+    assert intervals["best"] == (1, 1) and intervals["worst"] == (4, 4)
+    assert intervals["mid-a"][0] == 2 and intervals["mid-a"][1] == 3
+    assert intervals["mid-b"] == (2, 3)
+
+
+def test_bootstrap_is_reproducible_for_a_seed():
+    once = aggregating.bootstrap_ranks(spread_run(), n=200, seed=7)
+    assert once == aggregating.bootstrap_ranks(spread_run(), n=200, seed=7)
+
+
+def test_the_leaderboard_carries_the_intervals():
+    _, rows = aggregating.aggregate(spread_run(), bootstrap=200)
+    assert {r.model: r.rank_interval for r in rows}["best"] == (1, 1)
+    assert all(r.rank_interval[0] <= r.rank <= r.rank_interval[1] for r in rows)
+    _, without = aggregating.aggregate(spread_run(), bootstrap=0)
+    assert all(r.rank_interval is None for r in without)
