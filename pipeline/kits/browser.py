@@ -355,9 +355,10 @@ class Tab:
         self._call("waiting for the page", timeout_s,
                    lambda: self.page.wait_for_load_state(state, timeout=timeout_s * 1000))
 
-    def click(self, selector: str, timeout_s: float) -> None:
+    def click(self, selector: str, timeout_s: float, count: int = 1) -> None:
         loc = self.page.locator(selector).first
-        self._call(f"click {selector}", timeout_s, lambda: loc.click(timeout=timeout_s * 1000))
+        self._call(f"click {selector}", timeout_s,
+                   lambda: loc.click(timeout=timeout_s * 1000, click_count=count))
 
     def fill(self, selector: str, value: str, timeout_s: float) -> None:
         loc = self.page.locator(selector).first

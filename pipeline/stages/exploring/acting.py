@@ -33,7 +33,7 @@ def perform(tab: browser.Tab, action: evidence.Action, timeout_s: float, start_u
     """Do ``action``. ``timeout_s`` bounds each wait for an element to be actionable."""
     kind = action.kind
     if kind == "click" or kind == "check":
-        tab.click(_need(action), timeout_s)
+        tab.click(_need(action), timeout_s, count=2 if action.value == "double" else 1)
     elif kind == "type":
         tab.fill(_need(action), action.value or "", timeout_s)
     elif kind == "select":

@@ -90,6 +90,10 @@ class HeuristicPolicy:
                     actions.append((sig, evidence.Action(kind="key", target=target, selector=c.selector)))
                 else:
                     actions.append((sig, evidence.Action(kind=kind, target=target, selector=c.selector)))  # type: ignore[arg-type]
+            double = f"dblclick|{c.selector}"
+            if "dblclick" in c.listeners and double not in self.banned:
+                actions.append((double, evidence.Action(kind="click", target=target, selector=c.selector,
+                                                        value="double")))
         return actions
 
     def _page_actions(self, obs: observing.Observation) -> list[tuple[str, evidence.Action]]:

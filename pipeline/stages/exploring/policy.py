@@ -4,7 +4,7 @@ the budget and the evidence; a policy only chooses. It must not touch the page.
 Action grammar a policy returns (``evidence.Action``; ``selector`` is a CSS selector,
 normally a candidate's ``selector``; ``target`` is its ``describe()``):
 
-    click   selector                    a left click
+    click   selector                    a left click ("double" as value: a double click)
     type    selector, value             replace the field's content with ``value``
     select  selector, value             choose the option whose value is ``value``
     check   selector                    toggle a checkbox / radio / switch (a click)

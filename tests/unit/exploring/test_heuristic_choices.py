@@ -121,3 +121,14 @@ def test_number_fields_get_their_boundaries():
 def test_email_fields_get_a_valid_and_an_invalid_address():
     field = _candidate("e1", "#m", "textbox", "", ("type",), type="email")
     assert values.values_for(field)[:2] == ["user@example.com", "not-an-email"]
+
+
+def test_elements_listening_for_double_clicks_get_one():
+    chooser = _policy()
+    page = _page(_candidate("e1", "#list", "list", "Items", ("click",), listeners=("dblclick",)))
+    chosen = []
+    for _ in range(2):
+        action = chooser.choose(page)
+        chosen.append((action.kind, action.value))
+        chooser.observe(_step(action), page)
+    assert sorted(chosen, key=str) == [("click", "double"), ("click", None)]
