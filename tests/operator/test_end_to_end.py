@@ -33,7 +33,7 @@ def _upload(bucket: str) -> None:
             s3.upload_file(str(file), bucket, f"apps/{app}/{file.relative_to(path).as_posix()}")
 
 
-def _local_leaderboard(tmp: pathlib.Path) -> list[dict]:
+def _local_results(tmp: pathlib.Path) -> dict:
     apps = tmp / "apps"
     for app in APPS:
         src, dst = EXAMPLES / "apps" / app, apps / app
@@ -42,7 +42,7 @@ def _local_leaderboard(tmp: pathlib.Path) -> list[dict]:
     out = tmp / "local"
     subprocess.run([h.IWC, "run", "--tasks", str(EXAMPLES / "tasks.jsonl"), "--apps", str(apps),
                     "--out", str(out), "--max-steps", str(MAX_STEPS)], check=True, capture_output=True, timeout=600)
-    return json.loads((out / "results.json").read_text())["leaderboard"]
+    return json.loads((out / "results.json").read_text())
 
 
 @pytest.mark.browser
@@ -74,8 +74,19 @@ def test_evaluation_run_end_to_end_matches_iwc_run(apiserver, namespace, operato
     import hashlib
     assert summary["digest"] == "sha256:" + hashlib.sha256(results).hexdigest()
 
-    local = _local_leaderboard(tmp_path)
+    local_results = _local_results(tmp_path)
+    local = local_results["leaderboard"]
     cluster = summary["leaderboard"]
+    # The same stage code on the same inputs: the same outcome and coverage per app.
+    mine = {(a["model"], a["task_id"]): a for a in json.loads(results)["apps"]}
+    theirs = {(a["model"], a["task_id"]): a for a in local_results["apps"]}
+    assert len(mine) == len(APPS)
+    for key, app in mine.items():
+        assert app["outcome"] == theirs[key]["outcome"], key
+        ours, local_cov = app["exploration"]["coverage"]["statements"], theirs[key]["exploration"]["coverage"]["statements"]
+        assert (ours is None) == (local_cov is None), key
+        if ours is not None:
+            assert ours == pytest.approx(local_cov, abs=10.0), key
     assert [(r["rank"], r["model"]) for r in cluster] == [(r["rank"], r["model"]) for r in local]
     for mine, theirs in zip(cluster, local):
         assert mine["overall"] == pytest.approx(theirs["overall"], abs=0.05)
