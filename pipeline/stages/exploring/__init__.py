@@ -59,7 +59,8 @@ def explore(
                 chooser.begin(policies.Context(
                     start_url=url, app_origin=explorer.origin, seed=settings.seed,
                     max_steps=settings.max_steps, instrumented=coverage_map is not None,
-                    step_timeout_s=settings.step_timeout_s, plateau_steps=settings.plateau_steps))
+                    step_timeout_s=settings.step_timeout_s, plateau_steps=settings.plateau_steps,
+                    coverage=explorer.coverage_total if coverage_map is not None else None))
                 try:
                     stop_reason = explorer.loop(first, started + settings.app_timeout_s, started)
                 except stepping.Stop as stop:

@@ -25,7 +25,7 @@ normally a candidate's ``selector``; ``target`` is its ``describe()``):
 from __future__ import annotations
 
 import dataclasses
-from typing import Literal, Protocol
+from typing import Callable, Literal, Protocol
 
 from iwcbench.pipeline.contracts import evidence
 from iwcbench.pipeline.stages.exploring import observing
@@ -42,6 +42,9 @@ class Context:
     instrumented: bool  # coverage is measured (False: black box)
     step_timeout_s: float
     plateau_steps: int  # steps without coverage gain that make a plateau
+    # The live merged Istanbul coverage (None in black box): lets a policy ask what
+    # code has not run yet, e.g. for coverage-plateau guidance.
+    coverage: Callable[[], dict] | None = None
 
 
 class Policy(Protocol):
