@@ -70,8 +70,10 @@ async def _none(*_: Any) -> int:
 class Kubelet:
     def __init__(self, server: kube_apiserver.ApiServer, workdir: pathlib.Path, *, capacity: int = 2,
                  stubs: Mapping[str, Stub] | None = None, stub_everything: bool = False,
-                 env: Mapping[str, str] | None = None, poll: float = 0.1) -> None:
+                 env: Mapping[str, str] | None = None, poll: float = 0.1,
+                 namespace: str | None = None) -> None:
         self.server = server
+        self.namespace = namespace  # this node runs only this namespace's Jobs (None: all)
         self.workdir = workdir
         self.capacity = capacity
         self.stubs = dict(stubs or {})
@@ -119,6 +121,8 @@ class Kubelet:
                     await self.server.request("DELETE", f"/apis/batch/v1/namespaces/{ns}/jobs/{name}")
                     continue
                 live_jobs.add((ns, name))
+                if self.namespace is not None and ns != self.namespace:
+                    continue
                 finished = any(c.get("type") in ("Complete", "Failed") and c.get("status") == "True"
                                for c in (job.get("status") or {}).get("conditions", []) or [])
                 if (ns, name) not in self._tasks and not finished:

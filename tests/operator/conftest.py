@@ -52,13 +52,13 @@ def operator(apiserver: kube_apiserver.ApiServer, namespace: str, tmp_path: path
 
 
 @pytest.fixture()
-def make_kubelet(apiserver: kube_apiserver.ApiServer, tmp_path: pathlib.Path) -> Iterator[Callable[..., kubelet_mod.Kubelet]]:
+def make_kubelet(apiserver: kube_apiserver.ApiServer, namespace: str, tmp_path: pathlib.Path) -> Iterator[Callable[..., kubelet_mod.Kubelet]]:
     started: list[kubelet_mod.Kubelet] = []
 
     def make(**kwargs: Any) -> kubelet_mod.Kubelet:
         workdir = tmp_path / f"node{len(started)}"
         workdir.mkdir()
-        k = kubelet_mod.Kubelet(apiserver, workdir, **kwargs)
+        k = kubelet_mod.Kubelet(apiserver, workdir, namespace=namespace, **kwargs)
         k.start()
         started.append(k)
         return k
