@@ -38,13 +38,18 @@ def _init_worker(config_json: str, tasks_json: str, out_uri: str) -> None:
     _WORKER["config"] = settings_mod.RunSettings.model_validate_json(config_json)
     _WORKER["tasks"] = {t.id: t for t in (task.Task.model_validate(d) for d in json.loads(tasks_json))}
     _WORKER["store"] = store_mod.open_store(out_uri)
-    _WORKER["judge"] = None
-    _WORKER["policy_factory"] = None
-    config = _WORKER["config"]
-    if config.scoring.judge or config.exploration.policy == "llm":
-        from iwcbench.pipeline import llm_wiring  # only when an LLM is asked for
+    _WORKER["assistants"] = assistants_for(_WORKER["config"])
 
-        _WORKER["judge"], _WORKER["policy_factory"] = llm_wiring.build(config)
+
+def assistants_for(config: settings_mod.RunSettings) -> running.AssistantFactory | None:
+    """Per-app LLM tester and judges, when the run asks for them (else None)."""
+    if not (config.scoring.judge or config.exploration.policy == "llm"):
+        return None
+    from iwcbench.pipeline import llm_wiring  # only when an LLM is asked for
+
+    wiring = llm_wiring.Wiring(config)
+    return lambda prepared: wiring.for_app(
+        prepared.app.key, prepared.coverage_map, running.sources_of(prepared.work))
 
 
 def _evaluate(app_json: str) -> str:
@@ -54,8 +59,7 @@ def _evaluate(app_json: str) -> str:
         _WORKER["store"],
         _WORKER["config"],
         _WORKER["tasks"],
-        judge=_WORKER["judge"],
-        policy_factory=_WORKER["policy_factory"],
+        assistants=_WORKER["assistants"],
     )
     return result.model_dump_json()
 
@@ -201,6 +205,7 @@ def finish(
         leaderboard=leaderboard,
         weights=aggregating.weights_for(scored),
         skipped=tuple(skipped),
+        llm_usage=_sum_usage([r.llm_usage for r in app_results]),
     )
     data = run_results.model_dump_json(indent=1).encode()
     store.put_bytes("results.json", data, "application/json")
@@ -215,6 +220,16 @@ def finish(
     reporting.write_report(run_results, read, report_dir)
     log.info("report written in %.1f s", time.monotonic() - started_report)
     return run_results
+
+
+def _sum_usage(usages: list[dict]) -> dict:
+    """Run totals of the apps' ``llm_usage`` (numbers added)."""
+    total: dict = {}
+    for usage in usages:
+        for key, value in usage.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                total[key] = round(total.get(key, 0) + value, 6)
+    return total
 
 
 def digest(data: bytes) -> str:

@@ -34,6 +34,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, help="explorer seed (default 0)")
     p.add_argument("--explorer", choices=["heuristic", "llm"], help="exploration policy (default heuristic)")
     p.add_argument("--judge", help="LLM judge model, e.g. claude-opus-4-5 (needs ANTHROPIC_API_KEY)")
+    p.add_argument("--explorer-model", help="LLM tester model for --explorer llm (default: the judge)")
+    p.add_argument("--effort", choices=["low", "medium", "high", "xhigh", "max"],
+                   help="reasoning effort for the LLM tester and judges (default: API default)")
     p.add_argument("--app-timeout", type=float, help="seconds for one app's exploration (default 300)")
     p.add_argument("--step-timeout", type=float, help="seconds for one action (default 10)")
     p.add_argument("--no-accessibility", action="store_true", help="skip axe-core")
@@ -45,8 +48,9 @@ def _settings(args: argparse.Namespace, **top) -> settings_mod.RunSettings:
     exploration = {k: v for k, v in {
         "max_steps": args.max_steps, "seed": args.seed, "policy": args.explorer,
         "app_timeout_s": args.app_timeout, "step_timeout_s": args.step_timeout,
+        "model": args.explorer_model,
     }.items() if v is not None}
-    scoring = {"judge": args.judge} if args.judge else {}
+    scoring = {k: v for k, v in {"judge": args.judge, "effort": args.effort}.items() if v}
     if args.no_accessibility:
         scoring["accessibility"] = False
     sandbox = {k: v for k, v in {

@@ -139,11 +139,8 @@ def cmd_app_explore(args: argparse.Namespace, build: SettingsBuilder) -> int:
         store = store_mod.open_store(args.store)
         tasks = {t.id: t for t in _load_tasks(args.tasks)}
         prepared = running.load_prepared(app, work)
-        judge, policy_factory = None, None
-        if config.scoring.judge or config.exploration.policy == "llm":
-            from iwcbench.pipeline import llm_wiring
-
-            judge, policy_factory = llm_wiring.build(config)
+        assistants = batching.assistants_for(config)
+        assistant = assistants(prepared) if assistants is not None else None
     except UsageError:
         raise
     except Exception as exc:  # noqa: BLE001
@@ -151,8 +148,7 @@ def cmd_app_explore(args: argparse.Namespace, build: SettingsBuilder) -> int:
         print(f"iwc app explore: infrastructure failure: {exc}", file=sys.stderr)
         return 75
     try:
-        result = running.explore_app(prepared, args.url, store, config, tasks, judge,
-                                     policy_factory() if policy_factory else None)
+        result = running.explore_app(prepared, args.url, store, config, tasks, assistant)
     except Exception as exc:  # noqa: BLE001
         log.exception("exploring failed on our side")
         print(f"iwc app explore: infrastructure failure: {exc}", file=sys.stderr)

@@ -22,7 +22,7 @@ import shutil
 import tempfile
 import time
 import traceback
-from typing import Callable
+from typing import Callable, Protocol
 
 from iwcbench.pipeline import settings as settings_mod
 from iwcbench.pipeline import telemetry
@@ -43,8 +43,20 @@ SITE = "site"  # the instrumented copy inside an app's work folder
 REPORT = "instrument.json"
 
 
-class InfrastructureError(RuntimeError):
-    """Our side failed (store, browser launch, disk): retry the app, don't blame it."""
+class AppAssistant(Protocol):
+    """The LLM side of one app (llm_wiring.AppLLM): a tester policy or None, judges."""
+
+    policy: object | None
+
+    @property
+    def judging(self) -> bool: ...
+
+    def judge(self, item: task.Task, read: Callable[[str], bytes | None]) -> dict[str, results.Score]: ...
+
+    def usage(self) -> dict: ...
+
+
+AssistantFactory = Callable[["Prepared"], AppAssistant]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -185,10 +197,10 @@ def explore_app(
     store: store_mod.Store,
     config: settings_mod.RunSettings,
     tasks: dict[str, task.Task],
-    judge: Callable[[task.Task, Callable[[str], bytes | None]], dict[str, results.Score]] | None = None,
-    policy: object | None = None,
+    assistant: "AppAssistant | None" = None,
 ) -> results.AppResult:
-    """Explore a served app, abstract, score, and write evidence + result.json."""
+    """Explore a served app, abstract, score, and write evidence + result.json.
+    ``assistant`` brings the LLM tester (its policy) and the judges, when asked for."""
     app, report = prepared.app, prepared.report
     key = app.key
     timings: dict[str, float] = {}
@@ -211,7 +223,7 @@ def explore_app(
             config.exploration,
             sink,
             coverage_map=prepared.coverage_map or None,
-            policy=policy,
+            policy=assistant.policy if assistant is not None else None,
             hermetic=hermetic,
             accessibility=config.scoring.accessibility,
         )
@@ -238,8 +250,8 @@ def explore_app(
     t0 = time.monotonic()
     with telemetry.span("stage.score", model=app.model, task=app.task_id):
         scores = dict(scoring.score_offline(report, trace, graph, outcome_of_exploring.a11y))
-        if judge is not None and app.task_id in tasks:
-            scores.update(judge(tasks[app.task_id], read))
+        if assistant is not None and assistant.judging and app.task_id in tasks:
+            scores.update(assistant.judge(tasks[app.task_id], read))
     timings["score"] = round(time.monotonic() - t0, 3)
     black_box = report.mode == "black_box"
     result = results.AppResult(
@@ -253,6 +265,7 @@ def explore_app(
         scores=scores,
         evidence=key,
         timings=timings,
+        llm_usage=assistant.usage() if assistant is not None else {},
     )
     save_result(store, result)
     return result
@@ -264,8 +277,7 @@ def evaluate_app(
     config: settings_mod.RunSettings,
     tasks: dict[str, task.Task],
     work_root: pathlib.Path | None = None,
-    judge=None,
-    policy_factory: Callable[[], object] | None = None,
+    assistants: "AssistantFactory | None" = None,
 ) -> results.AppResult:
     """All stages for one app on this machine. Never raises for an app's defects;
     an unexpected failure of ours is recorded as outcome ``error`` with the reason."""
@@ -278,8 +290,8 @@ def evaluate_app(
                 result = prepared
             else:
                 with serving.serve(prepared.site) as served:
-                    policy = policy_factory() if policy_factory else None
-                    result = explore_app(prepared, served.url, store, config, tasks, judge, policy)
+                    assistant = assistants(prepared) if assistants is not None else None
+                    result = explore_app(prepared, served.url, store, config, tasks, assistant)
                     timings = dict(result.timings)
                     timings["instrument"] = prepared.report.duration_s
                     result = result.model_copy(update={"timings": timings})

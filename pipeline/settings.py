@@ -30,6 +30,8 @@ class Exploration(_Section):
     viewport_width: int = pydantic.Field(1280, ge=320, description="pixels")
     viewport_height: int = pydantic.Field(800, ge=240, description="pixels")
     max_dom_bytes: int = pydantic.Field(2_000_000, ge=10_000, description="DOM snapshot cap, bytes")
+    model: str | None = pydantic.Field(
+        None, description="LLM tester model for policy llm (default: the judge model)")
 
 
 class Instrumentation(_Section):
@@ -54,6 +56,10 @@ class Sandbox(_Section):
 class Scoring(_Section):
     judge: str | None = pydantic.Field(None, description="LLM judge model; None = offline scores only")
     accessibility: bool = pydantic.Field(True, description="run axe-core on each new state")
+    effort: Literal["low", "medium", "high", "xhigh", "max"] | None = pydantic.Field(
+        None, description="reasoning effort sent to the LLM (tester and judges); None = API default")
+    llm_cache_dir: str | None = pydantic.Field(
+        None, description="LLM response cache folder (default: OUT/llm-cache)")
 
 
 class RunSettings(_Section):
@@ -68,9 +74,20 @@ class RunSettings(_Section):
     sandbox: Sandbox = Sandbox()
     scoring: Scoring = Scoring()
 
+    @pydantic.model_validator(mode="after")
+    def _llm_tester_has_a_model(self) -> "RunSettings":
+        if self.exploration.policy == "llm" and not (self.exploration.model or self.scoring.judge):
+            raise ValueError(
+                "exploration.model: the llm explorer needs a model (--explorer-model or --judge)")
+        return self
+
+    def tester_model(self) -> str | None:
+        return self.exploration.model or self.scoring.judge
+
     def config_hash(self) -> str:
         """Hash of everything that changes results (not where they are written)."""
         data = self.model_dump(mode="json", exclude={"out", "workers"})
+        data["scoring"].pop("llm_cache_dir", None)
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -78,6 +95,7 @@ def describe_error(error: pydantic.ValidationError) -> str:
     """A one-line-per-problem message naming each bad field by its dotted path."""
     lines = []
     for item in error.errors():
-        where = ".".join(str(p) for p in item["loc"]) or "(root)"
-        lines.append(f"{where}: {item['msg']}")
+        where = ".".join(str(p) for p in item["loc"])
+        message = item["msg"].removeprefix("Value error, ")
+        lines.append(f"{where}: {message}" if where else message)
     return "invalid configuration:\n  " + "\n  ".join(lines)

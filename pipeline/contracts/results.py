@@ -51,6 +51,7 @@ class AppResult(base.Stored):
     scores: dict[str, Score] = {}
     evidence: str = ""  # store prefix of the evidence, e.g. apps/model/task
     timings: dict[str, float] = {}  # stage → seconds
+    llm_usage: dict = {}  # calls, tokens, cost_usd of this app's LLM calls (tester + judges)
 
 
 class LeaderboardRow(base.Model):
@@ -87,3 +88,4 @@ class RunResults(base.Stored):
     leaderboard: tuple[LeaderboardRow, ...] = ()
     weights: dict[str, float] = {}
     skipped: tuple[SkippedInput, ...] = ()
+    llm_usage: dict = {}  # the apps' llm_usage summed
