@@ -47,8 +47,16 @@ def test_apps_that_cannot_start_say_why(outcome, task_id, words):
     assert words in app.reason
 
 
+def test_binary_junk_is_served_and_recorded(bad_run, outcome):
+    _, out = bad_run
+    app = outcome["binary-junk"]
+    assert app.outcome in ("evaluated", "black_box"), app.reason
+    trace = json.loads((out / app.evidence / "trace.json").read_text())
+    assert trace["steps"][0]["action"]["kind"] == "load" and trace["stop_reason"]
+
+
 @pytest.mark.parametrize("task_id", [
-    "binary-junk", "malformed-html", "loop-on-click", "dialog-storm", "popup-flood",
+    "malformed-html", "loop-on-click", "dialog-storm", "popup-flood",
     "navigate-away", "huge-dom",
 ])
 def test_hostile_but_loadable_apps_are_explored(outcome, task_id):
