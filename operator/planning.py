@@ -13,6 +13,7 @@ import re
 from typing import Iterable, Sequence
 
 from iwcbench.operator import api
+from iwcbench.pipeline.stages import ingesting
 
 LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
 MANAGED_BY = "iwc-operator"
@@ -26,9 +27,6 @@ APP_PORT = 8080
 EXIT_INFRA = 75  # the pod commands' "our side failed, retry" (EX_TEMPFAIL)
 EXIT_CONFIG = 2  # bad configuration: a retry cannot help
 UID = 10001  # the images' non-root user
-
-_ARCHIVES = (".zip", ".tar.gz", ".tgz")
-
 
 @dataclasses.dataclass(frozen=True)
 class AppPair:
@@ -66,27 +64,9 @@ class Defaults:
 
 
 def app_pairs(keys: Iterable[str], models: Sequence[str] = ()) -> list[AppPair]:
-    """Store keys under the apps prefix → (model, task_id) pairs, sorted, unique.
-
-    ``model/task/...`` is a folder app, ``model/task.zip`` (.tar.gz, .tgz) an archive.
-    Keys at the top level and hidden names are not apps; ``models`` filters."""
-    wanted = set(models)
-    found: set[AppPair] = set()
-    for key in keys:
-        parts = key.split("/")
-        if len(parts) < 2 or any(p.startswith(".") or not p for p in parts):
-            continue
-        model, second = parts[0], parts[1]
-        if wanted and model not in wanted:
-            continue
-        if len(parts) == 2:
-            for suffix in _ARCHIVES:
-                if second.endswith(suffix) and len(second) > len(suffix):
-                    found.add(AppPair(model, second[: -len(suffix)]))
-                    break
-            continue
-        found.add(AppPair(model, second))
-    return sorted(found, key=lambda p: (p.model, p.task_id))
+    """Store keys under the apps prefix → (model, task_id) pairs, sorted, unique
+    (the input stage's rule, so the cluster and ``iwc run`` see the same apps)."""
+    return [AppPair(model, task_id) for model, task_id in ingesting.pairs_from_keys(keys, models)]
 
 
 # ---------------------------------------------------------------- names
@@ -276,7 +256,8 @@ def scoring_job(owner: Owner, spec: api.EvaluationRunSpec, defaults: Defaults) -
     mounts = [{"name": "tmp", "mountPath": "/tmp"}]
     score = {
         "name": "score", **image,
-        "command": ["iwc", "score", "--store", spec.store, "--tasks", spec.tasks],
+        "command": ["iwc", "score", "--store", spec.store, "--tasks", spec.tasks,
+                    "--apps", spec.apps.uri, *(["--models", *spec.apps.models] if spec.apps.models else [])],
         "env": env, "envFrom": env_from, "resources": _resources(spec, "scoring"),
         "securityContext": _hardened(), "volumeMounts": mounts,
     }

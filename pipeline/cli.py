@@ -98,6 +98,8 @@ def _parser() -> argparse.ArgumentParser:
     score = sub.add_parser("score", help="aggregate stored results into results.json and the report")
     score.add_argument("--store", required=True)
     score.add_argument("--tasks", required=True)
+    score.add_argument("--apps", help="the apps folder or s3:// URI: apps with no result are recorded too")
+    score.add_argument("--models", nargs="*", default=(), help="only these models (with --apps)")
 
     rescore = sub.add_parser("rescore", help="re-judge stored evidence (no new exploration)")
     rescore.add_argument("run", help="a run's output folder or store URI")

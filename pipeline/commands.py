@@ -165,10 +165,46 @@ def collect_results(store: store_mod.Store) -> list[results.AppResult]:
     return found
 
 
+def expected_apps(apps_uri: str, models: tuple[str, ...], task_ids: list[str]) -> list[tuple[str, str]]:
+    """(model, task_id) of every app submitted for a known task under a folder or an
+    s3:// prefix."""
+    if apps_uri.startswith("s3://"):
+        pairs = ingesting.pairs_from_keys(store_mod.open_store(apps_uri).list(), models)
+        return [p for p in pairs if p[1] in set(task_ids)]
+    found = ingesting.discover_apps(pathlib.Path(apps_uri), task_ids)
+    return sorted((a.model, a.task_id) for a in found.apps if not models or a.model in models)
+
+
+def complete_results(found: list[results.AppResult], expected: list[tuple[str, str]],
+                     task_ids: list[str]) -> list[results.AppResult]:
+    """Every (model, task) gets a result: an app submitted but never finished is
+    ``error`` (its evaluation failed on our side); a task a model has no app for is
+    ``start_failed`` (no app submitted) — the same rule as ``iwc run``."""
+    have = {(r.model, r.task_id) for r in found}
+    submitted = set(expected)
+    added = []
+    for model in sorted({m for m, _ in expected}):
+        for task_id in task_ids:
+            if (model, task_id) in have:
+                continue
+            app = evidence.AppRef(model=model, task_id=task_id, source="")
+            if (model, task_id) in submitted:
+                added.append(running.failed_result(
+                    app, "error", "no result was recorded: the app's evaluation failed on our side "
+                    "(see the EvaluationRun's status.failures)"))
+            else:
+                added.append(running.failed_result(app, "start_failed", "no app submitted for this task"))
+    return [*found, *added]
+
+
 def cmd_score(args: argparse.Namespace, build: SettingsBuilder) -> int:
     store = store_mod.open_store(args.store)
     tasks = _load_tasks(args.tasks)
     app_results = collect_results(store)
+    if args.apps:
+        task_ids = [t.id for t in tasks]
+        app_results = complete_results(app_results, expected_apps(args.apps, tuple(args.models), task_ids),
+                                       task_ids)
     config = settings_mod.RunSettings(tasks=args.tasks, apps="-", out=args.store)
     started = datetime.datetime.now(datetime.timezone.utc)
     with tempfile.TemporaryDirectory() as tmp:

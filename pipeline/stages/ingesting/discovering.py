@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pathlib
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 
 from iwcbench.pipeline.contracts import base, evidence
 
@@ -122,3 +122,31 @@ def discover_apps(apps_dir: pathlib.Path, task_ids: Collection[str]) -> Discover
             submitted = {ref.task_id for ref in found}
             missing.extend((entry.name, t) for t in sorted(wanted - submitted))
     return Discovery(apps=tuple(apps), problems=tuple(problems), missing=tuple(missing))
+
+
+ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz")
+
+
+def pairs_from_keys(keys: Iterable[str], models: Collection[str] = ()) -> list[tuple[str, str]]:
+    """Object-store keys under an apps prefix → sorted unique (model, task_id) pairs.
+
+    ``model/task/...`` is a folder app, ``model/task.zip`` (.tar.gz, .tgz) an archive.
+    Keys at the top level and hidden names are not apps; ``models`` filters. Used where
+    the apps live in S3 (the operator's planning, ``iwc score --apps``)."""
+    wanted = set(models)
+    found: set[tuple[str, str]] = set()
+    for key in keys:
+        parts = key.split("/")
+        if len(parts) < 2 or any(p.startswith(".") or not p for p in parts):
+            continue
+        model, second = parts[0], parts[1]
+        if wanted and model not in wanted:
+            continue
+        if len(parts) == 2:
+            for suffix in ARCHIVE_SUFFIXES:
+                if second.endswith(suffix) and len(second) > len(suffix):
+                    found.add((model, second[: -len(suffix)]))
+                    break
+            continue
+        found.add((model, second))
+    return sorted(found)
