@@ -308,4 +308,7 @@ def evaluate_app(
     total = round(time.monotonic() - started, 3)
     result = result.model_copy(update={"timings": {**result.timings, "total": total}})
     telemetry.record_app(result.outcome, result.exploration.coverage.statements, total)
+    if result.llm_usage:
+        telemetry.record_tokens(config.scoring.judge or config.tester_model() or "unknown",
+                                result.llm_usage.get("input_tokens", 0), result.llm_usage.get("output_tokens", 0))
     return result
