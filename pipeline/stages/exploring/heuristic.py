@@ -5,14 +5,28 @@ It chooses; it must not touch the page.
 
 Score of an action in a state (higher first):
     +3 never tried in this state, else -1 per earlier try here
-    +2 never tried anywhere
-    + mean statement-coverage gain of its last 3 tries (points, capped at 5); a
-      form's follow-ups (other fields, submit) credit their gain to the typing too
+    +2 its family never tried anywhere (the same control in another list item is
+      the same family: rules.family)
+    +1.5 its element appeared in the last RECENT_STEPS steps (a new list item's
+      checkbox before the filters again)
+    +3 typing into a free-standing field after a destructive action took items off
+      the page, until the next typing (rebuild what was torn down; no blank values)
+    -6 destructive (delete, remove, x, clear, reset, ...) while a constructive
+      action of a never-tried family is on the page: build state up first
+    + statement-coverage gain of its last try (points, capped at 5): coverage only
+      grows, so what paid off once rarely pays again; a form's follow-ups (other
+      fields, submit, Enter) credit their gain to the typing too
     +0.5 per time it changed the page state (capped at 1.5)
     -2.5 per failure; actions that hung the page are never chosen again
     + a small prior per kind, + a seeded tie-break in [0, 0.75)
 With probability EPSILON a seeded random action (untried in this state, if any is
-left) is taken instead, so one dominant action cannot trap the explorer.
+left, never a held-back destructive one) is taken instead, so one dominant action
+cannot trap the explorer.
+
+Typing is one unit with what completes it: in a form, the other empty fields and the
+submit button; outside a form, Enter, then the adjacent button (rules.adjacent_button)
+if the field still holds its text. A choice in a form (radio, checkbox, option) is
+followed by the form's submit button.
 """
 
 from __future__ import annotations
@@ -22,9 +36,12 @@ import random
 from typing import Literal
 
 from iwcbench.pipeline.contracts import evidence
-from iwcbench.pipeline.stages.exploring import observing, policy, values
+from iwcbench.pipeline.stages.exploring import observing, policy, rules, values
 
 EPSILON = 0.1
+RECENT_STEPS = 2
+HELD_BACK = -6.0  # a destructive action while constructive families are untried
+REBUILD = 3.0
 PRIORS = {"type": 0.6, "click": 0.5, "select": 0.4, "check": 0.4, "key": 0.3, "hover": 0.1,
           "drag": 0.0, "scroll": -0.5, "wait": -1.0, "back": -1.5}
 ARROWS = ("ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight")
@@ -46,15 +63,20 @@ class HeuristicPolicy:
         self.rng = random.Random(0)
         self.context: policy.Context | None = None
         self.tried: collections.Counter[tuple[str, str]] = collections.Counter()
-        self.tried_anywhere: collections.Counter[str] = collections.Counter()
-        self.gains: dict[str, collections.deque[float]] = collections.defaultdict(
-            lambda: collections.deque(maxlen=3))
+        self.gains: dict[str, float] = {}  # signature -> coverage gain of its last try
         self.changes: collections.Counter[str] = collections.Counter()
         self.failures: collections.Counter[str] = collections.Counter()
         self.banned: set[str] = set()
         self.rotation: collections.Counter[str] = collections.Counter()
-        self.followups: collections.deque[tuple[str, evidence.Action]] = collections.deque()
+        self.tried_family: collections.Counter[str] = collections.Counter()
+        self.born: dict[str, int] = {}  # selector -> step it (re)appeared
+        self.present: set[str] = set()
+        self.families: dict[str, str] = {}  # signature -> rules.family of it
+        self.torn_down = False  # a destructive action took items off the page
+        # (signature, action, field that must still hold text for it to make sense)
+        self.followups: collections.deque[tuple[str, evidence.Action, str | None]] = collections.deque()
         self.pending: tuple[str, str, evidence.Action] | None = None  # state, signature, action
+        self.pending_items: int | None = None  # items on the page before a destructive action
         self.chain_root: str | None = None  # the typing that queued the pending follow-ups
 
     def begin(self, context: policy.Context) -> None:
@@ -62,10 +84,13 @@ class HeuristicPolicy:
         self.rng = random.Random(context.seed)
 
     # ---- candidate actions -------------------------------------------------
-    def _next_value(self, key: str, options: list[str]) -> str:
-        value = options[self.rotation[key] % len(options)]
-        self.rotation[key] += 1
-        return value
+    def _next_value(self, key: str, options: list[str], blank: bool = True) -> str:
+        for _ in range(len(options)):
+            value = options[self.rotation[key] % len(options)]
+            self.rotation[key] += 1
+            if blank or value.strip():
+                return value
+        return options[0]
 
     def _element_actions(self, obs: observing.Observation) -> list[tuple[str, evidence.Action]]:
         actions: list[tuple[str, evidence.Action]] = []
@@ -74,8 +99,10 @@ class HeuristicPolicy:
             if c.external:
                 continue  # recorded by the explorer, never followed
             target = c.describe()
+            in_item = c.item is not None
             for kind in c.kinds:
                 sig = f"{kind}|{c.selector}"
+                self.families[sig] = rules.family(sig) if in_item else sig
                 if sig in self.banned:
                     continue
                 if kind == "type":
@@ -91,6 +118,7 @@ class HeuristicPolicy:
                 else:
                     actions.append((sig, evidence.Action(kind=kind, target=target, selector=c.selector)))  # type: ignore[arg-type]
             double = f"dblclick|{c.selector}"
+            self.families[double] = rules.family(double) if in_item else double
             if "dblclick" in c.listeners and double not in self.banned:
                 actions.append((double, evidence.Action(kind="click", target=target, selector=c.selector,
                                                         value="double")))
@@ -113,7 +141,8 @@ class HeuristicPolicy:
         kind = action.kind
         if kind == "type" and action.value is None:
             c = next(x for x in obs.candidates if x.selector == action.selector)
-            return action.model_copy(update={"value": self._next_value(sig, values.values_for(c))})
+            value = self._next_value(sig, values.values_for(c), blank=not self.torn_down)
+            return action.model_copy(update={"value": value})
         if kind == "select" and action.value is None:
             c = next(x for x in obs.candidates if x.selector == action.selector)
             others = [o for o in c.options if o != c.value] or list(c.options)
@@ -130,16 +159,47 @@ class HeuristicPolicy:
             return action.model_copy(update={"value": " ".join(self.rng.choice(keys) for _ in range(count))})
         return action
 
-    def _score(self, state: str, sig: str, kind: str) -> float:
-        here = self.tried[(state, sig)]
+    # ---- choice rules ------------------------------------------------------
+    def _see(self, obs: observing.Observation) -> None:
+        """Note which elements are new on the page and how many items it shows."""
+        selectors = {c.selector for c in obs.candidates}
+        for selector in selectors - self.present:
+            self.born[selector] = obs.step
+        self.present = selectors
+
+    def _family(self, sig: str) -> str:
+        return self.families.get(sig, sig)
+
+    def _held_back(self, obs: observing.Observation, options: list[tuple[str, evidence.Action]]) -> set[str]:
+        """Destructive signatures to hold back: some constructive family is untried."""
+        by_selector = {c.selector: c for c in obs.candidates}
+        harmful, untried = set(), False
+        for sig, action in options:
+            c = by_selector.get(action.selector or "")
+            if c is None or action.kind not in ("click", "check", "type", "select"):
+                continue
+            if action.kind in ("click", "check") and rules.destructive(c):
+                harmful.add(sig)
+            elif self.tried_family[self._family(sig)] == 0:
+                untried = True
+        return harmful if untried else set()
+
+    def _score(self, obs: observing.Observation, sig: str, action: evidence.Action, held: set[str]) -> float:
+        here = self.tried[(obs.state, sig)]
         score = 3.0 if here == 0 else -1.0 * here
-        score += 2.0 if self.tried_anywhere[sig] == 0 else 0.0
-        gains = self.gains.get(sig)
-        if gains:
-            score += min(sum(gains) / len(gains), 5.0)
+        score += 2.0 if self.tried_family[self._family(sig)] == 0 else 0.0
+        score += min(self.gains.get(sig, 0.0), 5.0)
         score += min(0.5 * self.changes[sig], 1.5)
         score -= 2.5 * self.failures[sig]
-        return score + PRIORS.get(kind, 0.0) + self.rng.random() * 0.75
+        if action.selector and obs.step > 1 and obs.step - self.born.get(action.selector, 0) < RECENT_STEPS:
+            score += 1.5
+        if sig in held:
+            score += HELD_BACK
+        if action.kind == "type" and self.torn_down:
+            c = next((x for x in obs.candidates if x.selector == action.selector), None)
+            if c is not None and c.item is None:
+                score += REBUILD
+        return score + PRIORS.get(action.kind, 0.0) + self.rng.random() * 0.75
 
     # ---- form completion ---------------------------------------------------
     def _queue_followups(self, typed: observing.Candidate, obs: observing.Observation) -> None:
@@ -148,46 +208,61 @@ class HeuristicPolicy:
             for c in obs.candidates:
                 if c.form == typed.form and "type" in c.kinds and c.selector != typed.selector and not c.value:
                     self.followups.append((f"type|{c.selector}", evidence.Action(
-                        kind="type", target=c.describe(), selector=c.selector)))
+                        kind="type", target=c.describe(), selector=c.selector), None))
             submit = next((c for c in obs.candidates if c.form == typed.form and c.submit), None)
             if submit is not None:
                 self.followups.append((f"click|{submit.selector}", evidence.Action(
-                    kind="click", target=submit.describe(), selector=submit.selector)))
+                    kind="click", target=submit.describe(), selector=submit.selector), None))
                 return
         if typed.type in ("textarea", "contenteditable"):
             return
-        after = False
-        button = None
-        for c in obs.candidates:  # the first button after the field, in document order
-            if c.selector == typed.selector:
-                after = True
-            elif after and c.role == "button" and "click" in c.kinds:
-                button = c
-                break
-        if button is not None and self.rng.random() < 0.6:
+        # A free-standing field: Enter is how most such fields submit; the button next
+        # to it is pressed too if the field still holds its text afterwards.
+        self.followups.append((f"enter|{typed.selector}", evidence.Action(
+            kind="key", target=typed.describe(), selector=typed.selector, value="Enter"), None))
+        button = rules.adjacent_button(typed, obs)
+        if button is not None:
             self.followups.append((f"click|{button.selector}", evidence.Action(
-                kind="click", target=button.describe(), selector=button.selector)))
-        else:
-            self.followups.append((f"enter|{typed.selector}", evidence.Action(
-                kind="key", target=typed.describe(), selector=typed.selector, value="Enter")))
+                kind="click", target=button.describe(), selector=button.selector), typed.selector))
+
+    def _queue_submit(self, picked: observing.Candidate, obs: observing.Observation) -> None:
+        """A choice made in a form (a radio, a checkbox, an option) is submitted."""
+        self.followups.clear()
+        submit = next((c for c in obs.candidates if picked.form >= 0 and c.form == picked.form and c.submit), None)
+        if submit is not None:
+            self.followups.append((f"click|{submit.selector}", evidence.Action(
+                kind="click", target=submit.describe(), selector=submit.selector), None))
+
+    def _next_followup(self, obs: observing.Observation) -> tuple[str, evidence.Action] | None:
+        by_selector = {c.selector: c for c in obs.candidates}
+        while self.followups:
+            sig, action, needs_text = self.followups.popleft()
+            if action.selector not in by_selector or sig in self.banned:
+                continue
+            if needs_text is not None and not (getattr(by_selector.get(needs_text), "value", None) or "").strip():
+                continue  # the field was consumed (submitted and cleared): done
+            return sig, action
+        return None
 
     # ---- the protocol ------------------------------------------------------
     def choose(self, observation: observing.Observation) -> evidence.Action | None:
         obs = observation
-        selectors = {c.selector for c in obs.candidates}
-        while self.followups:
-            sig, action = self.followups.popleft()
-            if action.selector in selectors and sig not in self.banned:
-                return self._commit(obs, sig, self._concrete(sig, action, obs))
+        self._see(obs)
+        followup = self._next_followup(obs)
+        if followup is not None:
+            sig, action = followup
+            return self._commit(obs, sig, self._concrete(sig, action, obs))
         self.chain_root = None
         options = self._element_actions(obs) + self._page_actions(obs)
         if not options:
             return None
+        held = self._held_back(obs, options)
         if self.rng.random() < EPSILON:
-            fresh = [o for o in options if self.tried[(obs.state, o[0])] == 0] or options
+            allowed = [o for o in options if o[0] not in held] or options
+            fresh = [o for o in allowed if self.tried[(obs.state, o[0])] == 0] or allowed
             sig, action = fresh[self.rng.randrange(len(fresh))]
         else:
-            scored = [(self._score(obs.state, sig, a.kind), i) for i, (sig, a) in enumerate(options)]
+            scored = [(self._score(obs, sig, a, held), i) for i, (sig, a) in enumerate(options)]
             _, best = max(scored)
             sig, action = options[best]
         chosen = self._concrete(sig, action, obs)
@@ -195,10 +270,17 @@ class HeuristicPolicy:
             typed = next(c for c in obs.candidates if c.selector == chosen.selector)
             self._queue_followups(typed, obs)
             self.chain_root = sig
+            self.torn_down = False  # this is the rebuild (if one was due)
+        elif chosen.kind in ("check", "select"):
+            picked = next(c for c in obs.candidates if c.selector == chosen.selector)
+            self._queue_submit(picked, obs)
         return self._commit(obs, sig, chosen)
 
     def _commit(self, obs: observing.Observation, sig: str, action: evidence.Action) -> evidence.Action:
         self.pending = (obs.state, sig, action)
+        c = next((x for x in obs.candidates if x.selector == action.selector), None)
+        if action.kind in ("click", "check") and c is not None and rules.destructive(c):
+            self.pending_items = rules.item_count(obs)
         return action
 
     def observe(self, step: evidence.Step, after: observing.Observation | None) -> None:
@@ -207,11 +289,14 @@ class HeuristicPolicy:
         state, sig, _ = self.pending
         self.pending = None
         self.tried[(state, sig)] += 1
-        self.tried_anywhere[sig] += 1
-        self.gains[sig].append(step.coverage_gain)
+        self.tried_family[self._family(sig)] += 1
+        self.gains[sig] = step.coverage_gain
         root = self.chain_root
-        if root is not None and root != sig and step.coverage_gain > 0 and self.gains[root]:
-            self.gains[root][-1] += step.coverage_gain
+        if root is not None and root != sig and step.coverage_gain > 0 and root in self.gains:
+            self.gains[root] += step.coverage_gain
+        if self.pending_items is not None and after is not None and rules.item_count(after) < self.pending_items:
+            self.torn_down = True
+        self.pending_items = None
         if after is not None and after.state != state:
             self.changes[sig] += 1
         if not step.ok:

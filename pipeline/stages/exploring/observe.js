@@ -87,6 +87,33 @@
       td: 'cell', th: 'columnheader', dialog: 'dialog', canvas: 'canvas', label: 'label', p: 'paragraph',
       section: el.hasAttribute('aria-label') ? 'region' : ''}[tag] || '';
   };
+  const nextText = (el) => {
+    let node = el.nextSibling;
+    for (let i = 0; node && i < 4; i++, node = node.nextSibling) {
+      if (node.nodeType === 1 && node.matches('input,button,select,textarea,a[href]')) return '';
+      const text = clip(node.textContent, 60);
+      if (text) return text;
+    }
+    return '';
+  };
+  // The repeated thing an element belongs to (a list item, a table row, one of several
+  // look-alike cards): its ref and text tell a policy "the checkbox of item 'Buy milk'".
+  const ITEM = 'li,tr,[role=listitem],[role=row],[role=option],[role=article],article';
+  const itemOf = (el) => {
+    let node = el.parentElement;
+    for (let i = 0; node && node !== body && i < 6; i++, node = node.parentElement) {
+      if (node.matches(ITEM)) return node;
+      const parent = node.parentElement;
+      if (i < 3 && parent && node.className && Array.from(parent.children).filter(
+        c => c.tagName === node.tagName && c.className === node.className).length > 1) return node;
+    }
+    return null;
+  };
+  const refOf = (el) => {
+    if (!el) return null;
+    if (!hooks.refs.has(el)) hooks.refs.set(el, 'e' + hooks.nextRef++);
+    return hooks.refs.get(el);
+  };
   const nameOf = (el) => {
     const label = el.getAttribute('aria-label');
     if (label) return clip(label, 80);
@@ -99,6 +126,8 @@
     const tag = el.tagName.toLowerCase();
     if (tag === 'input' && ['button', 'submit', 'reset'].includes(el.type)) return clip(el.value || el.type, 80);
     if (tag === 'img') return clip(el.alt, 80);
+    // an unlabeled checkbox / radio is read by the text right after it ("[ ] Buy milk")
+    if (tag === 'input' && ['checkbox', 'radio'].includes(el.type)) { const t = nextText(el); if (t) return t; }
     if (['input', 'textarea', 'select'].includes(tag)) return clip(el.getAttribute('placeholder') || el.getAttribute('title') || el.name || '', 80);
     const text = clip(el.innerText || el.textContent, 80);
     return text || clip(el.getAttribute('title') || el.getAttribute('alt') || '', 80);
@@ -162,7 +191,7 @@
       if (tag === 'textarea' || (tag === 'input' && TEXTISH.has(type)) || editable) kinds.push('type');
       else if (tag === 'select') kinds.push('select');
       else if (type === 'checkbox' || type === 'radio' || ['checkbox', 'switch', 'radio'].includes(role)) kinds.push('check');
-      else if (tag === 'label') { const c = el.control; if (c && (c.type === 'checkbox' || c.type === 'radio') && c.getBoundingClientRect().width === 0) kinds.push('check'); }
+      else if (tag === 'label' && !(types.size && CLICK_EVENTS.some(t => types.has(t)))) { const c = el.control; if (c && (c.type === 'checkbox' || c.type === 'radio') && c.getBoundingClientRect().width === 0) kinds.push('check'); }
       else if (type === 'file' || type === 'hidden') { /* cannot act offline */ }
       else if (interactive || types.size && CLICK_EVENTS.some(t => types.has(t)) || (pointer && !parentPointer)) kinds.push('click');
       if (HOVER_EVENTS.some(t => types.has(t)) || matchesHover(el)) kinds.push('hover');
@@ -185,6 +214,8 @@
       }
       if (external) externalLinks.push(resolved);
       const form = el.form || el.closest('form');
+      const item = itemOf(el);
+      const parent = el.parentElement;
       candidates.push({
         ref, selector: selectorOf(el), tag, role: role || (tag === 'canvas' ? 'canvas' : 'generic'), name: nameOf(el),
         kinds, type: tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : (tag === 'textarea' ? 'textarea' : (el.isContentEditable ? 'contenteditable' : '')),
@@ -197,6 +228,9 @@
         placeholder: el.getAttribute('placeholder'), autocomplete: el.getAttribute('autocomplete'), inputName: el.getAttribute('name'),
         options: tag === 'select' ? Array.from(el.options).filter(o => !o.disabled).slice(0, 30).map(o => o.value) : [],
         listeners: Array.from(types).sort(), pointer,
+        item: item ? refOf(item) : null, context: item ? clip(item.innerText, 60) : '',
+        parents: [parent, parent && parent.parentElement].filter(Boolean).map(refOf),
+        hint: clip([el.id, typeof el.className === 'string' ? el.className : '', el.getAttribute('title') || ''].join(' '), 80),
         box: [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)],
       });
     }

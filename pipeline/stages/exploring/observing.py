@@ -46,11 +46,20 @@ class Candidate:
     listeners: tuple[str, ...] = ()
     pointer: bool = False
     box: tuple[int, int, int, int] = (0, 0, 0, 0)
+    item: str | None = None  # ref of the list item / row / card it belongs to
+    context: str = ""  # that item's visible text ("Buy milk ×")
+    parents: tuple[str, ...] = ()  # refs of its parent and grandparent elements
+    hint: str = ""  # id, class and title: words a name may lack ("destroy")
 
     def describe(self) -> str:
         """``button "Add task"``: how a person would name it."""
         name = self.name.replace('"', "'")
-        return f'{self.role} "{name}"' if name else f"{self.role} {self.selector}"
+        if name:
+            return f'{self.role} "{name}"'
+        if self.context:
+            context = self.context.replace('"', "'")
+            return f'{self.role} in "{context}"'
+        return f"{self.role} {self.selector}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,9 +96,11 @@ def _candidate(raw: dict) -> Candidate:
     fields = {f.name for f in dataclasses.fields(Candidate)}
     data = {_RENAMES.get(k, k): v for k, v in raw.items()}
     data = {k: v for k, v in data.items() if k in fields}
-    for key in ("kinds", "options", "listeners", "box"):
+    for key in ("kinds", "options", "listeners", "box", "parents"):
         data[key] = tuple(data.get(key) or ())
     data["name"] = data.get("name") or ""
+    data["context"] = data.get("context") or ""
+    data["hint"] = data.get("hint") or ""
     return Candidate(**data)
 
 

@@ -55,6 +55,7 @@ class Explorer:
         self.visuals: set[str] = set()
         self.states: set[str] = set()
         self.known_actions: set[str] = set()
+        self.done: set[tuple[str, str]] = set()  # (state, "kind|selector") performed there
         self.externals: set[str] = set()
         self.axe: dict[int, tuple[evidence.AxeViolation, ...]] = {}
         self.axe_version: str | None = None
@@ -210,6 +211,11 @@ class Explorer:
         self.known_actions |= actions
         return new
 
+    def untried(self, obs: observing.Observation) -> bool:
+        """Does the page offer an element action not yet performed in this state?"""
+        return any((obs.state, f"{kind}|{c.selector}") not in self.done
+                   for c in obs.candidates if not c.external for kind in c.kinds)
+
     # ---- the run ----------------------------------------------------------
     def load(self) -> tuple[str | None, observing.Observation | None]:
         """Step 0. Returns (load_error, observation)."""
@@ -280,12 +286,15 @@ class Explorer:
                 raise
             except browser.BrowserError as failed:
                 ok, error = False, str(failed)
+            if action.selector:
+                self.done.add((obs.state, f"{action.kind}|{action.selector}"))
             step, after = self.record(index, action, ok, error, notes, step_started, lost)
             self.policy.observe(step, after)
             if after is None:
                 return "the page could not be observed"
             obs = after
             idle = 0 if self.novel(step, after) else idle + 1
-            if self.policy.name == "heuristic" and idle >= config.stop_after_idle_steps:
+            # (not while this state still offers something never tried in it)
+            if self.policy.name == "heuristic" and idle >= config.stop_after_idle_steps and not self.untried(after):
                 return f"nothing new reachable after {idle} steps"
         return f"budget of {config.max_steps} steps used"

@@ -1,0 +1,57 @@
+"""Pure judgements the heuristic policy makes about candidates: is an action
+destructive, which controls are "the same" across list items, which button submits a
+free-standing field, how many items a page shows. Pure functions of observations;
+they must not keep state or touch the page.
+"""
+
+from __future__ import annotations
+
+import re
+
+from iwcbench.pipeline.stages.exploring import observing
+
+# Words (in a name, id, class or title) of actions that tear state down. Testers build
+# state up before they tear it down, so these wait until the constructive ones ran.
+DESTRUCTIVE = re.compile(
+    r"\b(delete|remove|clear|reset|trash|destroy|discard|erase|empty|wipe|purge|"
+    r"log ?out|sign ?out|unsubscribe)\b", re.IGNORECASE)
+# In ids and classes only the unambiguous words count ("empty-state" is no action).
+DESTRUCTIVE_HINT = re.compile(r"\b(delete|remove|clear|reset|trash|destroy)\b", re.IGNORECASE)
+# Icon-only names of delete buttons ("x", "×", "🗑").
+DELETE_ICONS = {"x", "×", "✕", "✖", "✗", "❌", "🗑", "🗑️"}
+_POSITION = re.compile(r":nth-(of-type|child)\(\d+\)")
+
+
+def destructive(candidate: observing.Candidate) -> bool:
+    """Would clicking it probably remove or reset something?"""
+    name = candidate.name.strip().lower()
+    if name in DELETE_ICONS:
+        return True
+    hint = candidate.hint.replace("-", " ").replace("_", " ")
+    return bool(DESTRUCTIVE.search(name) or DESTRUCTIVE_HINT.search(hint))
+
+
+def family(signature: str) -> str:
+    """The action with list positions erased: the checkbox of item 1 and of item 2 are
+    one family (trying one says much about the other)."""
+    return _POSITION.sub(r":nth-\1(*)", signature)
+
+
+def item_count(obs: observing.Observation) -> int:
+    """How many list items / rows / cards the page shows (through their controls)."""
+    return len({c.item for c in obs.candidates if c.item is not None})
+
+
+def adjacent_button(field: observing.Candidate, obs: observing.Observation) -> observing.Candidate | None:
+    """The submit-like button next to a field outside any form: the first
+    non-destructive button after it in document order whose parent is the field's
+    parent or grandparent (``<div><input><button>Add</button></div>``). Buttons of
+    list items further down or of another toolbar do not count."""
+    after = False
+    for c in obs.candidates:
+        if c.selector == field.selector:
+            after = True
+        elif after and c.role == "button" and "click" in c.kinds and c.item == field.item:
+            if c.parents and field.parents and c.parents[0] in field.parents and not destructive(c):
+                return c
+    return None

@@ -1,0 +1,169 @@
+"""The heuristic builds state up before tearing it down, as a tester would: fill and
+submit, act on what just appeared, hold back deletes, rebuild after them
+(hand-made observations, no browser)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from iwcbench.pipeline import settings
+from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.stages.exploring import heuristic, observing, policy, rules, stepping
+
+
+def _c(ref: str, selector: str, role: str, name: str, kinds: tuple[str, ...], **extra) -> observing.Candidate:
+    tag = extra.pop("tag", {"button": "button", "link": "a", "textbox": "input", "checkbox": "input"}.get(role, "div"))
+    return observing.Candidate(ref=ref, selector=selector, tag=tag, role=role, name=name, kinds=kinds, **extra)
+
+
+def _page(*candidates: observing.Candidate, state: str = "s0", step: int = 1) -> observing.Observation:
+    return observing.Observation(step=step, url="http://127.0.0.1:1/", title="t", doc=1.0, state=state,
+                                 visual=state, candidates=candidates, tree="", keyboard=False, canvases=0,
+                                 scrollable=False)
+
+
+def _policy(seed: int = 0) -> heuristic.HeuristicPolicy:
+    chosen = heuristic.HeuristicPolicy()
+    chosen.begin(policy.Context(start_url="http://127.0.0.1:1/", app_origin="http://127.0.0.1:1", seed=seed,
+                                max_steps=50, instrumented=True, step_timeout_s=10, plateau_steps=3))
+    return chosen
+
+
+def _step(action: evidence.Action, gain: float = 0.0) -> evidence.Step:
+    return evidence.Step(index=1, action=action, ok=True, url="http://127.0.0.1:1/", coverage_gain=gain)
+
+
+def _no_random_picks(chooser: heuristic.HeuristicPolicy, monkeypatch) -> None:
+    monkeypatch.setattr(heuristic, "EPSILON", 0.0)
+
+
+# A todo page: a free-standing field, filter links, a bulk delete; items come later.
+FIELD = _c("e1", "#new", "textbox", "What needs to be done?", ("type",), type="text", parents=("p1", "p0"))
+FILTERS = (_c("e2", "#all", "link", "All", ("click",), parents=("p2", "p1")),
+           _c("e3", "#active", "link", "Active", ("click",), parents=("p2", "p1")))
+CLEAR = _c("e4", "#clear", "button", "Clear completed", ("click",), parents=("p3", "p1"))
+
+
+def _item(n: int, text: str, done: bool = False) -> tuple[observing.Candidate, ...]:
+    li = f"#list > li:nth-of-type({n})"
+    return (_c(f"c{n}", f"{li} > input", "checkbox", text, ("check",), type="checkbox", item=f"li{n}",
+               context=f"{text} x", checked=done, parents=(f"li{n}", "ul")),
+            _c(f"x{n}", f"{li} > button", "button", "x", ("click",), item=f"li{n}", context=f"{text} x",
+               parents=(f"li{n}", "ul")))
+
+
+def test_destructive_names_are_recognised():
+    assert rules.destructive(_c("e", "#d", "button", "x", ("click",)))
+    assert rules.destructive(_c("e", "#d", "button", "Delete Buy milk", ("click",)))
+    assert rules.destructive(CLEAR)
+    assert rules.destructive(_c("e", "#d", "button", "", ("click",), hint=" destroy"))
+    assert not rules.destructive(_c("e", "#d", "button", "Add", ("click",)))
+    assert not rules.destructive(_c("e", "#d", "button", "Export PNG", ("click",)))
+
+
+def test_free_standing_field_is_typed_then_submitted_with_enter_and_its_own_button():
+    add = _c("e9", "#add", "button", "Add", ("click",), parents=("p1", "p0"))
+    chooser = _policy()
+    page = _page(FIELD, *_item(1, "Old"), add)
+    typed = chooser.choose(page)
+    assert (typed.kind, typed.selector) == ("type", "#new") and typed.value
+    chooser.observe(_step(typed), page)
+    enter = chooser.choose(page)
+    assert (enter.kind, enter.selector, enter.value) == ("key", "#new", "Enter")
+    still_filled = _page(dataclasses.replace(FIELD, value=typed.value), *_item(1, "Old"), add, state="s1")
+    chooser.observe(_step(enter), still_filled)
+    assert (chooser.choose(still_filled).kind, chooser.pending[2].selector) == ("click", "#add")
+
+
+def test_the_button_after_a_consumed_field_is_not_pressed_and_list_buttons_never_count(monkeypatch):
+    chooser = _policy()
+    _no_random_picks(chooser, monkeypatch)
+    page = _page(FIELD, *_item(1, "Old"), *FILTERS, CLEAR)
+    assert rules.adjacent_button(FIELD, page) is None  # not the item's "x", not "Clear completed"
+    typed = chooser.choose(page)
+    chooser.observe(_step(typed), page)
+    enter = chooser.choose(page)
+    assert enter.value == "Enter"
+    cleared = _page(FIELD, *_item(1, "Old"), *_item(2, typed.value), *FILTERS, CLEAR, state="s1", step=3)
+    chooser.observe(_step(enter, gain=5.0), cleared)
+    following = chooser.choose(cleared)
+    assert following.kind != "key" and following.selector not in ("#clear", "#list > li:nth-of-type(1) > button")
+
+
+def test_a_new_items_checkbox_comes_before_the_filters_again(monkeypatch):
+    for seed in range(10):
+        chooser = _policy(seed)
+        _no_random_picks(chooser, monkeypatch)
+        empty = _page(FIELD, *FILTERS, CLEAR, step=1)
+        for index in range(3):  # the filters and the field are tried once on the empty page
+            action = chooser.choose(_page(FIELD, *FILTERS, CLEAR, step=1 + index))
+            chooser.observe(_step(action), empty)
+            if chooser.followups:
+                chooser.followups.clear()
+        grown = _page(FIELD, *_item(1, "Buy milk"), *FILTERS, CLEAR, state="s1", step=5)
+        chosen = chooser.choose(grown)
+        assert (chosen.kind, chosen.selector) == ("check", "#list > li:nth-of-type(1) > input"), seed
+
+
+def test_destructive_actions_wait_until_constructive_ones_were_tried(monkeypatch):
+    for seed in range(10):
+        chooser = _policy(seed)
+        _no_random_picks(chooser, monkeypatch)
+        page = _page(*_item(1, "Buy milk"), *FILTERS, CLEAR)
+        order = []
+        for _ in range(5):
+            action = chooser.choose(page)
+            order.append(action.selector)
+            chooser.observe(_step(action), page)
+        harmful = {"#clear", "#list > li:nth-of-type(1) > button"}
+        assert set(order[:3]) & harmful == set(), (seed, order)
+        assert set(order[3:]) == harmful, (seed, order)
+
+
+def test_after_a_delete_emptied_the_list_typing_a_real_value_is_next(monkeypatch):
+    chooser = _policy(2)
+    _no_random_picks(chooser, monkeypatch)
+    for sig in ("type|#new", "click|#all", "click|#active", "check|#list > li:nth-of-type(1) > input"):
+        chooser.tried_family[sig] += 1  # everything constructive was tried already
+    chooser.rotation["type|#new"] = 2  # the next values in turn would be "" and "   "
+    full = _page(FIELD, *_item(1, "Buy milk"), *FILTERS, step=5)
+    chooser.choose(full)
+    delete = evidence.Action(kind="click", target='button "x"', selector="#list > li:nth-of-type(1) > button")
+    chooser._commit(full, "click|" + delete.selector, delete)
+    empty = _page(FIELD, *FILTERS, state="s-empty", step=6)
+    chooser.followups.clear()
+    chooser.observe(_step(delete), empty)
+    rebuild = chooser.choose(empty)
+    assert rebuild.kind == "type" and rebuild.selector == "#new"
+    assert rebuild.value.strip()
+
+
+def test_unlabeled_checkbox_is_named_by_its_item():
+    box = _c("c1", "#list > li > input", "checkbox", "", ("check",), item="li1", context="Buy milk x")
+    assert box.describe() == 'checkbox in "Buy milk x"'
+
+
+def test_a_choice_in_a_form_is_submitted(monkeypatch):
+    chooser = _policy()
+    _no_random_picks(chooser, monkeypatch)
+    radio = _c("r1", "#r1", "radio", "Cats", ("check",), type="radio", form=0, tag="input")
+    submit = _c("s", "#vote", "button", "Vote", ("click",), form=0, submit=True)
+    page = _page(radio, submit)
+    chooser.tried_family["click|#vote"] += 1
+    chooser.tried[("s0", "click|#vote")] += 1
+    first = chooser.choose(page)
+    assert first.selector == "#r1"
+    chooser.observe(_step(first), page)
+    assert chooser.choose(page).selector == "#vote"
+
+
+def test_the_idle_stop_waits_for_untried_actions_in_the_current_state():
+    explorer = stepping.Explorer("http://127.0.0.1:1/", settings.Exploration(), lambda name, data: None,
+                                 None, heuristic.HeuristicPolicy(), object(), False)
+    page = _page(FIELD, *FILTERS)
+    assert explorer.untried(page)
+    explorer.done |= {("s0", "type|#new"), ("s0", "click|#all")}
+    assert explorer.untried(page)
+    explorer.done.add(("s0", "click|#active"))
+    assert not explorer.untried(page)
+    assert explorer.untried(_page(FIELD, *FILTERS, state="s1"))
