@@ -88,7 +88,9 @@ class Display:
 
 
 def print_leaderboard(run: results.RunResults, out: pathlib.Path, stream: TextIO) -> None:
-    console = rich.console.Console(file=stream, highlight=False)
+    # Logs and pipes get a wide table rather than one folded into 80 columns.
+    console = rich.console.Console(file=stream, highlight=False,
+                                   width=None if stream.isatty() else 150)
     table = rich.table.Table(title="leaderboard", show_lines=False)
     table.add_column("rank", justify="right")
     table.add_column("model")
