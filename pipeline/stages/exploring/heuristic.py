@@ -9,13 +9,16 @@ Score of an action in a state (higher first):
       the same family: rules.family)
     +1.5 its element appeared in the last RECENT_STEPS steps (a new list item's
       checkbox before the filters again)
-    +3 typing into a free-standing field after a destructive action took items off
+    +5 typing into a free-standing field after a destructive action took items off
       the page, until the next typing (rebuild what was torn down; no blank values)
     -6 destructive (delete, remove, x, clear, reset, ...) while a constructive
-      action of a never-tried family is on the page: build state up first
-    + statement-coverage gain of its last try (points, capped at 5): coverage only
-      grows, so what paid off once rarely pays again; a form's follow-ups (other
-      fields, submit, Enter) credit their gain to the typing too
+      action of a never-tried family is on the page, or while a rebuild is due:
+      build state up first
+    + statement-coverage gain of its last try (points, capped at 5; never for a
+      destructive action): coverage only grows, so what paid off once rarely pays
+      again; a form's follow-ups (other fields, submit, Enter) credit their gain to
+      the typing too
+    -5 the checkbox / radio / switch toggled last step (twice in a row undoes it)
     +0.5 per time it changed the page state (capped at 1.5)
     -2.5 per failure; actions that hung the page are never chosen again
     + a small prior per kind, + a seeded tie-break in [0, 0.75)
@@ -41,7 +44,8 @@ from iwcbench.pipeline.stages.exploring import observing, policy, rules, values
 EPSILON = 0.1
 RECENT_STEPS = 2
 HELD_BACK = -6.0  # a destructive action while constructive families are untried
-REBUILD = 3.0
+REBUILD = 5.0
+UNDO = -5.0  # the toggle just clicked, again at once
 PRIORS = {"type": 0.6, "click": 0.5, "select": 0.4, "check": 0.4, "key": 0.3, "hover": 0.1,
           "drag": 0.0, "scroll": -0.5, "wait": -1.0, "back": -1.5}
 ARROWS = ("ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight")
@@ -78,6 +82,8 @@ class HeuristicPolicy:
         self.pending: tuple[str, str, evidence.Action] | None = None  # state, signature, action
         self.pending_items: int | None = None  # items on the page before a destructive action
         self.chain_root: str | None = None  # the typing that queued the pending follow-ups
+        self.last: str | None = None  # the signature performed last
+        self.toggled_from: dict[str, bool] = {}  # check signature -> checked before its last try
 
     def begin(self, context: policy.Context) -> None:
         self.context = context
@@ -101,7 +107,7 @@ class HeuristicPolicy:
             target = c.describe()
             in_item = c.item is not None
             for kind in c.kinds:
-                sig = f"{kind}|{c.selector}"
+                sig = rules.signature(kind, c.selector)
                 self.families[sig] = rules.family(sig) if in_item else sig
                 if sig in self.banned:
                     continue
@@ -117,7 +123,7 @@ class HeuristicPolicy:
                     actions.append((sig, evidence.Action(kind="key", target=target, selector=c.selector)))
                 else:
                     actions.append((sig, evidence.Action(kind=kind, target=target, selector=c.selector)))  # type: ignore[arg-type]
-            double = f"dblclick|{c.selector}"
+            double = rules.signature("dblclick", c.selector)
             self.families[double] = rules.family(double) if in_item else double
             if "dblclick" in c.listeners and double not in self.banned:
                 actions.append((double, evidence.Action(kind="click", target=target, selector=c.selector,
@@ -162,7 +168,7 @@ class HeuristicPolicy:
     # ---- choice rules ------------------------------------------------------
     def _see(self, obs: observing.Observation) -> None:
         """Note which elements are new on the page and how many items it shows."""
-        selectors = {c.selector for c in obs.candidates}
+        selectors = {rules.signature("", c.selector) for c in obs.candidates}
         for selector in selectors - self.present:
             self.born[selector] = obs.step
         self.present = selectors
@@ -170,8 +176,10 @@ class HeuristicPolicy:
     def _family(self, sig: str) -> str:
         return self.families.get(sig, sig)
 
-    def _held_back(self, obs: observing.Observation, options: list[tuple[str, evidence.Action]]) -> set[str]:
-        """Destructive signatures to hold back: some constructive family is untried."""
+    def _destructive(self, obs: observing.Observation, options: list[tuple[str, evidence.Action]]
+                     ) -> tuple[set[str], set[str]]:
+        """(destructive signatures, those to hold back: some constructive family is
+        untried, or a rebuild after the last tear-down is still due)."""
         by_selector = {c.selector: c for c in obs.candidates}
         harmful, untried = set(), False
         for sig, action in options:
@@ -182,16 +190,29 @@ class HeuristicPolicy:
                 harmful.add(sig)
             elif self.tried_family[self._family(sig)] == 0:
                 untried = True
-        return harmful if untried else set()
+        return harmful, (harmful if untried or self.torn_down else set())
 
-    def _score(self, obs: observing.Observation, sig: str, action: evidence.Action, held: set[str]) -> float:
+    def _flipped(self, obs: observing.Observation, sig: str, action: evidence.Action) -> bool:
+        """Is this toggle now the other way round than when it was last clicked?"""
+        if action.kind != "check" or sig not in self.toggled_from:
+            return False
+        c = next((x for x in obs.candidates if x.selector == action.selector), None)
+        return c is not None and c.checked is not None and c.checked != self.toggled_from[sig]
+
+    def _score(self, obs: observing.Observation, sig: str, action: evidence.Action,
+               harmful: set[str], held: set[str]) -> float:
         here = self.tried[(obs.state, sig)]
         score = 3.0 if here == 0 else -1.0 * here
         score += 2.0 if self.tried_family[self._family(sig)] == 0 else 0.0
-        score += min(self.gains.get(sig, 0.0), 5.0)
+        if sig not in harmful and not self._flipped(obs, sig, action):
+            # (a delete pays once; repeating it only empties the page; a toggle paid
+            # for the way it went, not for the way back)
+            score += min(self.gains.get(sig, 0.0), 5.0)
+        if sig == self.last and action.kind == "check":
+            score += UNDO  # a toggle clicked twice in a row undoes what it did
         score += min(0.5 * self.changes[sig], 1.5)
         score -= 2.5 * self.failures[sig]
-        if action.selector and obs.step > 1 and obs.step - self.born.get(action.selector, 0) < RECENT_STEPS:
+        if action.selector and obs.step > 1 and obs.step - self.born.get(rules.signature("", action.selector), 0) < RECENT_STEPS:
             score += 1.5
         if sig in held:
             score += HELD_BACK
@@ -207,22 +228,22 @@ class HeuristicPolicy:
         if typed.form >= 0:
             for c in obs.candidates:
                 if c.form == typed.form and "type" in c.kinds and c.selector != typed.selector and not c.value:
-                    self.followups.append((f"type|{c.selector}", evidence.Action(
+                    self.followups.append((rules.signature("type", c.selector), evidence.Action(
                         kind="type", target=c.describe(), selector=c.selector), None))
             submit = next((c for c in obs.candidates if c.form == typed.form and c.submit), None)
             if submit is not None:
-                self.followups.append((f"click|{submit.selector}", evidence.Action(
+                self.followups.append((rules.signature("click", submit.selector), evidence.Action(
                     kind="click", target=submit.describe(), selector=submit.selector), None))
                 return
         if typed.type in ("textarea", "contenteditable"):
             return
         # A free-standing field: Enter is how most such fields submit; the button next
         # to it is pressed too if the field still holds its text afterwards.
-        self.followups.append((f"enter|{typed.selector}", evidence.Action(
+        self.followups.append((rules.signature("enter", typed.selector), evidence.Action(
             kind="key", target=typed.describe(), selector=typed.selector, value="Enter"), None))
         button = rules.adjacent_button(typed, obs)
         if button is not None:
-            self.followups.append((f"click|{button.selector}", evidence.Action(
+            self.followups.append((rules.signature("click", button.selector), evidence.Action(
                 kind="click", target=button.describe(), selector=button.selector), typed.selector))
 
     def _queue_submit(self, picked: observing.Candidate, obs: observing.Observation) -> None:
@@ -230,7 +251,7 @@ class HeuristicPolicy:
         self.followups.clear()
         submit = next((c for c in obs.candidates if picked.form >= 0 and c.form == picked.form and c.submit), None)
         if submit is not None:
-            self.followups.append((f"click|{submit.selector}", evidence.Action(
+            self.followups.append((rules.signature("click", submit.selector), evidence.Action(
                 kind="click", target=submit.describe(), selector=submit.selector), None))
 
     def _next_followup(self, obs: observing.Observation) -> tuple[str, evidence.Action] | None:
@@ -256,13 +277,13 @@ class HeuristicPolicy:
         options = self._element_actions(obs) + self._page_actions(obs)
         if not options:
             return None
-        held = self._held_back(obs, options)
+        harmful, held = self._destructive(obs, options)
         if self.rng.random() < EPSILON:
             allowed = [o for o in options if o[0] not in held] or options
             fresh = [o for o in allowed if self.tried[(obs.state, o[0])] == 0] or allowed
             sig, action = fresh[self.rng.randrange(len(fresh))]
         else:
-            scored = [(self._score(obs, sig, a, held), i) for i, (sig, a) in enumerate(options)]
+            scored = [(self._score(obs, sig, a, harmful, held), i) for i, (sig, a) in enumerate(options)]
             _, best = max(scored)
             sig, action = options[best]
         chosen = self._concrete(sig, action, obs)
@@ -279,6 +300,8 @@ class HeuristicPolicy:
     def _commit(self, obs: observing.Observation, sig: str, action: evidence.Action) -> evidence.Action:
         self.pending = (obs.state, sig, action)
         c = next((x for x in obs.candidates if x.selector == action.selector), None)
+        if action.kind == "check" and c is not None and c.checked is not None:
+            self.toggled_from[sig] = c.checked
         if action.kind in ("click", "check") and c is not None and rules.destructive(c):
             self.pending_items = rules.item_count(obs)
         return action
@@ -289,6 +312,7 @@ class HeuristicPolicy:
         state, sig, _ = self.pending
         self.pending = None
         self.tried[(state, sig)] += 1
+        self.last = sig
         self.tried_family[self._family(sig)] += 1
         self.gains[sig] = step.coverage_gain
         root = self.chain_root

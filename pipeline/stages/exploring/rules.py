@@ -31,10 +31,18 @@ def destructive(candidate: observing.Candidate) -> bool:
     return bool(DESTRUCTIVE.search(name) or DESTRUCTIVE_HINT.search(hint))
 
 
-def family(signature: str) -> str:
+def signature(kind: str, selector: str) -> str:
+    """``kind|selector`` with the selector made position-explicit: an element's
+    selector reads ``ul > li > input`` while it is alone and ``ul > li:nth-of-type(1)
+    > input`` once it has a sibling; both are one signature."""
+    parts = [p if ":nth-" in p or p == "body" else p + ":nth-of-type(1)" for p in selector.split(" > ")]
+    return f"{kind}|{' > '.join(parts)}"
+
+
+def family(sig: str) -> str:
     """The action with list positions erased: the checkbox of item 1 and of item 2 are
     one family (trying one says much about the other)."""
-    return _POSITION.sub(r":nth-\1(*)", signature)
+    return _POSITION.sub("", sig)
 
 
 def item_count(obs: observing.Observation) -> int:

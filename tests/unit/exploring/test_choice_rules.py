@@ -123,19 +123,27 @@ def test_destructive_actions_wait_until_constructive_ones_were_tried(monkeypatch
 def test_after_a_delete_emptied_the_list_typing_a_real_value_is_next(monkeypatch):
     chooser = _policy(2)
     _no_random_picks(chooser, monkeypatch)
-    for sig in ("type|#new", "click|#all", "click|#active", "check|#list > li:nth-of-type(1) > input"):
-        chooser.tried_family[sig] += 1  # everything constructive was tried already
-    chooser.rotation["type|#new"] = 2  # the next values in turn would be "" and "   "
+    for kind, selector in (("type", "#new"), ("click", "#all"), ("click", "#active"),
+                           ("check", "#list > li:nth-of-type(1) > input")):
+        chooser.tried_family[rules.family(rules.signature(kind, selector))] += 1  # all constructive tried
+    chooser.rotation[rules.signature("type", "#new")] = 2  # the next values in turn: "" and "   "
     full = _page(FIELD, *_item(1, "Buy milk"), *FILTERS, step=5)
     chooser.choose(full)
     delete = evidence.Action(kind="click", target='button "x"', selector="#list > li:nth-of-type(1) > button")
-    chooser._commit(full, "click|" + delete.selector, delete)
-    empty = _page(FIELD, *FILTERS, state="s-empty", step=6)
+    chooser._commit(full, rules.signature("click", delete.selector), delete)
+    empty = _page(FIELD, *FILTERS, CLEAR, state="s-empty", step=6)  # "Clear completed" is untried
     chooser.followups.clear()
     chooser.observe(_step(delete), empty)
     rebuild = chooser.choose(empty)
     assert rebuild.kind == "type" and rebuild.selector == "#new"
     assert rebuild.value.strip()
+
+
+def test_one_control_keeps_its_signature_when_its_list_grows():
+    alone = rules.signature("check", "#list > li > input")
+    assert alone == rules.signature("check", "#list > li:nth-of-type(1) > input")
+    assert rules.family(alone) == rules.family(rules.signature("check", "#list > li:nth-of-type(2) > input"))
+    assert alone != rules.signature("check", "#list > li:nth-of-type(2) > input")
 
 
 def test_unlabeled_checkbox_is_named_by_its_item():
@@ -149,8 +157,9 @@ def test_a_choice_in_a_form_is_submitted(monkeypatch):
     radio = _c("r1", "#r1", "radio", "Cats", ("check",), type="radio", form=0, tag="input")
     submit = _c("s", "#vote", "button", "Vote", ("click",), form=0, submit=True)
     page = _page(radio, submit)
-    chooser.tried_family["click|#vote"] += 1
-    chooser.tried[("s0", "click|#vote")] += 1
+    vote = rules.signature("click", "#vote")
+    chooser.tried_family[vote] += 1  # the button alone was tried before
+    chooser.tried[("s0", vote)] += 1
     first = chooser.choose(page)
     assert first.selector == "#r1"
     chooser.observe(_step(first), page)
