@@ -212,8 +212,9 @@ class HeuristicPolicy:
             score += UNDO  # a toggle clicked twice in a row undoes what it did
         score += min(0.5 * self.changes[sig], 1.5)
         score -= 2.5 * self.failures[sig]
-        if action.selector and obs.step > 1 and obs.step - self.born.get(rules.signature("", action.selector), 0) < RECENT_STEPS:
-            score += 1.5
+        if action.selector and obs.step > 1:
+            if obs.step - self.born.get(rules.signature("", action.selector), 0) < RECENT_STEPS:
+                score += 1.5  # it just appeared
         if sig in held:
             score += HELD_BACK
         if action.kind == "type" and self.torn_down:
