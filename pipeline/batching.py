@@ -112,7 +112,8 @@ def plan(config: settings_mod.RunSettings) -> tuple[list[task.Task], list[eviden
             continue
         app = evidence.AppRef(model=model, task_id=task_id, source="", packaging="folder")
         decided.append(running.failed_result(app, "start_failed", "no app submitted for this task"))
-    skipped = [results.SkippedInput(path=p.path, reason=p.reason) for p in discovery.problems]
+    skipped = [results.SkippedInput(path=f"{p.model}/{p.name}" if p.model else p.name, reason=p.reason)
+               for p in discovery.problems]
     return tasks, apps, decided, skipped
 
 
