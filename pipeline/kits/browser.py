@@ -76,7 +76,10 @@ class ContextOptions:
     timezone: str = "UTC"  # fixed, so dates in snapshots do not depend on the machine
     locale: str = "en-US"
     seed: int = 0  # seeds the page's Math.random, so runs repeat
-    hang_grace_s: float = 4.0  # watchdog: seconds between escalation stages
+    # watchdog: seconds between escalation stages. Generous: a loaded machine can take
+    # seconds to report a killed renderer, and killing the whole browser for that
+    # would cost the app its exploration.
+    hang_grace_s: float = 8.0
 
 
 # Runs before any app script in every document: records which event types are

@@ -20,7 +20,7 @@ def _gone(pids: set[int]) -> list[int]:
 
 
 def test_a_hung_renderer_is_killed_and_the_session_goes_on():
-    with browser.Session(browser.ContextOptions(hang_grace_s=2.0)) as session:
+    with browser.Session(browser.ContextOptions(hang_grace_s=6.0)) as session:
         tab = session.new_tab()
         tab.goto(LOOPING, 10)
         with pytest.raises(browser.BrowserError):
