@@ -49,17 +49,25 @@ class Display:
                 rich.progress.MofNCompleteColumn(),
                 rich.progress.TextColumn("{task.fields[counts]}"),
                 rich.progress.TimeElapsedColumn(),
-                rich.progress.TextColumn("eta"),
-                rich.progress.TimeRemainingColumn(),
+                rich.progress.TextColumn("{task.fields[eta]}"),
                 console=self.console,
             )
             self._bar.start()
-            self._task = self._bar.add_task("apps", total=total, counts="")
+            self._task = self._bar.add_task("apps", total=total, counts="", eta="")
         else:
             self.console.print(f"evaluating {total} apps")
 
     def _counts_text(self) -> str:
         return "  ".join(f"[{_STYLE.get(k, 'white')}]{k} {v}[/]" for k, v in sorted(self.counts.items()))
+
+    def _eta(self) -> str:
+        """Time left from the mean time per finished app so far (apps finish in
+        bursts when workers run in parallel; a windowed rate would swing wildly)."""
+        left = self.total - self.finished
+        if not self.finished or not left:
+            return ""
+        seconds = int((time.monotonic() - self.started) / self.finished * left)
+        return f"~{seconds // 60}:{seconds % 60:02d} left"
 
     def done(self, result: results.AppResult) -> None:
         with self._lock:
@@ -77,7 +85,7 @@ class Display:
                 line += f" — {result.reason}"
             if self._bar is not None:
                 self._bar.console.print(line)
-                self._bar.update(self._task, advance=1, counts=self._counts_text())
+                self._bar.update(self._task, advance=1, counts=self._counts_text(), eta=self._eta())
             else:
                 self.console.print(line)
 
