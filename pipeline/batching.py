@@ -161,24 +161,62 @@ def _run_pool(
     return done
 
 
+class ResumeMismatch(ValueError):
+    """--resume on an output folder written with another configuration."""
+
+
+RUN_MARKER = "run.json"  # config hash of the run writing this folder, for --resume
+
+
+def _reusable(store: store_mod.Store, config: settings_mod.RunSettings, apps: list[evidence.AppRef],
+              resume: bool) -> dict[str, results.AppResult]:
+    """Results a resumed run keeps: apps already recorded by a run with the same
+    configuration. An ``error`` (our side failed) is evaluated again."""
+    mine = config.config_hash()
+    if resume and store.exists(RUN_MARKER):
+        theirs = store_mod.get_json(store, RUN_MARKER).get("config_hash")
+        if theirs != mine:
+            raise ResumeMismatch(
+                f"--resume: {config.out} was written with another configuration "
+                f"(config hash {theirs}, this run {mine}); use another --out or drop --resume")
+    store_mod.put_json(store, RUN_MARKER, {"config_hash": mine})
+    kept: dict[str, results.AppResult] = {}
+    if not resume:
+        return kept
+    for app in apps:
+        key = f"{app.key}/result.json"
+        if store.exists(key):
+            result = results.AppResult.model_validate_json(store.get_bytes(key))
+            if result.outcome != "error":
+                kept[app.key] = result
+    return kept
+
+
 def execute(
     config: settings_mod.RunSettings,
     on_plan: Callable[[int], None] = lambda total: None,
     on_done: Callable[[results.AppResult], None] = lambda r: None,
+    resume: bool = False,
 ) -> results.RunResults:
-    """Run everything; write results.json and the report into ``config.out``."""
+    """Run everything; write results.json and the report into ``config.out``.
+    ``resume`` keeps the apps a previous, interrupted run of the same configuration
+    already recorded, and evaluates only the rest."""
     started = datetime.datetime.now(datetime.timezone.utc)
     out = pathlib.Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
     store = store_mod.LocalStore(out)
     with telemetry.span("run", apps=config.apps, tasks=config.tasks):
         tasks, apps, decided, skipped = plan(config)
+        kept = _reusable(store, config, apps, resume)
         on_plan(len(apps) + len(decided))
         for result in decided:
             running.save_result(store, result)
+        for result in [*decided, *kept.values()]:
             on_done(result)
-        evaluated = _run_pool(apps, config, tasks, on_done)
-        return finish(config, store, tasks, [*decided, *evaluated], skipped, started, out / "report")
+        todo = [a for a in apps if a.key not in kept]
+        evaluated = _run_pool(todo, config, tasks, on_done)
+        return finish(config, store, tasks, [*decided, *kept.values(), *evaluated], skipped,
+                      started, out / "report")
 
 
 def finish(

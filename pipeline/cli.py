@@ -72,6 +72,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--out", required=True, help="output folder")
     run.add_argument("--workers", type=int, default=1, help="apps in parallel (default 1)")
     run.add_argument("--models", nargs="*", default=(), help="only these models")
+    run.add_argument("--resume", action="store_true",
+                     help="keep the apps an interrupted run with the same settings already recorded")
     _add_run_options(run)
 
     app = sub.add_parser("app", help="one app's stages (what a Kubernetes app pod runs)")

@@ -66,8 +66,9 @@ def cmd_run(args: argparse.Namespace, build: SettingsBuilder) -> int:
     telemetry.setup("iwc")
     display = progress.Display(stream=sys.stderr)
     try:
-        run_results = batching.execute(config, on_plan=display.plan, on_done=display.done)
-    except ingesting.TaskFileError as exc:
+        run_results = batching.execute(config, on_plan=display.plan, on_done=display.done,
+                                       resume=args.resume)
+    except (ingesting.TaskFileError, batching.ResumeMismatch) as exc:
         raise UsageError(str(exc)) from None
     finally:
         display.close()

@@ -24,3 +24,56 @@ def test_plan_reports_strays_and_missing_apps(tmp_path):
     paths = {s.path: s.reason for s in skipped}
     assert "m1/nope" in paths and "README.txt" in paths
     assert all(reason for reason in paths.values())
+
+
+def _corpus(tmp_path):
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text('{"id": "t1", "prompt": "a"}\n{"id": "t2", "prompt": "b"}\n')
+    for task_id in ("t1", "t2"):
+        (tmp_path / "apps" / "m1" / task_id).mkdir(parents=True)
+        (tmp_path / "apps" / "m1" / task_id / "index.html").write_text("<p>hi</p>")
+    return settings_mod.RunSettings(tasks=str(tasks), apps=str(tmp_path / "apps"), out=str(tmp_path / "out"))
+
+
+def _fake_pool(calls):
+    from iwcbench.pipeline import running
+    from iwcbench.pipeline.kits import store as store_mod
+
+    def pool(apps, config, tasks, on_done):
+        """Stands in for the worker pool: records what it was asked to evaluate and,
+        like a worker, saves each app's result."""
+        calls.append([a.key for a in apps])
+        done = [running.failed_result(a, "start_failed", "fake: evaluated") for a in apps]
+        for r in done:
+            running.save_result(store_mod.LocalStore(config.out), r)
+            on_done(r)
+        return done
+    return pool
+
+
+def test_resume_evaluates_only_what_is_missing_or_failed_on_our_side(tmp_path, monkeypatch):
+    import pytest
+
+    from iwcbench.pipeline import running
+    from iwcbench.pipeline.contracts import evidence
+    from iwcbench.pipeline.kits import store as store_mod
+
+    config = _corpus(tmp_path)
+    calls: list[list[str]] = []
+    monkeypatch.setattr(batching, "_run_pool", _fake_pool(calls))
+    first = batching.execute(config)
+    assert calls == [["apps/m1/t1", "apps/m1/t2"]]
+    store = store_mod.LocalStore(tmp_path / "out")
+    # t1 was interrupted (no result); t2 failed on our side: both go again.
+    (tmp_path / "out" / "apps/m1/t1/result.json").unlink()
+    running.save_result(store, running.failed_result(
+        evidence.AppRef(model="m1", task_id="t2", source=""), "error", "worker died"))
+    batching.execute(config, resume=True)
+    assert calls[1] == ["apps/m1/t1", "apps/m1/t2"]
+    batching.execute(config, resume=True)
+    assert calls[2] == [], "everything was recorded: nothing to evaluate again"
+    assert len(first.apps) == 2
+
+    other = config.model_copy(update={"exploration": config.exploration.model_copy(update={"seed": 7})})
+    with pytest.raises(batching.ResumeMismatch, match="another configuration"):
+        batching.execute(other, resume=True)
