@@ -11,6 +11,8 @@ import threading
 
 import pytest
 
+from fakes import apps
+
 from iwcbench.pipeline import settings
 from iwcbench.pipeline.stages import instrumenting
 
@@ -99,18 +101,4 @@ def serving_fixture():
 @pytest.fixture()
 def app(tmp_path):
     """``app({relative path: text or bytes})`` writes an app folder; returns its path."""
-    counter = iter(range(1000))
-
-    def write(files: dict[str, str | bytes]) -> pathlib.Path:
-        root = tmp_path / f"app{next(counter)}"
-        root.mkdir()
-        for rel, content in files.items():
-            path = root / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(content, bytes):
-                path.write_bytes(content)
-            else:
-                path.write_text(content)
-        return root
-
-    return write
+    return apps.app_writer(tmp_path)
