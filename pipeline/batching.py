@@ -23,7 +23,7 @@ from typing import Callable, Iterable
 
 from iwcbench.pipeline import running, settings as settings_mod, telemetry
 from iwcbench.pipeline.contracts import evidence, results, task
-from iwcbench.pipeline.kits import store as store_mod
+from iwcbench.pipeline.kits import browser, processes, store as store_mod
 from iwcbench.pipeline.stages import aggregating, ingesting, reporting
 
 log = logging.getLogger(__name__)
@@ -72,11 +72,24 @@ def versions() -> dict[str, str | None]:
             found[dist] = importlib.metadata.version(dist)
         except importlib.metadata.PackageNotFoundError:
             found[dist] = None
+    for name, argv in (("chromium", [_chromium(), "--version"]), ("node", [processes.node_binary(), "--version"])):
+        try:
+            done = processes.run(argv, timeout_s=20) if argv[0] else None
+            found[name] = done.stdout.decode().strip() if done is not None and done.ok else None
+        except (OSError, processes.ToolMissing):
+            found[name] = None
     tools = pathlib.Path(__file__).parent / "js" / "node_modules"
     for pkg in ("istanbul-lib-instrument", "axe-core"):
         manifest = tools / pkg / "package.json"
         found[pkg] = json.loads(manifest.read_text())["version"] if manifest.is_file() else None
     return found
+
+
+def _chromium() -> str | None:
+    try:
+        return browser.chromium_path()
+    except RuntimeError:
+        return None
 
 
 def git_commit() -> str | None:

@@ -77,3 +77,10 @@ def test_resume_evaluates_only_what_is_missing_or_failed_on_our_side(tmp_path, m
     other = config.model_copy(update={"exploration": config.exploration.model_copy(update={"seed": 7})})
     with pytest.raises(batching.ResumeMismatch, match="another configuration"):
         batching.execute(other, resume=True)
+
+
+def test_results_name_the_tools_that_produced_them():
+    found = batching.versions()
+    assert found["chromium"] and found["chromium"].startswith("Chromium")
+    assert found["node"] and found["node"].startswith("v")
+    assert found["istanbul-lib-instrument"] and found["axe-core"] and found["playwright"]
