@@ -17,6 +17,7 @@ import logging
 import multiprocessing
 import pathlib
 import platform
+import tempfile
 import time
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterable
@@ -228,8 +229,7 @@ def execute(
             on_done(result)
         todo = [a for a in apps if a.key not in kept]
         evaluated = _run_pool(todo, config, tasks, on_done)
-        return finish(config, store, tasks, [*decided, *kept.values(), *evaluated], skipped,
-                      started, out / "report")
+        return finish(config, store, tasks, [*decided, *kept.values(), *evaluated], skipped, started)
 
 
 def finish(
@@ -239,9 +239,10 @@ def finish(
     app_results: list[results.AppResult],
     skipped: list[results.SkippedInput],
     started: datetime.datetime,
-    report_dir: pathlib.Path,
 ) -> results.RunResults:
-    """Aggregate per-app results, write results.json and the HTML report."""
+    """Aggregate per-app results; write results.json and the HTML report (``report/``)
+    into the store. A local store gets the report in place; any other store gets it
+    rendered in a temporary folder and uploaded."""
     app_results.sort(key=lambda r: (r.model, r.task_id))
     scored, leaderboard = aggregating.aggregate(app_results)
     run_results = results.RunResults(
@@ -269,7 +270,14 @@ def finish(
             return None
 
     started_report = time.monotonic()
-    reporting.write_report(run_results, read, report_dir)
+    if isinstance(store, store_mod.LocalStore):
+        reporting.write_report(run_results, read, store.root / "report")
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            report_dir = pathlib.Path(tmp) / "report"
+            reporting.write_report(run_results, read, report_dir)
+            for path in sorted(p for p in report_dir.rglob("*") if p.is_file()):
+                store.put_bytes(f"report/{path.relative_to(report_dir).as_posix()}", path.read_bytes())
     log.info("report written in %.1f s", time.monotonic() - started_report)
     return run_results
 

@@ -15,9 +15,7 @@ function per command. It must not hold stage logic.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
-import pathlib
 import sys
 from typing import Sequence
 

@@ -62,7 +62,8 @@ def cmd_run(args: argparse.Namespace, build: SettingsBuilder) -> int:
                    workers=args.workers, models=tuple(args.models))
     if not pathlib.Path(config.apps).is_dir():
         raise UsageError(f"--apps: no such folder: {config.apps}")
-    _load_tasks(config.tasks)  # fail fast, naming the line and field
+    if not pathlib.Path(config.tasks).is_file():
+        raise UsageError(f"--tasks: no such file: {config.tasks}")
     telemetry.setup("iwc")
     display = progress.Display(stream=sys.stderr)
     try:
@@ -170,8 +171,9 @@ def expected_apps(apps_uri: str, models: tuple[str, ...], task_ids: list[str]) -
     """(model, task_id) of every app submitted for a known task under a folder or an
     s3:// prefix."""
     if apps_uri.startswith("s3://"):
+        known = set(task_ids)
         pairs = ingesting.pairs_from_keys(store_mod.open_store(apps_uri).list(), models)
-        return [p for p in pairs if p[1] in set(task_ids)]
+        return [p for p in pairs if p[1] in known]
     found = ingesting.discover_apps(pathlib.Path(apps_uri), task_ids)
     return sorted((a.model, a.task_id) for a in found.apps if not models or a.model in models)
 
@@ -208,12 +210,7 @@ def cmd_score(args: argparse.Namespace, build: SettingsBuilder) -> int:
                                        task_ids)
     config = settings_mod.RunSettings(tasks=args.tasks, apps="-", out=args.store)
     started = datetime.datetime.now(datetime.timezone.utc)
-    with tempfile.TemporaryDirectory() as tmp:
-        report_dir = pathlib.Path(tmp) / "report"
-        run_results = batching.finish(config, store, tasks, app_results, [], started, report_dir)
-        for path in sorted(report_dir.rglob("*")):
-            if path.is_file():
-                store.put_bytes(f"report/{path.relative_to(report_dir).as_posix()}", path.read_bytes())
+    run_results = batching.finish(config, store, tasks, app_results, [], started)
     data = store.get_bytes("results.json")
     print(json.dumps({"results": f"{store.uri}/results.json", "digest": batching.digest(data),
                       "apps": len(run_results.apps)}))

@@ -112,15 +112,8 @@ def rescore_command(args: argparse.Namespace) -> int:
         "out": run_uri, "scoring": config.scoring.model_copy(update={"judge": args.judge})})
     client = _client(config, args.judge)
     updated = judging.rescore(store, tasks, client)
-    report_dir = pathlib.Path(run_uri) / "report" if not run_uri.startswith("s3://") else None
-    started = datetime.datetime.now(datetime.timezone.utc)
-    if report_dir is None:
-        import tempfile  # noqa: PLC0415
-
-        with tempfile.TemporaryDirectory() as tmp:
-            batching.finish(config, store, tasks.values(), updated, [], started, pathlib.Path(tmp) / "report")
-    else:
-        batching.finish(config, store, tasks.values(), updated, [], started, report_dir)
+    batching.finish(config, store, tasks.values(), updated, [],
+                    datetime.datetime.now(datetime.timezone.utc))
     totals = client.ledger.totals()
     print(f"re-scored {len(updated)} apps with {args.judge}: {totals.get('calls', 0)} calls, "
           f"{totals.get('cache_hits', 0)} from the cache, cost ${totals.get('cost_usd') or 0:.4f}")

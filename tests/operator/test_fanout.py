@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
 
 from fakes import operator_harness as h
 from iwcbench.operator import api, planning
