@@ -39,6 +39,31 @@ class Instrumentation(_Section):
     max_file_bytes: int = pydantic.Field(5_000_000, ge=1, description="larger scripts stay uninstrumented")
 
 
+class Build(_Section):
+    """Building Vite, Next.js, Create React App and Astro apps that ship no build."""
+
+    enabled: bool = pydantic.Field(
+        True, description="build apps of the build frameworks (off: they run as black boxes)")
+    registry: str = pydantic.Field(
+        "https://registry.npmjs.org", description="npm registry (or mirror) that installs come from")
+    npm_cache_dir: str | None = pydantic.Field(
+        None, description="npm cache shared by every app's install (default: ~/.cache/iwc-bench/npm)")
+    require_lockfile: bool = pydantic.Field(
+        True, description="refuse apps without package-lock.json (off: npm install resolves package.json ranges)")
+    allow_scripts: tuple[str, ...] = pydantic.Field(
+        ("esbuild", "@swc/core"),
+        description="dependencies whose install scripts run (npm rebuild) after the scripts-off install")
+    install_timeout_s: float = pydantic.Field(600.0, gt=0, description="seconds for npm ci")
+    build_timeout_s: float = pydantic.Field(600.0, gt=0, description="seconds for one build (instrumented or plain)")
+    memory_mib: int = pydantic.Field(
+        4096, ge=256, description="resident memory of the install or build and all its processes, MiB")
+    disk_mib: int = pydantic.Field(
+        4096, ge=64, description="the app's working copy with node_modules and the build output, MiB")
+    cpu_s: int = pydantic.Field(1800, ge=10, description="CPU seconds of any one process of a step")
+    isolate_network: bool = pydantic.Field(
+        True, description="builds run with loopback only (a network namespace) where the machine allows it")
+
+
 class Input(_Section):
     max_archive_bytes: int = pydantic.Field(
         200_000_000, ge=1, description="cap on an app archive's extracted size, bytes")
@@ -70,6 +95,7 @@ class RunSettings(_Section):
     models: tuple[str, ...] = pydantic.Field((), description="only these models (default all)")
     exploration: Exploration = Exploration()
     instrumentation: Instrumentation = Instrumentation()
+    build: Build = Build()
     input: Input = Input()
     sandbox: Sandbox = Sandbox()
     scoring: Scoring = Scoring()

@@ -13,8 +13,9 @@
 'use strict';
 
 const path = require('path');
-const { programVisitor } = require('istanbul-lib-instrument');
 const recording = require('./recording.cjs');
+
+const { programVisitor } = recording.tool('istanbul-lib-instrument');
 
 module.exports = function iwcBabelIstanbul(api) {
     const t = api.types;

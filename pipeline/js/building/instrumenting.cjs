@@ -8,8 +8,9 @@
  */
 'use strict';
 
-const { createInstrumenter } = require('istanbul-lib-instrument');
 const recording = require('./recording.cjs');
+
+const { createInstrumenter } = recording.tool('istanbul-lib-instrument');
 
 const EXTENSIONS = /\.(m?jsx?|cjs|tsx?|mts|cts)$/;
 
@@ -34,13 +35,24 @@ function keyOf(root, id) {
     return recording.ownKey(root, id);
 }
 
-/* {code, map} with counters, or null when the file is not the app's own. Throws on a
- * syntax error, as the framework's compiler would. */
+/* {code, map} with counters, or null when the file is not the app's own or cannot be
+ * instrumented. A file our parser cannot read (syntax that only one of the app's own
+ * plugins understands) is recorded as skipped and passed through unchanged: the
+ * framework's compiler then decides, and the rest of the app keeps its counters. */
 function instrument(root, id, code) {
     const key = keyOf(root, id);
     if (key === null) {
         return null;
     }
+    try {
+        return instrumentOwn(id, key, code);
+    } catch (error) {
+        recording.skip(key, `could not parse: ${String(error.message || error).split('\n')[0]}`);
+        return null;
+    }
+}
+
+function instrumentOwn(id, key, code) {
     const instrumenter = createInstrumenter({
         esModules: true,
         compact: false,

@@ -6,6 +6,8 @@
  *     SWC stays the compiler, so next/font and the rest behave as without us;
  *   - browser source maps;
  *   - a static export (`output: "export"`) when $IWC_NEXT_EXPORT is "1".
+ * With $IWC_INSTRUMENT "0" (the plain build after an instrumented one failed) only the
+ * export is added.
  * building.py writes a two-line next.config.mjs into the app's copy that imports the
  * app's original config (renamed beside it) and calls this. It must not change
  * anything else about the app's build.
@@ -25,7 +27,7 @@ export default async function config(user, phase, context) {
         productionBrowserSourceMaps: true,
         webpack(webpackConfig, options) {
             const out = typeof userWebpack === 'function' ? userWebpack(webpackConfig, options) : webpackConfig;
-            if (!options.isServer) {
+            if (!options.isServer && process.env.IWC_INSTRUMENT !== '0') {
                 out.module.rules.unshift({
                     test: /\.(m?jsx?|cjs|tsx?|mts|cts)$/,
                     include: [root],

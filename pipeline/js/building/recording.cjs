@@ -12,8 +12,21 @@ const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
 
+const { createRequire } = require('module');
+
 const OUT_ENV = 'IWC_COVERAGE_OUT';
 const ROOT_ENV = 'IWC_APP_ROOT';
+const TOOLS_ENV = 'IWC_NODE_TOOLS';
+
+/* One of our npm tools (istanbul-lib-instrument), from the folder building.py names in
+ * $IWC_NODE_TOOLS: never from the app's node_modules, whose versions are the app's. */
+function tool(name) {
+    const folder = process.env[TOOLS_ENV];
+    if (!folder) {
+        throw new Error(`iwc: ${TOOLS_ENV} is not set`);
+    }
+    return createRequire(path.join(folder, 'noop.js'))(name);
+}
 
 function appRoot() {
     return fs.realpathSync(process.env[ROOT_ENV] || process.cwd());
@@ -40,7 +53,7 @@ function ownKey(root, file) {
     return parts.join('/');
 }
 
-function record(key, fileCoverage, source) {
+function write(key, entry) {
     const out = process.env[OUT_ENV];
     if (!out) {
         return;
@@ -48,8 +61,17 @@ function record(key, fileCoverage, source) {
     fs.mkdirSync(out, { recursive: true });
     const name = crypto.createHash('sha256').update(key).digest('hex').slice(0, 32) + '.json';
     const tmp = path.join(out, `.${name}.${process.pid}.tmp`);
-    fs.writeFileSync(tmp, JSON.stringify({ key, coverage: fileCoverage, source }));
+    fs.writeFileSync(tmp, JSON.stringify({ key, ...entry }));
     fs.renameSync(tmp, path.join(out, name));
 }
 
-module.exports = { OUT_ENV, ROOT_ENV, appRoot, ownKey, record };
+function record(key, fileCoverage, source) {
+    write(key, { coverage: fileCoverage, source });
+}
+
+/* A file of the app's own that stayed uninstrumented, and why. */
+function skip(key, reason) {
+    write(key, { skipped: reason });
+}
+
+module.exports = { OUT_ENV, ROOT_ENV, TOOLS_ENV, appRoot, ownKey, record, skip, tool };

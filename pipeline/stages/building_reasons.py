@@ -1,0 +1,141 @@
+"""Why a build-framework app cannot be installed or built: pure checks and log reading.
+
+``lockfile_problem(root, registry)`` says, before anything runs, whether the app can be
+installed from the registry alone: an npm lockfile must be there, and every package in
+it must come from the registry (not git, a tarball URL elsewhere, or a folder outside
+the app). ``failure_reason(step, confined)`` turns a failed install or build into the
+sentence the report shows: over a limit, a dependency not on the registry, a build
+that needs a network service, or the step's own error. Nothing here runs or writes
+anything.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import re
+from typing import Protocol
+
+NPM_REGISTRY = "https://registry.npmjs.org"  # npm rewrites this host to the configured registry
+LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json")
+OTHER_LOCKFILES = ("yarn.lock", "pnpm-lock.yaml", "bun.lockb", "bun.lock")
+NAMED = 3  # offending packages named in a reason
+
+# Signs in a build log that the build tried to reach a service over the network.
+_NETWORK = re.compile(
+    r"ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ENETUNREACH|EHOSTUNREACH|ETIMEDOUT|getaddrinfo"
+    r"|fetch failed|Failed to fetch|socket hang up|network request failed",
+    re.IGNORECASE)
+_HOST = re.compile(r"(?:https?://|getaddrinfo \w+ |ENOTFOUND |EAI_AGAIN )([A-Za-z0-9.-]+\.[A-Za-z]{2,})")
+_NOT_ON_REGISTRY = re.compile(r"npm error (?:code )?E404|404 Not Found - GET (\S+)|is not in this registry")
+_E404_PACKAGE = re.compile(r"404 Not Found - GET \S+/((?:@[^/\s]+/)?[^/\s]+)")
+
+
+class Finished(Protocol):
+    """What confined.run reports (only what reasons need)."""
+
+    returncode: int | None
+    killed_for: str | None
+    log_tail: str
+
+
+def lockfile_problem(root: pathlib.Path, registry: str) -> str | None:
+    """Why the app cannot be installed from ``registry`` alone, or None when it can."""
+    lock = next((root / n for n in LOCKFILES if (root / n).is_file()), None)
+    if lock is None:
+        others = [n for n in OTHER_LOCKFILES if (root / n).is_file()]
+        if others:
+            return (f"missing lockfile: no package-lock.json (the app has {others[0]}; "
+                    f"only npm lockfiles are installed)")
+        return ("missing lockfile: package.json without package-lock.json, so the "
+                "dependency versions the app was built with are unknown")
+    try:
+        data = json.loads(lock.read_bytes())
+    except (OSError, ValueError) as error:
+        return f"unreadable lockfile {lock.name}: {error}"
+    if not isinstance(data, dict):
+        return f"unreadable lockfile {lock.name}: not a JSON object"
+    offending = off_registry(data, registry)
+    if offending:
+        more = f" and {len(offending) - NAMED} more" if len(offending) > NAMED else ""
+        named = "; ".join(f"{name} from {where}" for name, where in offending[:NAMED])
+        return f"dependency not on the registry: {named}{more}"
+    return None
+
+
+def off_registry(lock: dict, registry: str) -> list[tuple[str, str]]:
+    """(package, where it comes from) for every lockfile entry not from the registry."""
+    allowed = tuple(r.rstrip("/") + "/" for r in {registry, NPM_REGISTRY})
+    found: list[tuple[str, str]] = []
+    packages = lock.get("packages")
+    if isinstance(packages, dict):  # lockfileVersion 2 and 3
+        for path, entry in packages.items():
+            if not path or not isinstance(entry, dict):
+                continue  # "" is the app itself
+            name = entry.get("name") or path.rsplit("node_modules/", 1)[-1]
+            problem = _entry_problem(entry, allowed, linked_inside=not path.startswith(".."))
+            if problem:
+                found.append((name, problem))
+        return found
+    _walk_v1(lock.get("dependencies"), allowed, found)  # lockfileVersion 1
+    return found
+
+
+def _entry_problem(entry: dict, allowed: tuple[str, ...], linked_inside: bool) -> str | None:
+    if entry.get("link"):
+        return None if linked_inside else f"a folder outside the app ({entry.get('resolved')})"
+    if entry.get("inBundle") or entry.get("bundled"):
+        return None  # shipped inside its parent's tarball
+    resolved = entry.get("resolved")
+    if resolved is None:
+        return None  # optional platform packages npm skipped; npm ci resolves them
+    if not isinstance(resolved, str) or not resolved.startswith(allowed):
+        return str(resolved)
+    return None
+
+
+def _walk_v1(deps: object, allowed: tuple[str, ...], found: list[tuple[str, str]]) -> None:
+    if not isinstance(deps, dict):
+        return
+    for name, entry in deps.items():
+        if not isinstance(entry, dict):
+            continue
+        version = str(entry.get("version", ""))
+        if not entry.get("bundled") and entry.get("resolved") is None and ":" in version:
+            found.append((name, version))  # "github:user/repo", "file:../x"
+        else:
+            problem = _entry_problem(entry, allowed, linked_inside=True)
+            if problem:
+                found.append((name, problem))
+        _walk_v1(entry.get("dependencies"), allowed, found)
+
+
+def failure_reason(step: str, done: Finished, limit_s: float, memory_bytes: int | None) -> str:
+    """One sentence for a failed ``step`` ("install", "instrumented build", "build")."""
+    if done.killed_for == "time":
+        return f"{step} over its time limit ({limit_s:g} s)"
+    if done.killed_for == "memory":
+        return f"{step} over its memory limit ({(memory_bytes or 0) // 2**20} MiB)"
+    if done.killed_for == "disk":
+        return f"{step} over its disk limit"
+    if done.killed_for == "cpu":
+        return f"{step} over its CPU time limit"
+    tail = done.log_tail
+    if step == "install" and _NOT_ON_REGISTRY.search(tail):
+        package = _E404_PACKAGE.search(tail)
+        what = package.group(1).replace("%2f", "/").replace("%2F", "/") if package else "a package"
+        return f"dependency not on the registry: {what} (npm: 404 Not Found)"
+    if step != "install" and _NETWORK.search(tail):
+        host = _HOST.search(tail)
+        where = f" ({host.group(1)})" if host else ""
+        return f"{step} needs a network service{where}, and builds have no network"
+    return f"{step} failed (exit {done.returncode}): {last_error_line(tail)}"
+
+
+def last_error_line(tail: str, chars: int = 300) -> str:
+    """The most telling line of a log's end: the last one that names an error."""
+    lines = [line.strip() for line in tail.splitlines() if line.strip() and not line.startswith("$ ")]
+    for line in reversed(lines):
+        if re.search(r"\berror\b|\bfailed\b|Error:", line, re.IGNORECASE) and not line.startswith("at "):
+            return line[:chars]
+    return (lines[-1] if lines else "no output")[:chars]
