@@ -148,17 +148,18 @@ def _kill_group(pgid: int) -> None:
         pass
 
 
-def _tail(log: pathlib.Path) -> str:
+def _tail(log: pathlib.Path, start: int) -> str:
+    """The end of what was written to ``log`` from offset ``start`` on."""
     try:
         with open(log, "rb") as handle:
             handle.seek(0, os.SEEK_END)
             size = handle.tell()
-            handle.seek(max(0, size - TAIL_BYTES))
+            handle.seek(max(start, size - TAIL_BYTES))
             data = handle.read()
     except OSError:
         return ""
     text = data.decode("utf-8", "replace")
-    return ("…" if size > TAIL_BYTES else "") + text.strip()
+    return ("…" if size - start > TAIL_BYTES else "") + text.strip()
 
 
 def run(
@@ -178,6 +179,7 @@ def run(
     with open(log, "ab") as out:
         out.write(f"$ {' '.join(argv)}\n".encode())
         out.flush()
+        start = out.tell()
         try:
             child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                      cwd=cwd, env=dict(env), start_new_session=True,
@@ -217,6 +219,6 @@ def run(
         killed_for=killed_for,
         duration_s=round(time.monotonic() - started, 3),
         peak_memory_bytes=peak,
-        log_tail=_tail(log),
+        log_tail=_tail(log, start),
         network_isolated=isolated,
     )

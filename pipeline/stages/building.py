@@ -38,6 +38,7 @@ COVERAGE_OUT = "coverage-records"  # where the build's hook leaves one JSON per 
 LOG = "build.log"
 NOT_COPIED = {".git", "node_modules", ".npmrc"}  # .npmrc: the app must not pick our registry or scripts
 _PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS")
+_INSTALL_ENV = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,7 +92,8 @@ def build(src: pathlib.Path, work: pathlib.Path, framework: str, settings: setti
         reason = f"{attempt}; built without Istanbul instead (black box)"
         return run.done(framework, "plain", reason, site, {}, {}, (), log_tail=first_tail)
     plain = plain or f"build left no {recipe.output}/index.html (the app may need a server, e.g. SSR output)"
-    return run.failed(framework, plain if plain == attempt else f"{attempt}; without Istanbul: {plain}")
+    same = plain == attempt.replace("instrumented build", "build", 1)
+    return run.failed(framework, plain if same else f"{attempt}; without Istanbul: {plain}")
 
 
 def gather(folder: pathlib.Path) -> tuple[dict, dict, tuple[evidence.SkippedFile, ...]]:
@@ -133,14 +135,13 @@ class _Runner:
     def _environment(self) -> dict[str, str]:
         home = self.work / "home"
         home.mkdir(exist_ok=True)
-        # Neither the user's nor a global npmrc: no tokens, no other registries.
-        for name in ("npmrc-user", "npmrc-global"):
-            (self.work / name).write_text("")
+        # Not the user's npmrc (tokens, other registries); the machine's global one
+        # (a CA file, a proxy for the mirror) stays.
+        (self.work / "npmrc-user").write_text("")
         env = {k: os.environ[k] for k in _PASSED_ENV if k in os.environ}
         env.update({
             "HOME": str(home),
             "NPM_CONFIG_USERCONFIG": str(self.work / "npmrc-user"),
-            "NPM_CONFIG_GLOBALCONFIG": str(self.work / "npmrc-global"),
             "NPM_CONFIG_UPDATE_NOTIFIER": "false",
             "NODE_OPTIONS": f"--max-old-space-size={max(256, self.settings.memory_mib * 3 // 4)}",
             "IWC_APP_ROOT": str(self.app.resolve()),
@@ -171,7 +172,8 @@ class _Runner:
         argv = [npm, *verb, "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline",
                 "--loglevel=error", f"--registry={self.settings.registry}", f"--cache={self.cache}"]
         started = time.monotonic()
-        done = self._run(argv, self.settings.install_timeout_s, isolate=False)
+        proxies = {k: os.environ[k] for k in _INSTALL_ENV if k in os.environ}
+        done = self._run(argv, self.settings.install_timeout_s, isolate=False, env=proxies)
         if done.ok:
             present = [p for p in self.settings.allow_scripts if (self.app / "node_modules" / p).is_dir()]
             if present:

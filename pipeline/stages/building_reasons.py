@@ -70,10 +70,10 @@ def off_registry(lock: dict, registry: str) -> list[tuple[str, str]]:
     packages = lock.get("packages")
     if isinstance(packages, dict):  # lockfileVersion 2 and 3
         for path, entry in packages.items():
-            if not path or not isinstance(entry, dict):
-                continue  # "" is the app itself
+            if not path or path.startswith("..") or not isinstance(entry, dict):
+                continue  # "" is the app itself; "../x" a link's target, named by the link
             name = entry.get("name") or path.rsplit("node_modules/", 1)[-1]
-            problem = _entry_problem(entry, allowed, linked_inside=not path.startswith(".."))
+            problem = _entry_problem(entry, allowed)
             if problem:
                 found.append((name, problem))
         return found
@@ -81,9 +81,11 @@ def off_registry(lock: dict, registry: str) -> list[tuple[str, str]]:
     return found
 
 
-def _entry_problem(entry: dict, allowed: tuple[str, ...], linked_inside: bool) -> str | None:
+def _entry_problem(entry: dict, allowed: tuple[str, ...]) -> str | None:
     if entry.get("link"):
-        return None if linked_inside else f"a folder outside the app ({entry.get('resolved')})"
+        target = str(entry.get("resolved") or "")
+        outside = target.startswith(("..", "/")) or ":" in target
+        return f"a folder outside the app ({target})" if outside else None
     if entry.get("inBundle") or entry.get("bundled"):
         return None  # shipped inside its parent's tarball
     resolved = entry.get("resolved")
@@ -104,7 +106,7 @@ def _walk_v1(deps: object, allowed: tuple[str, ...], found: list[tuple[str, str]
         if not entry.get("bundled") and entry.get("resolved") is None and ":" in version:
             found.append((name, version))  # "github:user/repo", "file:../x"
         else:
-            problem = _entry_problem(entry, allowed, linked_inside=True)
+            problem = _entry_problem(entry, allowed)
             if problem:
                 found.append((name, problem))
         _walk_v1(entry.get("dependencies"), allowed, found)
@@ -125,17 +127,27 @@ def failure_reason(step: str, done: Finished, limit_s: float, memory_bytes: int 
         package = _E404_PACKAGE.search(tail)
         what = package.group(1).replace("%2f", "/").replace("%2F", "/") if package else "a package"
         return f"dependency not on the registry: {what} (npm: 404 Not Found)"
-    if step != "install" and _NETWORK.search(tail):
+    sign = _NETWORK.search(tail) if step != "install" else None
+    if sign:
         host = _HOST.search(tail)
-        where = f" ({host.group(1)})" if host else ""
-        return f"{step} needs a network service{where}, and builds have no network"
+        return (f"{step} needs a network service ({host.group(1) if host else sign.group(0)}), "
+                f"and builds have no network")
     return f"{step} failed (exit {done.returncode}): {last_error_line(tail)}"
 
 
 def last_error_line(tail: str, chars: int = 300) -> str:
-    """The most telling line of a log's end: the last one that names an error."""
-    lines = [line.strip() for line in tail.splitlines() if line.strip() and not line.startswith("$ ")]
-    for line in reversed(lines):
-        if re.search(r"\berror\b|\bfailed\b|Error:", line, re.IGNORECASE) and not line.startswith("at "):
-            return line[:chars]
+    """The most telling line of a log's end: the last one that names an error, with the
+    line after it when it is only a heading ("error during build:", "Failed to compile.")."""
+    lines = [line.strip() for line in tail.splitlines()
+             if line.strip() and not line.startswith("$ ") and not line.strip().startswith("at ")]
+    for index in range(len(lines) - 1, -1, -1):
+        line = lines[index]
+        if not re.search(r"\berror\b|\bfailed\b|Error:", line, re.IGNORECASE):
+            continue
+        if _HEADING.search(line) and index + 1 < len(lines):
+            line = f"{line} {lines[index + 1]}"
+        return line[:chars]
     return (lines[-1] if lines else "no output")[:chars]
+
+
+_HEADING = re.compile(r"(:|Failed to compile\.?)$")
