@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import pathlib
 import re
+import urllib.parse
 from typing import Protocol
 
 NPM_REGISTRY = "https://registry.npmjs.org"  # npm rewrites this host to the configured registry
@@ -28,7 +29,8 @@ _NETWORK = re.compile(
     re.IGNORECASE)
 _HOST = re.compile(r"(?:https?://|getaddrinfo \w+ |ENOTFOUND |EAI_AGAIN )([A-Za-z0-9.-]+\.[A-Za-z]{2,})")
 _NOT_ON_REGISTRY = re.compile(r"npm error (?:code )?E404|404 Not Found - GET (\S+)|is not in this registry")
-_E404_PACKAGE = re.compile(r"404 Not Found - GET \S+/((?:@[^/\s]+/)?[^/\s]+)")
+_E404_NAMED = re.compile(r"'((?:@[^/\s']+/)?[^@\s']+)@[^\s']*' is not in this registry")
+_E404_URL = re.compile(r"404 Not Found - GET (\S+)")
 
 
 class Finished(Protocol):
@@ -124,15 +126,25 @@ def failure_reason(step: str, done: Finished, limit_s: float, memory_bytes: int 
         return f"{step} over its CPU time limit"
     tail = done.log_tail
     if step == "install" and _NOT_ON_REGISTRY.search(tail):
-        package = _E404_PACKAGE.search(tail)
-        what = package.group(1).replace("%2f", "/").replace("%2F", "/") if package else "a package"
-        return f"dependency not on the registry: {what} (npm: 404 Not Found)"
+        return f"dependency not on the registry: {_missing_package(tail)} (npm: 404 Not Found)"
     sign = _NETWORK.search(tail) if step != "install" else None
     if sign:
         host = _HOST.search(tail)
         return (f"{step} needs a network service ({host.group(1) if host else sign.group(0)}), "
                 f"and builds have no network")
     return f"{step} failed (exit {done.returncode}): {last_error_line(tail)}"
+
+
+def _missing_package(tail: str) -> str:
+    named = _E404_NAMED.search(tail)
+    if named:
+        return named.group(1)
+    url = _E404_URL.search(tail)
+    if not url:
+        return "a package"
+    path = urllib.parse.urlsplit(url.group(1)).path.replace("%2f", "/").replace("%2F", "/")
+    # A tarball (/name/-/file.tgz, /@scope/name/-/file.tgz) or a packument (/name).
+    return path.split("/-/", 1)[0].strip("/") or "a package"
 
 
 def last_error_line(tail: str, chars: int = 300) -> str:
