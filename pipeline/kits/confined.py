@@ -37,7 +37,7 @@ from typing import Iterable, Mapping, Sequence
 POLL_S = 0.25  # seconds between two looks at the child (exit, time, memory)
 DISK_POLL_S = 2.0  # seconds between two measurements of the watched folders
 NICENESS = 10  # added to the child's nice value
-TAIL_BYTES = 4000  # end of the log kept for a reason line
+TAIL_BYTES = 16000  # end of a step's output kept for reading its reason
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 
 

@@ -36,6 +36,7 @@ from iwcbench.pipeline.stages import building_recipes as recipes
 APP = "app"  # the app's working copy inside ``work``
 COVERAGE_OUT = "coverage-records"  # where the build's hook leaves one JSON per file
 LOG = "build.log"
+REPORTED_TAIL = 3000  # characters of a failed step's log kept in the report
 NOT_COPIED = {".git", "node_modules", ".npmrc"}  # .npmrc: the app must not pick our registry or scripts
 _PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS")
 _INSTALL_ENV = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy")
@@ -130,6 +131,7 @@ class _Runner:
         self.build_s = 0.0
         self.last_tail = ""
         self.isolated = False
+        self.notes: list[str] = []  # what went differently from the plan, for the reason
         self.env = self._environment()
 
     def _environment(self) -> dict[str, str]:
@@ -174,6 +176,13 @@ class _Runner:
         started = time.monotonic()
         proxies = {k: os.environ[k] for k in _INSTALL_ENV if k in os.environ}
         done = self._run(argv, self.settings.install_timeout_s, isolate=False, env=proxies)
+        if with_lockfile and not done.ok and reasons.out_of_sync(done.log_tail):
+            # A lockfile that lags behind package.json (often an optional platform
+            # package npm itself left out): npm install keeps what it can of it.
+            self.notes.append(reasons.failure_reason("install", done, 0, None)
+                              + "; installed with npm install instead")
+            argv[argv.index("ci")] = "install"
+            done = self._run(argv, self.settings.install_timeout_s, isolate=False, env=proxies)
         if done.ok:
             present = [p for p in self.settings.allow_scripts if (self.app / "node_modules" / p).is_dir()]
             if present:
@@ -201,6 +210,9 @@ class _Runner:
         return reasons.failure_reason(name, done, self.settings.build_timeout_s, self.settings.memory_mib * 2**20)
 
     def report(self, framework: str, result: evidence.BuildResult, reason: str, log_tail: str) -> evidence.BuildReport:
+        reason = "; ".join([*self.notes, reason])
+        if len(log_tail) > REPORTED_TAIL:
+            log_tail = "…" + log_tail[-REPORTED_TAIL:]
         return evidence.BuildReport(
             framework=framework, result=result, reason=reason, install_s=round(self.install_s, 3),
             build_s=round(self.build_s, 3), log_tail=log_tail, network_isolated=self.isolated)

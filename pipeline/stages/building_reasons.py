@@ -29,6 +29,7 @@ _NETWORK = re.compile(
     re.IGNORECASE)
 _HOST = re.compile(r"(?:https?://|getaddrinfo \w+ |ENOTFOUND |EAI_AGAIN )([A-Za-z0-9.-]+\.[A-Za-z]{2,})")
 _NOT_ON_REGISTRY = re.compile(r"npm error (?:code )?E404|404 Not Found - GET (\S+)|is not in this registry")
+_ETARGET = re.compile(r"No matching version found for (\S+?)\.?$", re.MULTILINE)
 _E404_NAMED = re.compile(r"'((?:@[^/\s']+/)?[^@\s']+)@[^\s']*' is not in this registry")
 _E404_URL = re.compile(r"404 Not Found - GET (\S+)")
 
@@ -125,6 +126,12 @@ def failure_reason(step: str, done: Finished, limit_s: float, memory_bytes: int 
     if done.killed_for == "cpu":
         return f"{step} over its CPU time limit"
     tail = done.log_tail
+    if step == "install" and out_of_sync(tail):
+        missing = re.search(r"(Missing: \S+(?: from lock file)?|Invalid: lock file's \S+ does not satisfy \S+)", tail)
+        return f"lockfile does not match package.json ({missing.group(1) if missing else 'npm ci refused it'})"
+    if step == "install" and _ETARGET.search(tail):
+        wanted = _ETARGET.search(tail).group(1)
+        return f"dependency not on the registry: no version matching {wanted}"
     if step == "install" and _NOT_ON_REGISTRY.search(tail):
         return f"dependency not on the registry: {_missing_package(tail)} (npm: 404 Not Found)"
     sign = _NETWORK.search(tail) if step != "install" else None
@@ -133,6 +140,11 @@ def failure_reason(step: str, done: Finished, limit_s: float, memory_bytes: int 
         return (f"{step} needs a network service ({host.group(1) if host else sign.group(0)}), "
                 f"and builds have no network")
     return f"{step} failed (exit {done.returncode}): {last_error_line(tail)}"
+
+
+def out_of_sync(tail: str) -> bool:
+    """npm ci refused the lockfile because package.json asks for something else."""
+    return "can only install packages when your package.json and package-lock.json" in tail
 
 
 def _missing_package(tail: str) -> str:
@@ -151,7 +163,8 @@ def last_error_line(tail: str, chars: int = 300) -> str:
     """The most telling line of a log's end: the last one that names an error, with the
     line after it when it is only a heading ("error during build:", "Failed to compile.")."""
     lines = [line.strip() for line in tail.splitlines()
-             if line.strip() and not line.startswith("$ ") and not line.strip().startswith("at ")]
+             if line.strip() and not line.startswith("$ ") and not line.strip().startswith("at ")
+             and "A complete log of this run can be found in" not in line]
     for index in range(len(lines) - 1, -1, -1):
         line = lines[index]
         if not re.search(r"\berror\b|\bfailed\b|Error:", line, re.IGNORECASE):
