@@ -7,6 +7,7 @@ import argparse
 import datetime
 import json
 import logging
+import os
 import pathlib
 import sys
 import tempfile
@@ -103,8 +104,18 @@ def _app_ref(apps_uri: str, model: str, task_id: str, into: pathlib.Path) -> evi
     return evidence.AppRef(model=model, task_id=task_id, source=str(folder))
 
 
+BUILD_ENV = {"IWC_NPM_REGISTRY": "registry", "IWC_NPM_CACHE": "npm_cache_dir",
+             "IWC_NPM_CACHE_SEED": "npm_cache_seed"}  # set in the pod by the chart and the operator
+
+
+def build_settings_from(environ: dict[str, str]) -> settings_mod.Build:
+    """The build section of a pod's settings: the registry and npm cache it was given."""
+    return settings_mod.Build(**{field: environ[var] for var, field in BUILD_ENV.items() if environ.get(var)})
+
+
 def cmd_app_instrument(args: argparse.Namespace, build: SettingsBuilder) -> int:
-    config = settings_mod.RunSettings(tasks="-", apps=args.apps, out=args.store)
+    config = settings_mod.RunSettings(tasks="-", apps=args.apps, out=args.store,
+                                      build=build_settings_from(dict(os.environ)))
     work = pathlib.Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     try:

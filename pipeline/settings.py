@@ -48,6 +48,8 @@ class Build(_Section):
         "https://registry.npmjs.org", description="npm registry (or mirror) that installs come from")
     npm_cache_dir: str | None = pydantic.Field(
         None, description="npm cache shared by every app's install (default: ~/.cache/iwc-bench/npm)")
+    npm_cache_seed: str | None = pydantic.Field(
+        None, description="read-only npm cache copied into npm_cache_dir when that is empty (the runner image's)")
     require_lockfile: bool = pydantic.Field(
         True, description="refuse apps without package-lock.json (off: npm install resolves package.json ranges)")
     allow_scripts: tuple[str, ...] = pydantic.Field(
@@ -58,7 +60,7 @@ class Build(_Section):
     memory_mib: int = pydantic.Field(
         4096, ge=256, description="resident memory of the install or build and all its processes, MiB")
     disk_mib: int = pydantic.Field(
-        4096, ge=64, description="the app's working copy with node_modules and the build output, MiB")
+        3072, ge=64, description="the app's working copy with node_modules and the build output, MiB")
     cpu_s: int = pydantic.Field(1800, ge=10, description="CPU seconds of any one process of a step")
     isolate_network: bool = pydantic.Field(
         True, description="builds run with loopback only (a network namespace) where the machine allows it")

@@ -16,13 +16,15 @@ output in a log file, and kills the whole group when it passes a limit:
                    whether it does
 
 It also lowers the child's scheduling priority, so a build never starves the browser
-of a running exploration. It reports what happened (``Confined``) and decides nothing
+of a running exploration, and makes this process non-dumpable, so a child cannot read
+our environment (secrets) from /proc. It reports what happened (``Confined``) and decides nothing
 about what the child is for. This module and the other kits are the only places that
 import ``subprocess``.
 """
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import functools
 import os
@@ -39,6 +41,7 @@ DISK_POLL_S = 2.0  # seconds between two measurements of the watched folders
 NICENESS = 10  # added to the child's nice value
 TAIL_BYTES = 16000  # end of a step's output kept for reading its reason
 _PAGE = os.sysconf("SC_PAGE_SIZE")
+_PR_SET_DUMPABLE = 4
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,6 +71,17 @@ class Confined:
 
 class CannotStart(RuntimeError):
     """The program is not there or cannot be executed: a set-up problem of ours."""
+
+
+def _hide_own_environment() -> None:
+    """Make this process non-dumpable: its /proc/<pid>/environ (our secrets: the store's
+    keys, the LLM key) then belongs to root, and a child running as our user — an app's
+    build — cannot read it. Children are dumpable again after their exec."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: nothing to hide this way
 
 
 @functools.cache
@@ -173,6 +187,7 @@ def run(
 ) -> Confined:
     """Run ``argv`` to its end or to its first limit; its output is appended to ``log``."""
     started = time.monotonic()
+    _hide_own_environment()
     isolated = limits.isolate_network and network_isolation()
     command = _isolated(argv) if isolated else list(argv)
     log.parent.mkdir(parents=True, exist_ok=True)

@@ -55,8 +55,10 @@ def default_cache_dir() -> pathlib.Path:
     return pathlib.Path.home() / ".cache" / "iwc-bench" / "npm"
 
 
-def build(src: pathlib.Path, work: pathlib.Path, framework: str, settings: settings_mod.Build) -> Built:
-    """Install and build ``src`` (a ``framework`` app) inside ``work``; see the module doc."""
+def build(src: pathlib.Path, work: pathlib.Path, framework: str, settings: settings_mod.Build,
+          with_istanbul: bool = True) -> Built:
+    """Install and build ``src`` (a ``framework`` app) inside ``work``; see the module doc.
+    ``with_istanbul=False`` runs only the plain build (for comparing the two)."""
     work.mkdir(parents=True, exist_ok=True)
     app = work / APP
     shutil.rmtree(app, ignore_errors=True)
@@ -72,6 +74,11 @@ def build(src: pathlib.Path, work: pathlib.Path, framework: str, settings: setti
         return run.failed(framework, installed)
 
     recipe = recipes.recipe(framework, app, processes.node_binary())
+    if not with_istanbul:
+        plain = run.step(recipe.plain, "build")
+        if plain is None and (app / recipe.output / "index.html").is_file():
+            return run.done(framework, "plain", "built without Istanbul (as asked)", app / recipe.output, {}, {}, ())
+        return run.failed(framework, plain or f"build left no {recipe.output}/index.html")
     attempt = run.step(recipe.instrumented, "instrumented build")
     site = app / recipe.output
     if attempt is None and not (site / "index.html").is_file():
@@ -124,6 +131,7 @@ class _Runner:
     def __init__(self, work: pathlib.Path, app: pathlib.Path, settings: settings_mod.Build) -> None:
         self.work, self.app, self.settings = work, app, settings
         self.cache = pathlib.Path(settings.npm_cache_dir) if settings.npm_cache_dir else default_cache_dir()
+        _seed(self.cache, settings.npm_cache_seed)
         self.log = work / LOG
         self.log.unlink(missing_ok=True)
         self.started = time.monotonic()
@@ -222,6 +230,15 @@ class _Runner:
 
     def done(self, framework, result, reason, site, coverage_map, sources, skipped, log_tail: str = "") -> Built:
         return Built(self.report(framework, result, reason, log_tail), site, coverage_map, sources, tuple(skipped))
+
+
+def _seed(cache: pathlib.Path, seed: str | None) -> None:
+    """Fill an empty npm cache from a read-only one (npm must write to its cache)."""
+    if not seed or not pathlib.Path(seed).is_dir():
+        return
+    if cache.is_dir() and any(cache.iterdir()):
+        return
+    shutil.copytree(seed, cache, dirs_exist_ok=True)
 
 
 def _copy(src: pathlib.Path, dest: pathlib.Path) -> None:

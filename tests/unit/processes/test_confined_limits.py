@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pathlib
 import socket
 import sys
 import time
@@ -79,3 +80,38 @@ def test_an_isolated_child_cannot_reach_a_server_on_this_machine(tmp_path):
         server.close()
     assert isolated.network_isolated and isolated.log_tail.startswith("refused")
     assert open_.log_tail == "reached"
+
+
+PARENT = """
+import os, pathlib, site, sys
+site.addsitedir(os.environ['IWC_TEST_SITE'])  # the venv's packages, for a Python outside it
+from iwcbench.pipeline.kits import confined
+child = ("import os\\ntry:\\n    data = open('/proc/%d/environ', 'rb').read()\\n"
+         "    print('read', b's3cr3t-value' in data)\\nexcept OSError as e:\\n    print('refused', e.errno)") % os.getpid()
+done = confined.run([sys.executable, '-c', child], confined.Limits(wall_s=20, isolate_network=sys.argv[1] == '1'),
+                    log=pathlib.Path(sys.argv[2]), cwd=sys.argv[3], env={'PATH': os.environ['PATH']})
+print(done.log_tail)
+"""
+
+
+def test_a_child_cannot_read_the_secrets_in_our_environment(tmp_path_factory):
+    import shutil
+    import subprocess
+    import sysconfig
+    import tempfile
+    # As root the child could read anything: run as a plain user, as the pods do, with
+    # a Python and a folder that user can reach.
+    user = {"user": 65534, "group": 65534} if os.geteuid() == 0 else {}
+    python = shutil.which("python3", path="/usr/bin") if user else PY
+    if python is None:
+        pytest.skip("no /usr/bin/python3 for the unprivileged user")
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="iwc-environ-"))
+    folder.chmod(0o777)
+    try:
+        done = subprocess.run([python, "-c", PARENT, "0", str(folder / "log"), str(folder)],
+                              env={"PATH": os.environ["PATH"], "IWC_TEST_SECRET": "s3cr3t-value",
+                                   "HOME": str(folder), "IWC_TEST_SITE": sysconfig.get_paths()["purelib"]},
+                              capture_output=True, text=True, timeout=60, cwd=folder, **user)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert done.stdout.strip().startswith("refused"), done.stdout + done.stderr
