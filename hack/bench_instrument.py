@@ -25,9 +25,10 @@ import sys
 import tempfile
 import time
 
-from iwcbench.pipeline import settings
+from iwcbench.pipeline.contracts import settings
 from iwcbench.pipeline.kits import browser
-from iwcbench.pipeline.stages import building, instrumenting, serving
+from iwcbench.pipeline.stages import instrumenting, serving
+from iwcbench.pipeline.stages.instrumenting import building
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "frameworks"

@@ -11,10 +11,9 @@ import dataclasses
 import time
 from typing import Callable
 
-from iwcbench.pipeline import istanbul, settings
-from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.contracts import evidence, settings
 from iwcbench.pipeline.kits import browser
-from iwcbench.pipeline.stages.exploring import acting, observing, policy as policies
+from iwcbench.pipeline.stages.exploring import acting, coverage as istanbul, observing, policy as policies
 
 HANG_S = 5.0  # a page that does not answer a script call for this long is hung
 SETTLE_MS = 150  # after an action: let handlers, timers and transitions run
@@ -35,7 +34,7 @@ class Explorer:
         sink: Callable[[str, bytes], None],
         coverage_map: dict | None,
         chooser: policies.Policy,
-        router: object | None,
+        router: browser.Router | None,
         accessibility: bool,
     ) -> None:
         self.url = url
@@ -95,7 +94,7 @@ class Explorer:
 
     # ---- routing ----------------------------------------------------------
     def _drain_router(self) -> tuple[str, ...]:
-        blocked, mirrored = self.router.drain()  # routing.Hermetic's shape
+        blocked, mirrored = self.router.drain()
         self.mirrored.extend(mirrored)
         return tuple(blocked)
 

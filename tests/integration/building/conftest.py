@@ -8,8 +8,8 @@ import pathlib
 
 import pytest
 
-from iwcbench.pipeline import settings
-from iwcbench.pipeline.stages import building
+from iwcbench.pipeline.contracts import settings
+from iwcbench.pipeline.stages.instrumenting import building
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "fixtures" / "frameworks"
 CACHE_ENV = "IWC_TEST_NPM_CACHE"  # a test run may point the shared cache elsewhere

@@ -8,8 +8,8 @@ import pytest
 
 from fakes import npm_registry
 
-from iwcbench.pipeline import settings
-from iwcbench.pipeline.stages import building
+from iwcbench.pipeline.contracts import settings
+from iwcbench.pipeline.stages.instrumenting import building
 
 pytestmark = pytest.mark.build
 

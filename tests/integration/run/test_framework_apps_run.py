@@ -12,7 +12,7 @@ import pytest
 
 from fakes import runs
 from iwcbench.pipeline import batching
-from iwcbench.pipeline.stages import building
+from iwcbench.pipeline.stages.instrumenting import building
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from iwcbench.pipeline.stages import building_reasons as reasons
+from iwcbench.pipeline.stages.instrumenting import failures as reasons
 
 
 @dataclasses.dataclass

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from iwcbench.pipeline.stages import building_reasons as reasons
+from iwcbench.pipeline.stages.instrumenting import failures as reasons
 
 REGISTRY = "https://registry.npmjs.org"
 MIRROR = "https://npm-mirror.internal.example"

@@ -2,7 +2,7 @@
 output folders. Data and pure functions; building.py runs them.
 
 An instrumented build uses the app's own config, wrapped: a small shim written into the
-app's copy imports the app's config and hands it to our wrapper in js/building/, which
+app's copy imports the app's config and hands it to our wrapper in js/, which
 adds the Istanbul hook (Vite plugin, webpack loader, Babel plugin) and source maps and
 changes nothing else. A plain build is the app's own command as it stands (Next.js
 also gets ``output: "export"``, through the same shim with instrumenting off). Nothing
@@ -15,7 +15,7 @@ import dataclasses
 import json
 import pathlib
 
-JS_DIR = pathlib.Path(__file__).resolve().parent.parent / "js" / "building"
+JS_DIR = pathlib.Path(__file__).resolve().parent / "js"
 IWC_PREFIX = "iwc."  # shims we write into the app's copy: iwc.vite.config.mjs, ...
 NEXT_ORIGINAL = "next.config.iwc-original"  # the app's next.config.*, renamed beside our shim
 

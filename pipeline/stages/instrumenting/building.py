@@ -7,12 +7,12 @@ is never touched):
     install    npm ci from the registry, lifecycle scripts off, one shared npm cache;
                then `npm rebuild` of the few dependencies allowed to run their install
                scripts (settings.allow_scripts)
-    build      with Istanbul (building_recipes), with loopback-only network; when that
+    build      with Istanbul (recipes.py), with loopback-only network; when that
                fails, once more without Istanbul (the app is then a black box)
 
 Every step runs confined (kits/confined: time, memory, disk, CPU limits; an environment
 without our secrets). The outcome (``Built``) holds the static site folder, Istanbul's
-coverage map and sources gathered from the build (js/building/recording.cjs) and a
+coverage map and sources gathered from the build (js/recording.cjs) and a
 ``BuildReport`` whose reason names the cause of any fallback with the log's tail. An
 app's failure is an outcome, never an exception. This module must not serve, explore or
 instrument static files.
@@ -27,11 +27,11 @@ import pathlib
 import shutil
 import time
 
-from iwcbench.pipeline import settings as settings_mod
+from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.contracts import evidence
 from iwcbench.pipeline.kits import confined, processes
-from iwcbench.pipeline.stages import building_reasons as reasons
-from iwcbench.pipeline.stages import building_recipes as recipes
+from iwcbench.pipeline.stages.instrumenting import failures as reasons
+from iwcbench.pipeline.stages.instrumenting import recipes
 
 APP = "app"  # the app's working copy inside ``work``
 COVERAGE_OUT = "coverage-records"  # where the build's hook leaves one JSON per file

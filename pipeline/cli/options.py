@@ -1,0 +1,97 @@
+"""Command-line options that build the evaluation settings tree, shared by the commands
+that run apps (``iwc run``, ``iwc app explore``). Each flag is one field of
+contracts/settings; argparse only, no defaults of its own (the settings have them).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Callable
+
+from iwcbench.pipeline.contracts import settings as settings_mod
+
+EXIT_CONFIG = 2  # bad configuration or input file: the message names the field
+EXIT_INFRA = 75  # EX_TEMPFAIL: our side failed; a retry may succeed (podFailurePolicy)
+
+
+class UsageError(Exception):
+    """A bad argument or input file; the message says which and why."""
+
+
+# flag → (dotted settings field, how to read the parsed value)
+_FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "max_steps": ("exploration.max_steps", lambda v: v),
+    "seed": ("exploration.seed", lambda v: v),
+    "explorer": ("exploration.policy", lambda v: v),
+    "explorer_model": ("exploration.model", lambda v: v),
+    "app_timeout": ("exploration.app_timeout_s", lambda v: v),
+    "step_timeout": ("exploration.step_timeout_s", lambda v: v),
+    "judge": ("judging.model", lambda v: v),
+    "judge_runs": ("judging.runs", lambda v: v),
+    "effort": ("llm.effort", lambda v: v),
+    "no_accessibility": ("scoring.accessibility", lambda v: False if v else None),
+    "offline_mirror": ("sandbox.mirror_fetch", lambda v: False if v else None),
+    "no_build": ("build.enabled", lambda v: False if v else None),
+    "npm_registry": ("build.registry", lambda v: v),
+    "npm_cache": ("build.npm_cache_dir", lambda v: v),
+    "build_timeout": ("build.build_timeout_s", lambda v: v),
+}
+# Environment a Kubernetes pod gets from the chart (the registry, through the ConfigMap)
+# and from the operator (its npm cache folders): flags and --settings still win.
+POD_ENV: dict[str, str] = {
+    "IWC_NPM_REGISTRY": "build.registry",
+    "IWC_NPM_CACHE": "build.npm_cache_dir",
+    "IWC_NPM_CACHE_SEED": "build.npm_cache_seed",
+}
+
+
+def add_evaluation_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--settings", help="the evaluation settings as one JSON document (flags below override it)")
+    p.add_argument("--max-steps", type=int, help="actions per app (default 100)")
+    p.add_argument("--seed", type=int, help="explorer seed (default 0)")
+    p.add_argument("--explorer", choices=["heuristic", "llm"], help="exploration policy (default heuristic)")
+    p.add_argument("--judge", help="LLM judge model, e.g. claude-opus-4-5 (needs ANTHROPIC_API_KEY)")
+    p.add_argument("--judge-runs", type=int, help="final-judge runs per deliberated dimension (default 5)")
+    p.add_argument("--explorer-model", help="LLM tester model for --explorer llm (default: the judge)")
+    p.add_argument("--effort", choices=["low", "medium", "high", "xhigh", "max"],
+                   help="reasoning effort for the LLM tester and judges (default: API default)")
+    p.add_argument("--app-timeout", type=float, help="seconds for one app's exploration (default 300)")
+    p.add_argument("--step-timeout", type=float, help="seconds for one action (default 10)")
+    p.add_argument("--no-accessibility", action="store_true", help="skip axe-core")
+    p.add_argument("--mirror-dir", help="CDN mirror cache folder (default ~/.cache/iwc-bench/cdn)")
+    p.add_argument("--offline-mirror", action="store_true", help="serve CDN files from the cache only")
+    p.add_argument("--no-build", action="store_true",
+                   help="do not build Vite/Next.js/CRA/Astro apps (they run as black boxes)")
+    p.add_argument("--npm-registry", help="npm registry or mirror the builds install from (default the npm registry)")
+    p.add_argument("--npm-cache", help="npm cache folder shared by the builds (default ~/.cache/iwc-bench/npm)")
+    p.add_argument("--build-timeout", type=float, help="seconds for one app's build (default 600)")
+
+
+def evaluation_data(args: argparse.Namespace, environ: dict[str, str] | None = None) -> dict:
+    """The settings tree as a nested dict: ``environ``'s POD_ENV values, the --settings
+    document over them, then each flag given."""
+    data: dict = {}
+    for var, path in POD_ENV.items():
+        if (environ or {}).get(var):
+            section, field = path.split(".")
+            data.setdefault(section, {})[field] = environ[var]
+    if getattr(args, "settings", None):
+        document = settings_mod.parse_document(args.settings).model_dump(exclude_defaults=True)
+        for section, fields in document.items():
+            data[section] = {**data.get(section, {}), **fields} if isinstance(fields, dict) else fields
+    for flag, (path, read) in _FIELDS.items():
+        value = read(getattr(args, flag, None))
+        if value is None:
+            continue
+        section, field = path.split(".")
+        data.setdefault(section, {})[field] = value
+    return data
+
+
+def evaluation(args: argparse.Namespace, environ: dict[str, str] | None = None) -> settings_mod.Evaluation:
+    return settings_mod.Evaluation.model_validate(evaluation_data(args, environ))
+
+
+def run_settings(args: argparse.Namespace, **where: Any) -> settings_mod.RunSettings:
+    return settings_mod.RunSettings.model_validate(
+        {**evaluation_data(args), **where, "mirror_dir": getattr(args, "mirror_dir", None)})
