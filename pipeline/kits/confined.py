@@ -42,6 +42,7 @@ NICENESS = 10  # added to the child's nice value
 TAIL_BYTES = 16000  # end of a step's output kept for reading its reason
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 _PR_SET_DUMPABLE = 4
+_PR_SET_PDEATHSIG = 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,6 +109,10 @@ def _isolated(argv: Sequence[str]) -> list[str]:
 
 def _rlimits(limits: Limits):
     def apply() -> None:
+        try:  # the child dies with us: a killed run leaves no build behind
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
         os.nice(NICENESS)
         if limits.cpu_s is not None:
             resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 5))

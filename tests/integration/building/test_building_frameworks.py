@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from iwcbench.pipeline import istanbul
+from iwcbench.pipeline.stages.exploring import coverage as istanbul
 from iwcbench.pipeline.stages import serving
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]

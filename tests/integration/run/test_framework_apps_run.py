@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from fakes import runs
-from iwcbench.pipeline import batching
+from iwcbench.pipeline.runs import local
 from iwcbench.pipeline.stages.instrumenting import building
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
@@ -33,7 +33,7 @@ def framework_run(tmp_path_factory):
     config = runs.quick_settings(tasks, base / "apps", base / "out", base / "mirror", workers=1, max_steps=10)
     cache = os.environ.get("IWC_TEST_NPM_CACHE") or str(building.default_cache_dir())
     config = config.model_copy(update={"build": config.build.model_copy(update={"npm_cache_dir": cache})})
-    return batching.execute(config), base / "out"
+    return local.execute(config), base / "out"
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS)
