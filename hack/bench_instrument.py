@@ -27,7 +27,8 @@ import time
 
 from iwcbench.pipeline.contracts import settings
 from iwcbench.pipeline.kits import browser
-from iwcbench.pipeline.stages import instrumenting, serving
+from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.stages import ingesting, instrumenting, serving
 from iwcbench.pipeline.stages.instrumenting import building
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -79,6 +80,22 @@ def build(app: pathlib.Path, framework: str, work: pathlib.Path, cache: pathlib.
     shutil.rmtree(work, ignore_errors=True)
     config = settings.Build(npm_cache_dir=str(cache), **{k: v for k, v in kw.items() if k != "with_istanbul"})
     return building.build(app, work, framework, config, with_istanbul=kw.get("with_istanbul", True))
+
+
+def examples(base: pathlib.Path) -> list[tuple[str, str, str, float]]:
+    """Every example app (a folder or an archive, unpacked as `iwc run` does), instrumented."""
+    found = []
+    for example in sorted((ROOT / "examples" / "apps").glob("*/*")):
+        name = example.name.removesuffix(".zip").removesuffix(".tar.gz")
+        packaging = "zip" if example.name.endswith(".zip") else "tar.gz" if example.name.endswith(".tar.gz") else "folder"
+        ref = evidence.AppRef(model=example.parent.name, task_id=name, source=str(example), packaging=packaging)
+        src = ingesting.materialize(ref, base / "src" / example.parent.name / name, settings.Input())
+        dest = base / "site" / example.parent.name / name
+        report = instrumenting.instrument(src, dest, settings.Instrumentation(), settings.Build())
+        ok = report.mode == "instrumented"
+        found.append((f"examples/{example.parent.name}/{example.name}", report.framework,
+                      "ok" if ok else f"{report.mode}: {report.reason}", report.duration_s))
+    return found
 
 
 def load_times(sites: dict[str, pathlib.Path], loads: int) -> dict[str, float]:
@@ -147,12 +164,7 @@ def main() -> int:
             for kind in kinds:  # node_modules of every copy: gigabytes otherwise
                 shutil.rmtree(base / f"{kind}-{name}" / building.APP / "node_modules", ignore_errors=True)
 
-        for example in sorted((ROOT / "examples" / "apps").glob("*/*")):
-            dest = base / "examples" / example.parent.name / example.name
-            report = instrumenting.instrument(example, dest, settings.Instrumentation(), settings.Build())
-            ok = report.mode == "instrumented"
-            outcomes.append((f"examples/{example.parent.name}/{example.name}", report.framework,
-                             "ok" if ok else f"{report.mode}: {report.reason}", report.duration_s))
+        outcomes += examples(base / "examples")
 
         print("\n## Success rate\n")
         print("| app | framework | result | seconds |\n|---|---|---|---:|")
