@@ -148,6 +148,8 @@ def running(host: str = "127.0.0.1") -> Iterator[Canary]:
                 packet, peer = udp.recvfrom(2048)
             except OSError:
                 return
+            if stop.is_set() or peer is None:
+                return
             canary.record(f"udp datagram of {len(packet)} bytes from {peer[0]}:{peer[1]}")
             reply = _stun_reply(packet, peer)
             if reply is not None:
