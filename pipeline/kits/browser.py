@@ -511,10 +511,10 @@ _AXE_RUN = """async (limitMs) => {
 
 def inject_axe(tab: Tab, time_limit_s: float = 10.0) -> dict:
     """Run axe-core on the page: ``{"version": str, "violations": [{id, impact, help,
-    nodes}]}``. Injected once per document, by evaluation (not a <script> tag, so the
-    DOM snapshots never contain it). Raises BrowserError when it fails or overruns."""
-    if not tab.evaluate("() => typeof window.axe === 'object'", None, 5.0):
+    nodes}]}``. It runs in the isolated world, injected once per document by
+    evaluation: the page can neither see it nor break it by replacing builtins, and
+    the DOM snapshots never contain it. Raises BrowserError when it fails or overruns."""
+    if not tab.isolated("() => typeof window.axe === 'object'", None, 5.0):
         source = AXE_PATH.read_text(encoding="utf-8")
-        # A bare function expression wrapper makes Playwright evaluate, not call, it.
-        tab.evaluate("(src) => { (0, eval)(src); return typeof window.axe }", source, 15.0)
-    return tab.evaluate(_AXE_RUN, int(time_limit_s * 1000), time_limit_s + 5.0)
+        tab.isolated("(src) => { (0, eval)(src); return typeof window.axe; }", source, 15.0)
+    return tab.isolated(_AXE_RUN, int(time_limit_s * 1000), time_limit_s + 5.0)

@@ -110,18 +110,20 @@ class Explorer:
     def _read_coverage(self, obs: observing.Observation, notes: list[str]) -> float:
         if not self.instrumented:
             return 0.0
+        before = self.summary.statements or 0.0
         try:
             snapshot = browser.read_coverage(self.tab, HANG_S)
         except browser.PageLost:
             raise
-        except browser.BrowserError as error:  # the page broke its own counters
+        except browser.BrowserError as error:
+            # The page broke its own counters: it keeps what was credited so far (0 %
+            # when nothing was), never "not measured".
             notes.append(f"coverage could not be read: {error}")
-            return 0.0
+            snapshot = self.coverage_live if obs.doc == self.coverage_doc else None
         if obs.doc != self.coverage_doc:
             self._page_left()
         self.coverage_live, self.coverage_doc = snapshot, obs.doc
         self._confirm(notes)
-        before = self.summary.statements or 0.0
         self.summary = istanbul.summarize(self.coverage_total(), self.coverage_map)
         return round((self.summary.statements or 0.0) - before, 4)
 

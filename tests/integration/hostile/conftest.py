@@ -43,15 +43,16 @@ class HostileRun:
 
 
 def _processes_with(tmp: pathlib.Path) -> list[str]:
-    needle = f"TMPDIR={tmp}".encode()
+    needle = f"TMPDIR={tmp}".encode()  # a browser's TMPDIR is its session's folder inside
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == os.getpid():
             continue
         try:
             with open(f"/proc/{entry}/environ", "rb") as handle:
-                if needle not in handle.read().split(b"\0"):
-                    continue
+                values = handle.read().split(b"\0")
+            if not any(v == needle or v.startswith(needle + b"/") for v in values):
+                continue
             with open(f"/proc/{entry}/cmdline", "rb") as handle:
                 command = handle.read().replace(b"\0", b" ").decode(errors="replace")
             found.append(f"{entry}: {command[:200]}")

@@ -134,6 +134,9 @@ def test_overridden_builtins_do_not_choose_the_error_outcome(hostile_run):
     app = hostile_run.apps["override-builtins"]
     assert app["outcome"] != "error", app["reason"]
     assert app["exploration"]["states"] >= 2, app  # notes were added: the observer saw the page
+    # Breaking what coverage and axe-core read must not leave them "not measured" (no floor).
+    assert app["exploration"]["coverage"]["statements"] is not None, app["exploration"]
+    assert app["scores"]["accessibility"]["value"] is not None, app["scores"]["accessibility"]
 
 
 def test_a_window_open_flood_is_named(hostile_run):
