@@ -24,15 +24,14 @@ import secrets
 import shutil
 import urllib.parse
 import uuid
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Protocol, Sequence
 
 import playwright.sync_api as pw
 
-from iwcbench.pipeline.kits import devtools, egress, launching
+from iwcbench.pipeline.kits import devtools, egress, launching, processes
 from iwcbench.pipeline.kits import watchdog as watchdogs
 
 CHROMIUM_ARGS = launching.CHROMIUM_ARGS
-AXE_PATH = pathlib.Path(__file__).resolve().parent.parent / "js/node_modules/axe-core/axe.min.js"
 INIT_SCRIPT = (pathlib.Path(__file__).resolve().with_name("init.js")).read_text(encoding="utf-8")
 EVENTS_PER_KIND = 20  # per drain; the rest is counted, not listed
 TEXT_CAP = 300  # characters kept of one console message, error or dialog text
@@ -119,6 +118,16 @@ class _Recorder:
 def origin_of(url: str) -> str:
     parts = urllib.parse.urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}" if parts.netloc else f"{parts.scheme}:"
+
+
+class Router(Protocol):
+    """What decides every request a browser context makes: installed once on the
+    context; ``drain`` gives (blocked, mirrored) records since the last call, as
+    text ("URL (reason)", "URL -> package@version/path")."""
+
+    def install(self, context: Any) -> None: ...
+
+    def drain(self) -> tuple[tuple[str, ...], tuple[str, ...]]: ...
 
 
 class OriginGuard:
@@ -515,6 +524,6 @@ def inject_axe(tab: Tab, time_limit_s: float = 10.0) -> dict:
     evaluation: the page can neither see it nor break it by replacing builtins, and
     the DOM snapshots never contain it. Raises BrowserError when it fails or overruns."""
     if not tab.isolated("() => typeof window.axe === 'object'", None, 5.0):
-        source = AXE_PATH.read_text(encoding="utf-8")
+        source = (processes.node_tools_dir() / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
         tab.isolated("(src) => { (0, eval)(src); return typeof window.axe; }", source, 15.0)
     return tab.isolated(_AXE_RUN, int(time_limit_s * 1000), time_limit_s + 5.0)

@@ -8,7 +8,7 @@
   serialises it (no page-side JavaScript runs to serialise it).
 * ``start_coverage()`` / ``take_coverage()``: V8's precise block coverage, with the
   SHA-256 of each script's source (``Debugger.scriptParsed``), so coverage can be
-  credited only where the genuine instrumented code ran (pipeline/crediting.py). The
+  credited only where the genuine instrumented code ran (stages/exploring/crediting.py). The
   debugger never pauses (``setSkipAllPauses``): a ``debugger;`` statement is ignored.
 
 Duck-typed on Playwright's CDPSession (``send``, ``on``); kits/browser.py owns the

@@ -16,7 +16,7 @@ import dataclasses
 import time
 from typing import Callable
 
-from iwcbench.pipeline import settings as settings_mod
+from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.contracts import evidence
 from iwcbench.pipeline.kits import browser
 from iwcbench.pipeline.stages.exploring import heuristic, policy as policies, stepping
@@ -35,16 +35,16 @@ def explore(
     sink: Callable[[str, bytes], None],
     coverage_map: dict | None = None,
     policy: policies.Policy | None = None,
-    hermetic: object | None = None,
+    hermetic: browser.Router | None = None,
     accessibility: bool = True,
     sites: dict | None = None,
 ) -> Exploration:
     """Explore the app at ``url``. ``coverage_map`` None means black box (no coverage
-    is read). ``hermetic`` is a router with ``install(context)`` and ``drain() ->
-    (blocked, mirrored)`` (kits/routing.Hermetic); None: a browser.OriginGuard refuses
-    everything off the app's origin. Below both, the browser reaches only the app's
-    origin (kits/egress.py). ``sites`` (instrumenting's sites.json) says where each
-    counter sits: only counters V8 saw run are credited (pipeline/crediting.py)."""
+    is read). ``hermetic`` decides every request (kits/mirror/routing.Hermetic: the app's
+    server and the CDN mirror); None: a browser.OriginGuard refuses everything off the
+    app's origin. Below both, the browser reaches only the app's origin (kits/egress.py).
+    ``sites`` (instrumenting's sites.json) says where each counter sits: only counters
+    V8 saw run are credited (crediting.py)."""
     chooser = policy if policy is not None else heuristic.HeuristicPolicy()
     explorer = stepping.Explorer(url, settings, sink, coverage_map, chooser, hermetic, accessibility, sites)
     started = time.monotonic()

@@ -11,10 +11,10 @@ import dataclasses
 import time
 from typing import Callable
 
-from iwcbench.pipeline import crediting, istanbul, settings
-from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.contracts import evidence, settings
 from iwcbench.pipeline.kits import browser
-from iwcbench.pipeline.stages.exploring import acting, observing, policy as policies
+from iwcbench.pipeline.stages.exploring import acting, coverage as istanbul, crediting, observing
+from iwcbench.pipeline.stages.exploring import policy as policies
 
 HANG_S = 5.0  # a page that does not answer a script call for this long is hung
 SETTLE_MS = 150  # after an action: let handlers, timers and transitions run
@@ -36,7 +36,7 @@ class Explorer:
         sink: Callable[[str, bytes], None],
         coverage_map: dict | None,
         chooser: policies.Policy,
-        router: object | None,
+        router: browser.Router | None,
         accessibility: bool,
         sites: dict | None = None,
     ) -> None:
@@ -84,7 +84,7 @@ class Explorer:
         return istanbul.merge(self.coverage_base, self.coverage_live)
 
     def coverage_total(self) -> dict:
-        """The counters credited: those V8 saw run (pipeline/crediting.py)."""
+        """The counters credited: those V8 saw run (stages/exploring/crediting.py)."""
         return crediting.credit(self.coverage_claimed(), self.confirmed)
 
     def _page_left(self) -> None:
@@ -129,7 +129,7 @@ class Explorer:
 
     # ---- routing ----------------------------------------------------------
     def _drain_router(self) -> tuple[str, ...]:
-        blocked, mirrored = self.router.drain()  # routing.Hermetic's shape
+        blocked, mirrored = self.router.drain()
         self.mirrored.extend(mirrored)
         below = self.session.drain_network() if self.session else ()  # what routing never saw
         return tuple(dict.fromkeys((*blocked, *below)))

@@ -9,8 +9,8 @@ import pathlib
 
 import pytest
 
-from iwcbench.pipeline import settings
-from iwcbench.pipeline.kits import cdn, routing
+from iwcbench.pipeline.contracts import settings
+from iwcbench.pipeline.kits.mirror import cdn, routing
 from iwcbench.pipeline.stages import exploring, instrumenting, serving
 
 HERE = pathlib.Path(__file__).parent

@@ -10,7 +10,7 @@ import urllib.parse
 
 import pytest
 
-from iwcbench.pipeline.kits import cdn
+from iwcbench.pipeline.kits.mirror import cdn
 
 SECRET = "SECRET-" + "x" * 16
 

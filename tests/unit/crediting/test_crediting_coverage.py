@@ -4,7 +4,7 @@ a second time are not credited; code that ran is."""
 
 from __future__ import annotations
 
-from iwcbench.pipeline import crediting
+from iwcbench.pipeline.stages.exploring import crediting
 
 # One file: function 0 spans [10, 50) and ran; function 1 spans [60, 100) and did
 # not; statement 0 sits in f0, statement 1 in f1, branch 0's arms in f0 at 20 and 40,

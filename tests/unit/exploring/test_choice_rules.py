@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from iwcbench.pipeline import settings
+from iwcbench.pipeline.contracts import settings
 from iwcbench.pipeline.contracts import evidence
 from iwcbench.pipeline.stages.exploring import heuristic, observing, policy, rules, stepping
 

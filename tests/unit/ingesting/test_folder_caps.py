@@ -7,7 +7,7 @@ import pathlib
 
 import pytest
 
-from iwcbench.pipeline import settings
+from iwcbench.pipeline.contracts import settings
 from iwcbench.pipeline.contracts import evidence
 from iwcbench.pipeline.stages import ingesting
 

@@ -1,6 +1,6 @@
 /*
  * Where Istanbul put its counters in instrumented code, for crediting coverage only
- * where V8 saw the code run (pipeline/istanbul.py, kits/devtools.py).
+ * where V8 saw the code run (stages/exploring/crediting.py, kits/devtools.py).
  *
  * sitesOf(code) -> { sha256, s: {id: [offset]}, f: {id: [offset]}, b: {id: [[offset], ...]} }
  * `code` is exactly the text the browser runs (V8's script source); offsets are its
