@@ -15,16 +15,14 @@ in an isolated world, ``Tab.main`` serialised by V8 (kits/devtools.py).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import os
 import pathlib
 import re
 import secrets
 import shutil
 import urllib.parse
 import uuid
-from typing import Any, Callable, Iterator, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import playwright.sync_api as pw
 
@@ -199,7 +197,7 @@ class Session:
             socket_path = str(self.folder / "g.sock") if opts.network_namespace else None
             self.guard = egress.Guard(self.allow, unix_path=socket_path)
             executable = launching.write_launcher(self.folder, socket_path, self.guard.port)
-            with _temporary_files_in(self.folder):
+            with launching.temporary_files_in(self.folder):
                 self._driver = pw.sync_playwright().start()
             self._browser = launch(self._driver, self.headless, tag, executable, self.guard.url)
             self.isolation = launching.isolation(self.folder)
@@ -282,21 +280,6 @@ class Session:
     def drain_network(self) -> tuple[str, ...]:
         """Connections the network guard refused since the last call."""
         return self.guard.drain() if self.guard is not None else ()
-
-
-@contextlib.contextmanager
-def _temporary_files_in(folder: pathlib.Path) -> Iterator[None]:
-    """Start the driver (and so the browser) with TMPDIR in the session's folder: the
-    profile, Playwright's artifacts and Chromium's own temporary files land there."""
-    before = os.environ.get("TMPDIR")
-    os.environ["TMPDIR"] = str(folder)
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop("TMPDIR", None)
-        else:
-            os.environ["TMPDIR"] = before
 
 
 def _translate(session: Session, error: Exception, what: str, deadline_s: float) -> BrowserError:

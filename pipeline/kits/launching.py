@@ -22,6 +22,7 @@ only builds what ``launch`` needs.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
@@ -29,6 +30,7 @@ import shlex
 import shutil
 import sys
 import tempfile
+from typing import Iterator
 
 CHROMIUM_ARGS = (
     "--no-sandbox",
@@ -98,3 +100,18 @@ def args(tag: str | None, proxy: str | None) -> list[str]:
     if proxy:
         found += [f"--proxy-server={proxy}", *GUARD_ARGS]
     return found + ([f"--iwc-tag={tag}"] if tag else [])
+
+
+@contextlib.contextmanager
+def temporary_files_in(folder: pathlib.Path) -> Iterator[None]:
+    """Start the driver (and so the browser) with TMPDIR in the session's folder: the
+    profile, Playwright's artifacts and Chromium's own temporary files land there."""
+    before = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(folder)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = before

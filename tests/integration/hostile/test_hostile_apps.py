@@ -108,6 +108,12 @@ def test_requests_sent_while_a_page_unloads_are_refused_and_recorded(hostile_run
         assert any(kind in entry for entry in blocked), (kind, blocked)
 
 
+def test_speculative_loads_are_never_attempted(hostile_run):
+    # "Preload pages" is off in the profile: the guard would have recorded any attempt.
+    blocked = hostile_run.blocked("speculation-rules")
+    assert not any("/speculation/pre" in b for b in blocked), blocked
+
+
 def test_every_cdn_path_trick_is_refused_by_the_mirror(hostile_run):
     refused = [b for b in hostile_run.blocked("cdn-path-tricks") if "tinylib@1.0.0" in b]
     assert len(refused) >= 15, refused
