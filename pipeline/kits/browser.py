@@ -480,11 +480,6 @@ def cut(html: str, max_bytes: int) -> bytes:
     return data[: max_bytes - len(marker)].decode("utf-8", "ignore").encode() + marker
 
 
-def dom_snapshot(tab: Tab, max_bytes: int, deadline_s: float = 10.0) -> bytes:
-    """The serialised DOM, cut at ``max_bytes`` with a marker saying so."""
-    return cut(_guarded(tab.session, deadline_s, "reading the DOM", tab.page.content), max_bytes)
-
-
 def screenshot(tab: Tab, timeout_s: float = 10.0) -> bytes:
     """A PNG of the viewport."""
     return tab._call("a screenshot", timeout_s,

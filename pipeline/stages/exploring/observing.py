@@ -16,7 +16,7 @@ from iwcbench.pipeline.kits import browser
 SCRIPT = (pathlib.Path(__file__).parent / "observe.js").read_text(encoding="utf-8")
 VOLATILITY = (pathlib.Path(__file__).parent / "volatility.js").read_text(encoding="utf-8")
 LIMITS = {"maxElements": 4000, "maxCandidates": 150, "treeChars": 12000}
-IDLE_MS = 120  # the least time between an observation and its snapshot: the idle window
+IDLE_MS = 100  # the least time between an observation and its snapshot: the idle window
 # Look, then start an idle window: whatever changes before the snapshot changed by itself.
 _OBSERVE = ("(limits) => {\n" + VOLATILITY + "\nconst seen = (" + SCRIPT + ")(limits);\n"
             "window.__iwc.volatility.watch();\nreturn seen;\n}")

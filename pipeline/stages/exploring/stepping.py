@@ -202,13 +202,15 @@ class Explorer:
                         self._settle(notes)
                     obs = self._look(index, notes)
                     gain = self._read_coverage(obs, notes)
-                    dom = f"dom/{index:04d}.html"
-                    html, volatile = observing.snapshot(self.tab, self.config.max_dom_bytes, HANG_S)
-                    self.sink(dom, html)
                     if obs.visual not in self.visuals:
                         self.visuals.add(obs.visual)
                         shot = f"shots/{index:04d}.png"
                         self.sink(shot, browser.screenshot(self.tab, HANG_S))
+                    # After the screenshot, which spends part of the idle window the
+                    # snapshot waits for; before axe-core, which must not be in it.
+                    dom = f"dom/{index:04d}.html"
+                    html, volatile = observing.snapshot(self.tab, self.config.max_dom_bytes, HANG_S)
+                    self.sink(dom, html)
                     self._accessibility(index, obs, notes)
                     break
                 except browser.PageLost as again:

@@ -241,7 +241,7 @@ function main() {
             const safe = done.code.replace(/<\/(script)/gi, '<\\/$1');
             edits.push({ start, end, code: safe });
             // The browser's HTML parser turns CR and CRLF into LF before the script sees them.
-            sites[key] = sitesOf(safe.replace(/\r\n?/g, '\n'));
+            sites[key] = sitesOf(safe.replace(/\r\n?/g, '\n'), key);
             files.push({ path: key, kind: kind === 'module' ? 'inline-module' : 'inline', ...counts(done.fc) });
         }
         if (edits.length) {
@@ -302,7 +302,7 @@ function main() {
         if (done === null) continue;
         sources[rel] = code;
         writeAtomically(abs, bom + done.code, encoding);
-        sites[rel] = sitesOf(done.code);
+        sites[rel] = sitesOf(done.code, rel);
         files.push({ path: rel, kind: done.module ? 'module' : 'external', ...counts(done.fc) });
     }
 
