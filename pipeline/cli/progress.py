@@ -19,6 +19,8 @@ import rich.table
 
 from iwcbench.pipeline.contracts import results
 
+# The few metric columns that fit a terminal; the report shows all of them.
+TERMINAL_METRICS = ("coverage_statements", "states", "runtime_errors", "accessibility")
 _STYLE = {"evaluated": "green", "black_box": "yellow", "start_failed": "red", "error": "magenta"}
 
 
@@ -105,10 +107,10 @@ def print_leaderboard(run: results.RunResults, out: pathlib.Path, stream: TextIO
     table.add_column("overall z", justify="right")
     table.add_column("apps", justify="right")
     table.add_column("outcomes")
-    for name in ("coverage_statements", "states", "runtime_errors", "accessibility"):
+    for name in TERMINAL_METRICS:
         table.add_column(name.replace("_", " "), justify="right")
     for row in run.leaderboard:
-        metrics = [row.metrics.get(n) for n in ("coverage_statements", "states", "runtime_errors", "accessibility")]
+        metrics = [row.metrics.get(n) for n in TERMINAL_METRICS]
         table.add_row(
             str(row.rank),
             row.model,

@@ -11,7 +11,7 @@ import json
 import math
 from typing import Sequence
 
-from iwcbench.pipeline.contracts import results
+from iwcbench.pipeline.contracts import metrics as metrics_table, results
 from iwcbench.pipeline.stages.reporting import app_page, charting, layout
 
 GRID_MAX_TASKS = 400  # rows of the screenshot grid; more are left out, with a note
@@ -42,11 +42,30 @@ def _header(run: results.RunResults, summaries: Sequence[app_page.Summary]) -> s
             f'</div><div class="kpis">{"".join(kpis)}</div></div></section>')
 
 
+PERCENT_UNITS = ("%", "0-100")
+
+
 def _metric_scale(rows: Sequence[results.LeaderboardRow], metric: str) -> float:
+    entry = metrics_table.find(metric)
+    if entry is not None and entry.unit in PERCENT_UNITS:
+        return 100.0
     values = [abs(v) for r in rows if (v := r.metrics.get(metric)) is not None and math.isfinite(v)]
     if not values:
         return 1.0
     return 100.0 if all(0 <= v <= 100 for v in values) else max(values) or 1.0
+
+
+def _metric_head(name: str, weight: float | None) -> str:
+    """A leaderboard column head: the name, its unit and direction and (on hover) its
+    definition from the metric table, and its weight."""
+    entry = metrics_table.find(name)
+    title, unit = "", ""
+    if entry is not None:
+        arrow = "↑" if entry.higher_is_better else "↓"
+        title = f' title="{layout.esc(entry.definition)} ({"higher" if entry.higher_is_better else "lower"} is better)"'
+        unit = f'<br><span class="faint" style="font-weight:400">{layout.esc(entry.unit)} {arrow}</span>'
+    hint = f'<br><span class="faint" style="font-weight:400">weight {weight:.3g}</span>' if weight is not None else ""
+    return f'<th data-sort class="num metric"{title}>{layout.esc(name.replace("_", " "))}{unit}{hint}</th>'
 
 
 def _leaderboard(run: results.RunResults) -> str:
@@ -60,10 +79,7 @@ def _leaderboard(run: results.RunResults) -> str:
     limit = max(1.0, max(zs, default=1.0))
     heads = ['<th data-sort class=num>rank</th>', '<th data-sort>model</th>',
              '<th data-sort title="weighted sum of z-scores across the model pool">overall z</th>']
-    for m in metrics:
-        weight = run.weights.get(m)
-        hint = f'<br><span class="faint" style="font-weight:400">weight {weight:.3g}</span>' if weight is not None else ""
-        heads.append(f'<th data-sort class="num metric">{layout.esc(m.replace("_", " "))}{hint}</th>')
+    heads += [_metric_head(m, run.weights.get(m)) for m in metrics]
     heads += ['<th data-sort class=num>apps</th>', "<th>outcomes</th>"]
     body = []
     for r in rows:
