@@ -8,7 +8,8 @@ Istanbul counter is incremented in the served code and that code's SHA-256
 *and* V8 ran its increment site in a script whose hash is the genuine one — a modified
 copy the page evals (even one claiming the file's URL) has another hash and proves
 nothing. A counter with several sites (the app's source spelled an increment out) is
-confirmed only when all of them ran. Keys without sites are not credited.
+confirmed only when all of them ran. Keys without sites are not credited. A framework build's bundle holds many keys, each
+with the bundle's hash (sites.js, builtSitesOf).
 
 Pure functions on plain data: ``sites`` as in sites.json, V8 coverage as
 ``Profiler.takePreciseCoverage`` gives ``functions`` (lists of ranges with counts).
@@ -57,17 +58,15 @@ def counts_at(functions: list[dict], offsets: Iterable[int]) -> dict[int, int]:
 def confirmations(sites: dict, takes: Iterable[tuple[str, list[dict]]]) -> set[Counter]:
     """Counters whose every site ran, from V8 coverage ``takes``: (script SHA-256,
     functions) pairs, several scripts with the same hash each one pair."""
-    by_hash: dict[str, str] = {}
+    by_hash: dict[str, list[str]] = {}  # a framework's bundle holds many keys' counters
     for key, info in sites.items():
         if isinstance(info, dict) and info.get("sha256"):
-            by_hash.setdefault(info["sha256"], key)
+            by_hash.setdefault(info["sha256"], []).append(key)
     ran: dict[str, set[int]] = {}
     for digest, functions in takes:
-        key = by_hash.get(digest)
-        if key is None:
-            continue
-        offsets = [o for _, offs in _site_list(sites[key]) for o in offs]
-        ran.setdefault(key, set()).update(o for o, n in counts_at(functions, offsets).items() if n > 0)
+        for key in by_hash.get(digest, ()):
+            offsets = [o for _, offs in _site_list(sites[key]) for o in offs]
+            ran.setdefault(key, set()).update(o for o, n in counts_at(functions, offsets).items() if n > 0)
     confirmed: set[Counter] = set()
     for key, executed in ran.items():
         for (_, kind, cid, arm), offsets in _site_list(sites[key]):

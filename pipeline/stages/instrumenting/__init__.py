@@ -34,6 +34,7 @@ from iwcbench.pipeline.kits import processes
 from iwcbench.pipeline.stages.instrumenting import building
 
 SCRIPT = pathlib.Path(__file__).resolve().parent / "instrument.js"  # this stage's Node side
+SITES_SCRIPT = SCRIPT.with_name("sites.js")  # where a built bundle's counters sit
 IWC_DIR = ".iwc"
 COVERAGE_MAP = "coverage-map.json"
 SOURCES = "sources.json"
@@ -75,7 +76,7 @@ def instrument(
     copy_skips: list[evidence.SkippedFile] = []
     prebuilt = prebuilt_folder(src) if framework in BUILD_FRAMEWORKS else None
     if framework in BUILD_FRAMEWORKS and prebuilt is None and build is not None and build.enabled:
-        return _instrument_by_building(src, dest, framework, build, started)
+        return _instrument_by_building(src, dest, framework, build, started, settings.timeout_s)
     if framework in BUILD_FRAMEWORKS and prebuilt is None:
         copy_skips = copy_app(src, dest)
         entry, entry_problem = find_entry(dest)
@@ -131,7 +132,8 @@ def instrument(
 
 
 def _instrument_by_building(src: pathlib.Path, dest: pathlib.Path, framework: evidence.Framework,
-                            build: settings_mod.Build, started: float) -> evidence.InstrumentationReport:
+                            build: settings_mod.Build, started: float,
+                            timeout_s: float) -> evidence.InstrumentationReport:
     """Build the app with Istanbul; ``dest`` gets the static output and .iwc/ maps."""
     work = dest.with_name(dest.name + ".build")
     try:
@@ -146,13 +148,37 @@ def _instrument_by_building(src: pathlib.Path, dest: pathlib.Path, framework: ev
     (dest / IWC_DIR).mkdir(exist_ok=True)
     (dest / IWC_DIR / COVERAGE_MAP).write_text(json.dumps(built.coverage_map))
     (dest / IWC_DIR / SOURCES).write_text(json.dumps(built.sources))
+    reason = built.report.reason
+    if built.coverage_map:
+        unplaced = _built_sites(dest, sorted(built.coverage_map), timeout_s)
+        if unplaced:
+            reason += f"; {unplaced}"
     files = [evidence.InstrumentedFile(path=key, kind="built", statements=len(fc.get("statementMap", {})),
                                        functions=len(fc.get("fnMap", {})), branches=len(fc.get("branchMap", {})))
              for key, fc in built.coverage_map.items()]
     entry, entry_problem = find_entry(dest)
     mode: evidence.Mode = "instrumented" if files else "black_box"
-    return _report(framework, mode, built.report.reason, entry, entry_problem, files, list(built.skipped),
+    return _report(framework, mode, reason, entry, entry_problem, files, list(built.skipped),
                    started, built.report)
+
+
+def _built_sites(dest: pathlib.Path, keys: list[str], timeout_s: float) -> str | None:
+    """Write sites.json for a built site: where each key's counters sit in the bundles.
+    A key whose counters are not found gets no sites (its coverage is not credited);
+    the returned sentence says how many, None when every key was placed."""
+    scripts = [str((dest / rel).resolve()) for rel in _walk(dest, NOT_INSTRUMENTED)
+               if rel.lower().endswith(SCRIPT_SUFFIXES)]
+    job = {"tools": str(processes.node_tools_dir()), "files": scripts, "keys": keys, "sites": str((dest / IWC_DIR / SITES).resolve())}
+    done = processes.run([processes.node_binary(), str(SITES_SCRIPT)], stdin=json.dumps(job).encode(),
+                         timeout_s=timeout_s, cwd=dest)
+    try:
+        placed = int(json.loads(done.stdout)["keys"]) if done.returncode == 0 else 0
+    except (ValueError, KeyError, TypeError):
+        placed = 0
+    if placed >= len(keys):
+        return None
+    return (f"the counters of {len(keys) - placed} of {len(keys)} files were not found in the built "
+            f"scripts; their coverage is not credited")
 
 
 def detect_framework(root: pathlib.Path) -> evidence.Framework:

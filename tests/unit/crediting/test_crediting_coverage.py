@@ -60,3 +60,11 @@ def test_claims_list_what_istanbul_counts():
 def test_keys_without_sites_are_not_credited():
     credited = crediting.credit({"other.js": {"s": {"0": 5}, "f": {"0": 1}, "b": {}}}, set())
     assert credited["other.js"]["s"] == {"0": 0} and credited["other.js"]["f"] == {"0": 0}
+
+
+def test_one_bundle_credits_every_key_it_holds():
+    sites = {"src/a.js": {"sha256": "bundle", "s": {"0": [15]}, "f": {}, "b": {}},
+             "src/b.js": {"sha256": "bundle", "s": {"0": [65]}, "f": {}, "b": {}}}
+    ran = [{"functionName": "", "ranges": [{"startOffset": 0, "endOffset": 120, "count": 1}]}]
+    assert crediting.confirmations(sites, [("bundle", ran)]) == {
+        ("src/a.js", "s", "0", -1), ("src/b.js", "s", "0", -1)}
