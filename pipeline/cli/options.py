@@ -31,6 +31,9 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "effort": ("llm.effort", lambda v: v),
     "no_accessibility": ("scoring.accessibility", lambda v: False if v else None),
     "offline_mirror": ("sandbox.mirror_fetch", lambda v: False if v else None),
+    "uitests": ("uitests.enabled", lambda v: v),
+    "uitest_model": ("uitests.model", lambda v: v),
+    "uitest_steps": ("uitests.max_steps", lambda v: v),
 }
 
 
@@ -49,6 +52,10 @@ def add_evaluation_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-accessibility", action="store_true", help="skip axe-core")
     p.add_argument("--mirror-dir", help="CDN mirror cache folder (default ~/.cache/iwc-bench/cdn)")
     p.add_argument("--offline-mirror", action="store_true", help="serve CDN files from the cache only")
+    p.add_argument("--uitests", action=argparse.BooleanOptionalAction, default=None,
+                   help="run tasks' WebGen-Bench UI test cases with the GUI agent (default on; needs an LLM)")
+    p.add_argument("--uitest-model", help="GUI agent and appearance judge model (default: the judge)")
+    p.add_argument("--uitest-steps", type=int, help="actions per UI test case (default 15)")
 
 
 def evaluation_data(args: argparse.Namespace) -> dict:
