@@ -68,7 +68,8 @@ class ReplayPolicy:
             return evidence.Action(kind=step.kind, value=step.value, intent=intent)  # type: ignore[arg-type]
         found = find(step, obs)
         if found is None:
-            wanted = step.target or step.selector or step.kind
+            named = f'{step.role} "{step.name}"' if step.role and step.name else None
+            wanted = step.target or named or step.selector or step.kind
             self.failure = f"replay step {self.played}: {wanted} is not on the page"
             return None  # the trace's summary says where it broke
         return evidence.Action(kind=step.kind, value=step.value, selector=found.selector,  # type: ignore[arg-type]
