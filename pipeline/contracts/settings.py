@@ -67,6 +67,9 @@ class Exploration(Section):
         2_000_000, ge=10_000, description="DOM snapshot cap, bytes (default 2,000,000)")
     model: str | None = pydantic.Field(
         None, min_length=1, description="LLM tester model for policy llm (default: judging.model)")
+    guidance: bool = pydantic.Field(
+        True, description="llm tester: at a coverage plateau, show it the code not yet run (default true; "
+        "false for the guidance ablation)")
 
 
 class Instrumentation(Section):
@@ -90,6 +93,9 @@ class Sandbox(Section):
 
 class Scoring(Section):
     accessibility: bool = pydantic.Field(True, description="run axe-core on each new state (default true)")
+    reference: str | None = pydantic.Field(
+        None, min_length=1, description="results.json (path or URI) whose pool fixes μ and σ of every "
+        "z-score; unset = the run's own pool")
     judge: str | None = pydantic.Field(
         None, min_length=1, description="old spelling of judging.model (kept for existing EvaluationRuns)")
 
@@ -97,6 +103,9 @@ class Scoring(Section):
 class Judging(Section):
     model: str | None = pydantic.Field(
         None, min_length=1, description="LLM judge model; unset = offline scores only")
+    protocol: Literal["deliberative", "single"] = pydantic.Field(
+        "deliberative", description="deliberative: advocate → critic → judge runs; single: the final judge "
+        "prompt alone, once (IWC-Bench Appendix D's baseline)")
     dimensions: tuple[Dimension, ...] = pydantic.Field(
         ("aesthetics", "usability", "alignment"), description="judged dimensions (default all three)")
     runs: int = pydantic.Field(5, ge=1, le=25, description="final-judge runs per deliberated dimension (default 5)")
