@@ -177,7 +177,7 @@ class UITestPolicy:
         """The loop ended without a verdict: ask for one from what was seen."""
         if self.verdict is not None or self.problem is not None:
             return
-        parts = self._results()
+        parts = self._results() if self.messages else self._intro(0)
         if self._after is not None:
             parts.extend(self._page(self._after, self.last_step, None))
         else:
@@ -303,12 +303,15 @@ class UITestPolicy:
     def _turn(self, obs: observing.Observation) -> list[dict[str, Any]]:
         parts = self._results()
         if not self.messages:
-            left = self.context.max_steps if self.context else obs.budget_left
-            parts.append(llm.text_block(
-                f"Test case:\n<test>\n{self.test}\n</test>\nExpected result:\n<expected>\n{self.expected}\n"
-                f"</expected>\nYou have at most {left} actions."))
+            parts.extend(self._intro(self.context.max_steps if self.context else obs.budget_left))
         parts.extend(self._page(obs, obs.step - 1, obs.budget_left))
         return parts
+
+    def _intro(self, actions: int) -> list[dict[str, Any]]:
+        """The first turn's test case (the only place it is ever sent)."""
+        return [llm.text_block(
+            f"Test case:\n<test>\n{self.test}\n</test>\nExpected result:\n<expected>\n{self.expected}\n"
+            f"</expected>\nYou have at most {actions} actions.")]
 
     def _page(self, obs: observing.Observation, after_step: int, left: int | None) -> list[dict[str, Any]]:
         budget = f" (actions left: {left})" if left is not None else ""
