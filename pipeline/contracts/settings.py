@@ -80,8 +80,10 @@ class Instrumentation(Section):
 
 class Input(Section):
     max_archive_bytes: int = pydantic.Field(
-        200_000_000, ge=1, description="cap on an app archive's extracted size, bytes (default 200,000,000)")
-    max_archive_members: int = pydantic.Field(20_000, ge=1, description="files per archive (default 20,000)")
+        200_000_000, ge=1, description="cap on an app's size, bytes: an archive's extracted bytes, a "
+        "folder's (sparse files at their full size) (default 200,000,000)")
+    max_archive_members: int = pydantic.Field(
+        20_000, ge=1, description="files per app: archive members, or files in a folder (default 20,000)")
 
 
 class Sandbox(Section):

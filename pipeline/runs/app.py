@@ -232,6 +232,7 @@ def explore_app(
             policy=assistant.policy if assistant is not None else None,
             hermetic=hermetic,
             accessibility=evaluation.scoring.accessibility,
+            sites=_read_json(prepared.work / instrumenting.IWC_DIR / instrumenting.SITES),
         )
     timings["explore"] = round(time.monotonic() - t0, 3)
     telemetry.record_stage("explore", timings["explore"])

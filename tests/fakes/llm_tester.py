@@ -5,9 +5,22 @@ integration tests."""
 from __future__ import annotations
 
 import json
+import pathlib
 import re
+import shutil
 
-from fakes import anthropic_server, judge_evidence
+from fakes import anthropic_server, judge_evidence, runs
+
+
+def todomvc_input(folder: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
+    """(apps, tasks.jsonl) holding the example's aurora-7b TodoMVC app and its task."""
+    apps = folder / "apps"
+    if not apps.exists():
+        shutil.copytree(runs.ROOT / "examples/apps/aurora-7b/todomvc", apps / "aurora-7b" / "todomvc")
+    tasks = folder / "tasks.jsonl"
+    tasks.write_text(next(line for line in (runs.ROOT / "examples/tasks.jsonl").read_text().splitlines()
+                          if '"todomvc"' in line) + "\n")
+    return apps, tasks
 
 REF = re.compile(r'- (button|textbox|checkbox|link) "?([^"\[]*)"? ?\[ref=(e\d+)\]')
 

@@ -5,22 +5,16 @@ accounted, and `iwc rescore` re-judges from the cache without a new request."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
-from fakes import runs
-from fakes.llm_tester import ScriptedTester
+from fakes.llm_tester import ScriptedTester, todomvc_input
 from iwcbench.pipeline import cli
 
 pytestmark = pytest.mark.browser
 
 def test_llm_tester_and_judges_end_to_end(tmp_path, fake_anthropic):
-    apps = tmp_path / "apps"
-    shutil.copytree(runs.ROOT / "examples/apps/aurora-7b/todomvc", apps / "aurora-7b" / "todomvc")
-    tasks = tmp_path / "tasks.jsonl"
-    tasks.write_text(next(line for line in (runs.ROOT / "examples/tasks.jsonl").read_text().splitlines()
-                          if '"todomvc"' in line) + "\n")
+    apps, tasks = todomvc_input(tmp_path)
     tester = ScriptedTester()
     fake_anthropic.handler = tester
     out = tmp_path / "out"

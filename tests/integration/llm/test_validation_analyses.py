@@ -6,24 +6,17 @@ report of the run it is stored with."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
-from fakes import runs
-from fakes.llm_tester import ScriptedTester
+from fakes.llm_tester import ScriptedTester, todomvc_input
 from iwcbench.pipeline import cli
 
 pytestmark = pytest.mark.browser
 
 
 def _run(tmp_path, fake_anthropic, name: str, *extra: str):
-    apps = tmp_path / "apps"
-    if not apps.exists():
-        shutil.copytree(runs.ROOT / "examples/apps/aurora-7b/todomvc", apps / "aurora-7b" / "todomvc")
-    tasks = tmp_path / "tasks.jsonl"
-    tasks.write_text(next(line for line in (runs.ROOT / "examples/tasks.jsonl").read_text().splitlines()
-                          if '"todomvc"' in line) + "\n")
+    apps, tasks = todomvc_input(tmp_path)
     tester = ScriptedTester()
     fake_anthropic.handler = tester
     out = tmp_path / name
