@@ -131,6 +131,10 @@ class LeaderRow(_Wire):
     model: str
     overall: float | None = None
     apps: int = 0
+    accuracy: float | None = pydantic.Field(
+        None, description="WebGen-Bench Accuracy, % of UI test cases (start failures as NO); unset: none run")
+    start_failures: int | None = pydantic.Field(
+        None, description="apps of tasks with UI test cases that never started")
 
 
 class ResultsSummary(_Wire):

@@ -1,6 +1,7 @@
 """publish-status: the scoring pod's last step. Reads results.json from the store
-and merge-patches a small summary (results URI, digest, top leaderboard rows, the
-leader) into the EvaluationRun's status. Per-app detail stays in the store.
+and merge-patches a small summary (results URI, digest, top leaderboard rows — with
+WebGen-Bench Accuracy when the run had UI tests — and the leader) into the
+EvaluationRun's status. Per-app detail stays in the store.
 
 It must not touch the operator's keys (phase, counts, conditions): the operator sees
 the scoring Job end and moves the phase itself.
@@ -19,7 +20,10 @@ from iwcbench.pipeline.kits import cluster as cluster_kit, store as store_mod
 def summarize(data: bytes, results_uri: str, top: int = api.MAX_LEADERBOARD_ROWS) -> dict[str, Any]:
     """The status patch for one results.json (PURE)."""
     run = results.RunResults.model_validate_json(data)
-    rows = [api.LeaderRow(rank=r.rank, model=r.model, overall=r.overall, apps=r.apps)
+    webgen = {row.model: row for row in run.ui_tests}
+    rows = [api.LeaderRow(rank=r.rank, model=r.model, overall=r.overall, apps=r.apps,
+                          accuracy=webgen[r.model].accuracy if r.model in webgen else None,
+                          start_failures=webgen[r.model].start_failures if r.model in webgen else None)
             for r in sorted(run.leaderboard, key=lambda r: r.rank)[:top]]
     summary = api.ResultsSummary(uri=results_uri, digest="sha256:" + hashlib.sha256(data).hexdigest(),
                                  apps=len(run.apps), leaderboard=rows)

@@ -37,7 +37,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     srv.add_argument("--port", type=int, default=8080)
     srv.add_argument("--host", default="127.0.0.1")
     srv.set_defaults(handler=serve)
-    exp = app_sub.add_parser("explore", help="explore a served app, score it, store the evidence")
+    exp = app_sub.add_parser("explore", help="explore a served app, score it, run its UI tests, store the evidence")
     exp.add_argument("--work", required=True)
     exp.add_argument("--url", required=True)
     exp.add_argument("--store", required=True)

@@ -38,6 +38,9 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "npm_registry": ("build.registry", lambda v: v),
     "npm_cache": ("build.npm_cache_dir", lambda v: v),
     "build_timeout": ("build.build_timeout_s", lambda v: v),
+    "uitests": ("uitests.enabled", lambda v: v),
+    "uitest_model": ("uitests.model", lambda v: v),
+    "uitest_steps": ("uitests.max_steps", lambda v: v),
 }
 # Environment a Kubernetes pod gets from the chart (the registry, through the ConfigMap)
 # and from the operator (its npm cache folders): flags and --settings still win.
@@ -73,6 +76,10 @@ def add_evaluation_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--npm-registry", help="npm registry or mirror the builds install from (default the npm registry)")
     p.add_argument("--npm-cache", help="npm cache folder shared by the builds (default ~/.cache/iwc-bench/npm)")
     p.add_argument("--build-timeout", type=float, help="seconds for one app's build (default 600)")
+    p.add_argument("--uitests", action=argparse.BooleanOptionalAction, default=None,
+                   help="run tasks' WebGen-Bench UI test cases with the GUI agent (default on; needs an LLM)")
+    p.add_argument("--uitest-model", help="GUI agent and appearance judge model (default: the judge)")
+    p.add_argument("--uitest-steps", type=int, help="actions per UI test case (default 15)")
 
 
 def evaluation_data(args: argparse.Namespace, environ: dict[str, str] | None = None) -> dict:

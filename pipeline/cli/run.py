@@ -6,7 +6,7 @@ import argparse
 import pathlib
 import sys
 
-from iwcbench.pipeline.cli import options, progress
+from iwcbench.pipeline.cli import options, progress, uitest
 from iwcbench.pipeline.kits import telemetry
 from iwcbench.pipeline.runs import local
 from iwcbench.pipeline.stages import ingesting
@@ -41,4 +41,5 @@ def run(args: argparse.Namespace) -> int:
     finally:
         display.close()
     progress.print_leaderboard(run_results, pathlib.Path(config.out), stream=sys.stdout)
+    uitest.print_accuracy(run_results, stream=sys.stdout)
     return 0

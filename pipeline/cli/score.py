@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
         expected = inputs.expected_apps(args.apps, tuple(args.models), task_ids)
         app_results = finishing.complete_results(app_results, expected, task_ids)
     started = datetime.datetime.now(datetime.timezone.utc)
-    run_results = finishing.finish(evaluation, started, store, app_results, [])
+    run_results = finishing.finish(evaluation, started, store, app_results, [], tasks)
     data = store.get_bytes("results.json")
     print(json.dumps({"results": f"{store.uri}/results.json", "digest": provenance.digest(data),
                       "apps": len(run_results.apps)}))

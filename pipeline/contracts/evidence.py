@@ -149,7 +149,7 @@ class Step(base.Model):
 
 
 class Trace(base.Stored):
-    explorer: Literal["heuristic", "llm"]
+    explorer: Literal["heuristic", "llm", "uitest", "replay"]  # uitest/replay: a UI test case
     seed: int
     max_steps: int
     start_url: str

@@ -27,7 +27,7 @@ Perspective = Literal[
 ]
 PERSPECTIVES: tuple[str, ...] = Perspective.__args__  # type: ignore[attr-defined]
 # Where a metric comes from: the stage that computes it.
-Producer = Literal["scoring", "judging"]
+Producer = Literal["scoring", "judging", "uitesting"]
 # Named weight sets. ``default``: the offline rule metrics; ``iwc``: IWC-Bench §4.4.
 WeightSet = Literal["default", "iwc"]
 WEIGHT_SETS: tuple[str, ...] = WeightSet.__args__  # type: ignore[attr-defined]
@@ -101,6 +101,17 @@ TABLE: tuple[Metric, ...] = (
     _m("alignment_visual", "%", True, 0.0, "llm", "judging",
        "share of the task's visual criteria the alignment agent found satisfied in the evidence",
        "visual_alignment", iwc=1 / 9),
+    # issue 12 — WebGen-Bench's evaluator (stages/uitesting). No weights: reported beside
+    # the IWC overall, not part of it; the model-level Accuracy is pooled over test
+    # cases (stages/aggregating/webgen.py), not a mean of these per-app values.
+    _m("uitest_accuracy", "%", True, 0.0, "llm", "uitesting",
+       "WebGen-Bench Accuracy of the app's UI test cases run by the GUI agent: (YES + 0.5 · PARTIAL) "
+       "/ cases × 100; an app that never started fails every case"),
+    _m("uitest_passed", "%", True, 0.0, "llm", "uitesting",
+       "share of the app's UI test cases the GUI agent judged YES"),
+    _m("appearance", "1-5", True, 1.0, "llm", "uitesting",
+       "WebGen-Bench appearance: a vision judge rates the first screen and up to two more "
+       "representative screenshots on a written 1–5 rubric"),
 )
 
 BY_NAME: dict[str, Metric] = {m.name: m for m in TABLE}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Literal
 
-from iwcbench.pipeline.contracts import analyses, base, evidence
+from iwcbench.pipeline.contracts import analyses, base, evidence, uitests
 
 Outcome = Literal["evaluated", "black_box", "start_failed", "error"]
 # Outcomes that are the model's fault: the app takes the floor of every metric it could
@@ -79,6 +79,15 @@ class LLMUsage(base.Model):
                    cost_usd=None if any(c is None for c in costs) else round(sum(costs), 6))  # type: ignore[arg-type]
 
 
+class UITestOutcome(base.Model):
+    """One UI test case's verdict as results.json keeps it (its evidence is in the
+    app's uitests.json); None: unscored, ``reason`` says why."""
+
+    index: int
+    verdict: uitests.Verdict | None
+    reason: str = ""
+
+
 class AppResult(base.Stored):
     model: str
     task_id: str
@@ -91,6 +100,7 @@ class AppResult(base.Stored):
     evidence: str = ""  # store prefix of the evidence, e.g. apps/model/task
     timings: dict[str, float] = {}  # stage → seconds
     llm_usage: LLMUsage | None = None  # this app's LLM calls (tester + judges); None: none made
+    ui_tests: tuple[UITestOutcome, ...] = ()  # WebGen-Bench UI test cases, in the task's order
 
 
 class LeaderboardRow(base.Model):
@@ -143,6 +153,40 @@ class SkippedInput(base.Model):
     reason: str
 
 
+class AccuracySlice(base.Model):
+    """Verdict counts of a set of test cases (or instructions) and their WebGen-Bench
+    Accuracy, (yes + 0.5 · partial) / counted × 100; None when nothing was counted."""
+
+    counted: int = 0
+    yes: int = 0
+    partial: int = 0
+    no: int = 0
+    accuracy: float | None = None
+
+
+class UITestRow(base.Model):
+    """WebGen-Bench's numbers for one model (stages/aggregating/webgen.py). The headline
+    figures count a start failure as NO for each of its test cases; the ``started_``
+    figures leave apps that never started out, so environment and app can be told apart."""
+
+    model: str
+    accuracy: float | None  # test-case level, start failures as NO
+    instruction_accuracy: float | None  # an instruction is YES when all its cases are
+    started_accuracy: float | None
+    started_instruction_accuracy: float | None
+    reason: str  # what was counted, or why the figures are unscored
+    instructions: int = 0  # tasks with UI test cases this model was given
+    start_failures: int = 0  # of them, apps that never started (or were never submitted)
+    errors: int = 0  # apps left out: our side failed
+    cases: AccuracySlice = AccuracySlice()
+    instruction_counts: AccuracySlice = AccuracySlice()
+    unscored_cases: int = 0  # cases without a verdict (left out, never NO)
+    by_primary_category: dict[str, AccuracySlice] = {}  # task's primary_category → cases
+    by_task_category: dict[str, AccuracySlice] = {}  # test case's task_category → cases
+    appearance: float | None = None  # mean appearance 1–5 over scored apps
+    appearance_apps: int = 0
+
+
 class RunResults(base.Stored):
     run: RunInfo
     apps: tuple[AppResult, ...] = ()
@@ -153,3 +197,4 @@ class RunResults(base.Stored):
     instrumentation: Reliability = Reliability()
     judge_scores: dict[str, analyses.Distribution] = {}  # judged dimension → score distribution
     reference: Reference | None = None  # fixed μ/σ the z-scores used (None: the run's own pool)
+    ui_tests: tuple[UITestRow, ...] = ()  # WebGen-Bench Accuracy per model (tasks with UI tests)

@@ -159,6 +159,27 @@ class Judging(Section):
     alignment_max_hits: int = pydantic.Field(40, ge=1, description="search hits shown per call (default 40)")
 
 
+class UITests(Section):
+    """WebGen-Bench's evaluator: a GUI agent runs each UI test case of a task (issue 12)."""
+
+    enabled: bool = pydantic.Field(
+        True, description="run the UI test cases of tasks that have them, after exploration (default "
+        "true); they need an LLM (uitests.model or judging.model), else they are unscored")
+    model: str | None = pydantic.Field(
+        None, min_length=1, description="GUI agent and appearance judge model (default: judging.model)")
+    max_steps: int = pydantic.Field(
+        15, ge=1, le=100, description="actions per test case (default 15, WebGen-Bench's cap)")
+    case_timeout_s: float = pydantic.Field(
+        180.0, gt=0, description="seconds for one test case, LLM calls included (default 180)")
+    parse_retries: int = pydantic.Field(
+        2, ge=0, le=10, description="re-asks after an agent reply that cannot be used (default 2)")
+    appearance: bool = pydantic.Field(
+        True, description="rate the first screen (and up to two more) 1–5 with a vision judge (default true)")
+    reuse_replays: bool = pydantic.Field(
+        True, description="a stored replay of the same app hash, test text and agent model that still "
+        "reaches its end state decides the case without the agent (default true)")
+
+
 class LLM(Section):
     effort: Effort | None = pydantic.Field(
         None, description="reasoning effort sent with every LLM call (tester and judges); unset = API default")
@@ -184,6 +205,7 @@ class Evaluation(Section):
     scoring: Scoring = Scoring()
     judging: Judging = Judging()
     llm: LLM = LLM()
+    uitests: UITests = UITests()
 
     @pydantic.model_validator(mode="before")
     @classmethod
@@ -221,8 +243,12 @@ class Evaluation(Section):
     def tester_model(self) -> str | None:
         return self.exploration.model or self.judging.model
 
+    def uitest_model(self) -> str | None:
+        """The GUI agent's model; None: UI tests are off or have no LLM."""
+        return (self.uitests.model or self.judging.model) if self.uitests.enabled else None
+
     def uses_llm(self) -> bool:
-        return bool(self.judging.model) or self.exploration.policy == "llm"
+        return bool(self.judging.model) or self.exploration.policy == "llm" or bool(self.uitest_model())
 
     def evaluation(self) -> "Evaluation":
         """Only the evaluation part (a ``RunSettings`` drops where it runs)."""

@@ -24,7 +24,12 @@ class UITest(base.Model):
 
     task: str
     expected_result: str
-    category: str | None = None
+    category: str | None = None  # "Functional Testing: Searching" (importing's spelling)
+
+    @property
+    def primary_category(self) -> str | None:
+        """WebGen-Bench's ``task_category.primary_category``: the part before the colon."""
+        return self.category.split(":", 1)[0].strip() or None if self.category else None
 
 
 class Labels(base.Model):

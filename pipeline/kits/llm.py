@@ -253,6 +253,11 @@ def _retry_after(exc: BaseException) -> float | None:
     return None
 
 
+def api_key_missing(api_key: str | None = None) -> bool:
+    """No key given and none in ANTHROPIC_API_KEY: every call would be refused (401)."""
+    return not (api_key or os.environ.get("ANTHROPIC_API_KEY"))
+
+
 class Client:
     """A configured model plus its retry policy, cache and ledger.
 

@@ -24,8 +24,9 @@ import traceback
 from typing import Callable, Mapping, Protocol
 
 from iwcbench.pipeline.contracts import evidence, layout, results, settings as settings_mod, task
-from iwcbench.pipeline.kits import store as store_mod, telemetry
+from iwcbench.pipeline.kits import llm, store as store_mod, telemetry
 from iwcbench.pipeline.kits.mirror import cdn, routing
+from iwcbench.pipeline.runs import uitests as uitest_run
 from iwcbench.pipeline.stages import abstracting, exploring, ingesting, instrumenting, scoring, serving
 from iwcbench.pipeline.stages.exploring import policy as policies
 
@@ -46,6 +47,8 @@ class AppAssistant(Protocol):
     def judge(self, item: task.Task, read: Callable[[str], bytes | None]) -> dict[str, results.Score]: ...
 
     def usage(self) -> results.LLMUsage | None: ...
+
+    def ui_tester(self) -> llm.Client | None: ...
 
 
 AssistantFactory = Callable[["Prepared"], AppAssistant]
@@ -266,6 +269,14 @@ def explore_app(
         if assistant is not None and assistant.judging and app.task_id in ctx.tasks:
             scores.update(assistant.judge(ctx.tasks[app.task_id], read))
     timings["score"] = round(time.monotonic() - t0, 3)
+    with telemetry.span("stage.uitest", model=app.model, task=app.task_id):
+        tested = uitest_run.after_exploring(uitest_run.Bench(
+            app=app, site=prepared.site, start_url=start_url, router=lambda: routing.Hermetic(url, hermetic.mirror),
+            store=store, evaluation=evaluation, client=assistant.ui_tester() if assistant is not None else None,
+        ), ctx.tasks.get(app.task_id), trace, read)
+    if tested is not None:
+        scores.update(tested.scores)
+        timings["uitest"] = tested.duration_s
     black_box = report.mode == "black_box"
     result = results.AppResult(
         model=app.model,
@@ -279,6 +290,7 @@ def explore_app(
         evidence=key,
         timings=timings,
         llm_usage=assistant.usage() if assistant is not None else None,
+        ui_tests=tested.outcomes if tested is not None else (),
     )
     save_result(store, result)
     return result

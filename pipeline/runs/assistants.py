@@ -48,6 +48,7 @@ class AppLLM:
             if wiring.evaluation.exploration.guidance:
                 guidance.guide(self.policy, coverage_map, sources)
         self._judge = wiring.judge.derive(ledger=self.ledger) if wiring.judge is not None else None
+        self._uitester = wiring.uitester.derive(ledger=self.ledger) if wiring.uitester is not None else None
 
     @property
     def judging(self) -> bool:
@@ -59,6 +60,10 @@ class AppLLM:
     def usage(self) -> results.LLMUsage | None:
         return usage_of(self.ledger)
 
+    def ui_tester(self) -> llm.Client | None:
+        """The GUI agent's (and appearance judge's) client, in this app's ledger."""
+        return self._uitester
+
 
 class Wiring:
     """Clients for a worker process, built once from the evaluation's settings."""
@@ -69,6 +74,8 @@ class Wiring:
         self.judge = client(evaluation, judge_model, cache) if judge_model else None
         tester_model = evaluation.tester_model() if evaluation.exploration.policy == "llm" else None
         self.tester = client(evaluation, tester_model, cache) if tester_model else None
+        uitest_model = evaluation.uitest_model()
+        self.uitester = client(evaluation, uitest_model, cache) if uitest_model else None
 
     def for_app(self, prepared: app_run.Prepared) -> AppLLM:
         return AppLLM(self, prepared.app.key, prepared.coverage_map, app_run.sources_of(prepared.work))

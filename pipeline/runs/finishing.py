@@ -12,10 +12,11 @@ import logging
 import pathlib
 import tempfile
 import time
+from typing import Sequence
 
-from iwcbench.pipeline.contracts import evidence, layout, results, settings as settings_mod
+from iwcbench.pipeline.contracts import evidence, layout, results, settings as settings_mod, task
 from iwcbench.pipeline.kits import store as store_mod
-from iwcbench.pipeline.runs import app as app_run, inputs, provenance
+from iwcbench.pipeline.runs import app as app_run, inputs, provenance, uitests
 from iwcbench.pipeline.stages import aggregating, reporting
 from iwcbench.pipeline.stages.aggregating import summaries
 
@@ -56,11 +57,14 @@ def finish(
     store: store_mod.Store,
     app_results: list[results.AppResult],
     skipped: list[results.SkippedInput],
+    tasks: Sequence[task.Task] = (),
 ) -> results.RunResults:
     """Aggregate per-app results; write results.json (recording ``config``, a run's
     settings or, where only they are known, the evaluation's) and the HTML report (``report/``)
     into the store. A local store gets the report in place; any other store gets it
-    rendered in a temporary folder and uploaded."""
+    rendered in a temporary folder and uploaded. ``tasks`` say which apps have UI test
+    cases (WebGen-Bench's Accuracy is computed over them)."""
+    app_results = uitests.with_start_failures(app_results, {t.id: t for t in tasks}, config)
     app_results.sort(key=lambda r: (r.model, r.task_id))
     reference = None
     if config.scoring.reference:
@@ -84,6 +88,7 @@ def finish(
         instrumentation=summaries.reliability(scored),
         judge_scores=summaries.judge_scores(scored),
         reference=reference,
+        ui_tests=uitests.accuracy(scored, tasks, config),
     )
     data = run_results.model_dump_json(indent=1).encode()
     store.put_bytes("results.json", data, "application/json")

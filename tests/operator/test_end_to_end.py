@@ -80,7 +80,7 @@ def test_evaluation_run_end_to_end_matches_iwc_run(apiserver, namespace, operato
     mine = {(a["model"], a["task_id"]): a for a in json.loads(results)["apps"]}
     theirs = {(a["model"], a["task_id"]): a for a in local_results["apps"]}
     # Tasks a model submitted no app for count against it on both paths.
-    assert len(mine) == len(theirs) == summary["apps"] == 8
+    assert len(mine) == len(theirs) == summary["apps"] == 14  # 2 models × the 7 example tasks
     for key, app in mine.items():
         assert app["outcome"] == theirs[key]["outcome"], key
         ours, local_cov = app["exploration"]["coverage"]["statements"], theirs[key]["exploration"]["coverage"]["statements"]

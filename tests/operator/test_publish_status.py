@@ -15,8 +15,11 @@ from iwcbench.pipeline.contracts import results
 def _results() -> bytes:
     rows = tuple(results.LeaderboardRow(rank=i + 1, model=f"model-{i}", overall=0.9 - i / 10, metrics={}, apps=2)
                  for i in range(7))
+    webgen = (results.UITestRow(model="model-0", accuracy=62.5, instruction_accuracy=50.0, started_accuracy=70.0,
+                                started_instruction_accuracy=60.0, reason="counted", instructions=4,
+                                start_failures=1),)
     return results.RunResults(run=results.RunInfo(configuration={}, config_hash="h", started_at="2026-01-01T00:00:00Z"),
-                              leaderboard=rows).model_dump_json().encode()
+                              leaderboard=rows, ui_tests=webgen).model_dump_json().encode()
 
 
 def _publish(kubeconfig, store, target):
@@ -34,6 +37,9 @@ def test_publish_status_patches_a_small_summary(apiserver, namespace, s3_bucket,
     assert status["leader"] == "model-0"
     assert status["resultsURI"] == f"s3://{s3_bucket}/runs/p/results.json"
     assert [r["model"] for r in status["results"]["leaderboard"]] == [f"model-{i}" for i in range(5)]
+    top, second = status["results"]["leaderboard"][:2]
+    assert (top["accuracy"], top["startFailures"]) == (62.5, 1)  # WebGen-Bench Accuracy in the top rows
+    assert "accuracy" not in second  # a model without UI test cases has none
 
 
 def test_publish_status_without_results_asks_for_a_retry(apiserver, namespace, s3_bucket, tmp_path):

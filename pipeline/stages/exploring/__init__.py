@@ -8,6 +8,9 @@ and an app's defect never escapes as an exception: it is in the trace.
 
 Modules: stepping (the loop), observing + observe.js (what the page offers),
 acting (doing an action), policy (the protocol), heuristic + values (the default).
+uitest_policy (WebGen-Bench's GUI agent: the only policy that sees a test case) and
+replay_policy (playing a stored passing case back) are driven by the same loop, one
+test case per ``explore`` call (runs/uitests.py).
 """
 
 from __future__ import annotations

@@ -25,7 +25,9 @@ def _pair(value: str | None, default: tuple[float, float]) -> tuple[float, float
 
 def _need(action: evidence.Action) -> str:
     if not action.selector:
-        raise BadAction(f"a {action.kind} action needs a selector")
+        # a target without a selector names an element the policy could not find
+        raise BadAction(f"no element to {action.kind}: {action.target}" if action.target
+                        else f"a {action.kind} action needs a selector")
     return action.selector
 
 

@@ -174,42 +174,11 @@ class LLMPolicy:
         return parts
 
     def _action(self, use: dict[str, Any], obs: observing.Observation) -> tuple[evidence.Action | None, str]:
-        name, args = use.get("name"), use.get("input") or {}
-        intent = str(args.get("intent", "")) or None
-        if name == "finish":
+        if use.get("name") == "finish":
+            args = use.get("input") or {}
             self._summary = str(args.get("summary", "")) or None
-            return evidence.Action(kind="finish", intent=intent), ""
-        if name == "go_back":
-            return evidence.Action(kind="back", intent=intent), ""
-        if name == "wait":
-            return evidence.Action(kind="wait", value=str(int(args.get("ms", 500))), intent=intent), ""
-        if name == "scroll":
-            return evidence.Action(kind="scroll", value=f"{int(args.get('dx', 0))},{int(args.get('dy', 600))}",
-                                   intent=intent), ""
-        ref = args.get("ref")
-        cand = obs.by_ref(str(ref)) if ref else None
-        if name == "press_key":
-            if ref and cand is None:
-                return None, f"no element with ref {ref!r} on this page"
-            return evidence.Action(kind="key", value=str(args.get("keys", "")), intent=intent,
-                                   selector=cand.selector if cand else None,
-                                   target=cand.describe() if cand else None), ""
-        if cand is None:
-            return None, f"no element with ref {ref!r} on this page"
-        common = {"selector": cand.selector, "target": cand.describe(), "intent": intent}
-        if name in ("click", "check", "hover"):
-            return evidence.Action(kind=name, **common), ""
-        if name == "type":
-            return evidence.Action(kind="type", value=str(args.get("text", "")), **common), ""
-        if name == "select":
-            return evidence.Action(kind="select", value=str(args.get("option", "")), **common), ""
-        if name == "drag":
-            to = obs.by_ref(str(args["to_ref"])) if args.get("to_ref") else None
-            if args.get("to_ref") and to is None:
-                return None, f"no element with ref {args['to_ref']!r} on this page"
-            value = f"to:{to.selector}" if to else str(args.get("offset") or "100,0")
-            return evidence.Action(kind="drag", value=value, **common), ""
-        return None, f"unknown tool {name!r}"
+            return evidence.Action(kind="finish", intent=str(args.get("intent", "")) or None), ""
+        return action_for(use, obs)
 
     # ------------------------------------------------------------------ observe
 
@@ -282,3 +251,41 @@ def tree_diff(before: str, after: str) -> str:
             continue
         out.append(line)
     return "\n".join(out)
+
+
+def action_for(use: dict[str, Any], obs: observing.Observation) -> tuple[evidence.Action | None, str]:
+    """The Action a tool call asks for on this page (``TOOLS`` other than finish), or
+    None with the problem (an unknown ref, an unknown tool). Shared with the UI-test agent."""
+    name, args = use.get("name"), use.get("input") or {}
+    intent = str(args.get("intent", "")) or None
+    if name == "go_back":
+        return evidence.Action(kind="back", intent=intent), ""
+    if name == "wait":
+        return evidence.Action(kind="wait", value=str(int(args.get("ms", 500))), intent=intent), ""
+    if name == "scroll":
+        return evidence.Action(kind="scroll", value=f"{int(args.get('dx', 0))},{int(args.get('dy', 600))}",
+                               intent=intent), ""
+    ref = args.get("ref")
+    cand = obs.by_ref(str(ref)) if ref else None
+    if name == "press_key":
+        if ref and cand is None:
+            return None, f"no element with ref {ref!r} on this page"
+        return evidence.Action(kind="key", value=str(args.get("keys", "")), intent=intent,
+                               selector=cand.selector if cand else None,
+                               target=cand.describe() if cand else None), ""
+    if cand is None:
+        return None, f"no element with ref {ref!r} on this page"
+    common = {"selector": cand.selector, "target": cand.describe(), "intent": intent}
+    if name in ("click", "check", "hover"):
+        return evidence.Action(kind=name, **common), ""
+    if name == "type":
+        return evidence.Action(kind="type", value=str(args.get("text", "")), **common), ""
+    if name == "select":
+        return evidence.Action(kind="select", value=str(args.get("option", "")), **common), ""
+    if name == "drag":
+        to = obs.by_ref(str(args["to_ref"])) if args.get("to_ref") else None
+        if args.get("to_ref") and to is None:
+            return None, f"no element with ref {args['to_ref']!r} on this page"
+        value = f"to:{to.selector}" if to else str(args.get("offset") or "100,0")
+        return evidence.Action(kind="drag", value=value, **common), ""
+    return None, f"unknown tool {name!r}"

@@ -20,6 +20,10 @@ normally a candidate's ``selector``; ``target`` is its ``describe()``):
     wait    value "ms"                  let timers and animations run (≤ step timeout)
     load    -                           reload the start URL (a fresh app)
     finish  -                           testing is complete: the exploration stops
+
+An element action (click … drag) with a ``target`` but no ``selector`` names an
+element the policy could not find on the page: the step is taken and fails with that
+reason, and counts against the budget.
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ class Policy(Protocol):
     ("the policy had nothing left to try"); an Action of kind "finish" ends it as
     "the explorer declared testing complete"."""
 
-    name: Literal["heuristic", "llm"]
+    name: Literal["heuristic", "llm", "uitest", "replay"]
 
     def begin(self, context: Context) -> None: ...
 

@@ -14,7 +14,7 @@ import math
 
 from iwcbench.pipeline.contracts import evidence, results
 from iwcbench.pipeline.stages.reporting import assets as assets_mod
-from iwcbench.pipeline.stages.reporting import graphing, layout, reading, sections
+from iwcbench.pipeline.stages.reporting import graphing, layout, reading, sections, uitest_sections
 
 UP = "../../"  # app pages live at apps/<model>/<task>.html
 GALLERY_OPEN = 15  # screenshots shown without an inner scroll box
@@ -165,6 +165,7 @@ def build(app: results.AppResult, found: reading.Evidence, copier: assets_mod.As
     parts = [_header(app, found)]
     parts += [f'<p class="problem">{layout.esc(p)}</p>' for p in found.problems]
     parts.append(layout.card("Scores", _scores(app.scores), "unscored dimensions are left out of every aggregate"))
+    parts.append(uitest_sections.app_card(app, found.prefix, found.ui_tests, found.case_traces, copier, UP))
     first_shot = None
     if trace is not None and trace.steps:
         parts.append(layout.card("Screenshots", gallery, "one per state · click to enlarge", "screens"))

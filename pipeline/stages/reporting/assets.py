@@ -53,6 +53,17 @@ def evidence_key(prefix: str, relative: str | None) -> str | None:
     return f"{prefix}/{relative}"
 
 
+def _stem(relative: str, keep_suffix: bool = False) -> str:
+    """The copy's file name: the file's own for the exploration's ``shots/`` and
+    ``dom/``; deeper evidence (a UI test case's ``uitests/01/shots/0002.png``) keeps
+    its folders in the name, so it cannot overwrite the exploration's."""
+    path = pathlib.PurePosixPath(relative)
+    name = path.name if keep_suffix else path.stem
+    if len(path.parts) > 2:
+        name = "-".join((*path.parts[:-2], name))
+    return safe_name(name)
+
+
 class Assets:
     """Copies one run's screenshots and snapshots; each is copied at most once."""
 
@@ -77,10 +88,10 @@ class Assets:
         if key is None:
             return None
         if key not in self._shots:
-            self._shots[key] = self._copy_shot(model, task_id, key)
+            self._shots[key] = self._copy_shot(model, task_id, key, _stem(relative))
         return self._shots[key]
 
-    def _copy_shot(self, model: str, task_id: str, key: str) -> Shot | None:
+    def _copy_shot(self, model: str, task_id: str, key: str, stem: str) -> Shot | None:
         data = self.read(key)
         if not data:
             return None
@@ -90,7 +101,6 @@ class Assets:
                 rgb = img.convert("RGB")
         except (UnidentifiedImageError, OSError, ValueError):
             return None
-        stem = safe_name(pathlib.PurePosixPath(key).stem)
         folder = self._folder(model, task_id)
         full = f"{folder}/shots/{stem}.png"
         encoded = io.BytesIO()
@@ -123,7 +133,7 @@ class Assets:
             return None
         if len(data) > DOM_MAX_BYTES:
             data = data[:DOM_MAX_BYTES] + f"\n\n[iwc-bench report: cut at {DOM_MAX_BYTES} of {len(data)} bytes]\n".encode()
-        name = safe_name(pathlib.PurePosixPath(key).name)
+        name = _stem(relative, keep_suffix=True)
         relative_copy = f"{self._folder(model, task_id)}/dom/{name}.txt"
         self._write(relative_copy, data)
         return relative_copy

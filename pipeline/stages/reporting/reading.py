@@ -12,7 +12,7 @@ from typing import Callable, TypeVar
 
 import pydantic
 
-from iwcbench.pipeline.contracts import evidence, results
+from iwcbench.pipeline.contracts import evidence, results, uitests
 
 Reader = Callable[[str], "bytes | None"]
 M = TypeVar("M", bound=pydantic.BaseModel)
@@ -25,6 +25,8 @@ class Evidence:
     graph: evidence.StateGraph | None = None
     instrumentation: evidence.InstrumentationReport | None = None
     a11y: evidence.AccessibilityReport | None = None
+    ui_tests: uitests.UITestReport | None = None
+    case_traces: dict[int, evidence.Trace] = dataclasses.field(default_factory=dict)  # by case index
     problems: list[str] = dataclasses.field(default_factory=list)
 
 
@@ -56,6 +58,12 @@ def read_evidence(app: results.AppResult, read: Reader) -> Evidence:
     found.instrumentation = _load(read, f"{prefix}/instrument.json", evidence.InstrumentationReport,
                                   found.problems)
     found.a11y = _load(read, f"{prefix}/a11y.json", evidence.AccessibilityReport, found.problems)
+    found.ui_tests = _load(read, f"{prefix}/uitests.json", uitests.UITestReport, found.problems)
+    for case in found.ui_tests.cases if found.ui_tests else ():
+        if case.trace and ".." not in case.trace.split("/"):
+            trace = _load(read, f"{prefix}/{case.trace}", evidence.Trace, found.problems)
+            if trace is not None:
+                found.case_traces[case.index] = trace
     return found
 
 

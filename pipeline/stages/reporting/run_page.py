@@ -12,7 +12,7 @@ import math
 from typing import Sequence
 
 from iwcbench.pipeline.contracts import metrics as metrics_table, results
-from iwcbench.pipeline.stages.reporting import app_page, charting, layout, validation
+from iwcbench.pipeline.stages.reporting import app_page, charting, layout, uitest_sections, validation
 
 GRID_MAX_TASKS = 400  # rows of the screenshot grid; more are left out, with a note
 
@@ -49,6 +49,8 @@ def _metric_scale(rows: Sequence[results.LeaderboardRow], metric: str) -> float:
     entry = metrics_table.find(metric)
     if entry is not None and entry.unit in PERCENT_UNITS:
         return 100.0
+    if entry is not None and entry.unit == "1-5":
+        return 5.0
     values = [abs(v) for r in rows if (v := r.metrics.get(metric)) is not None and math.isfinite(v)]
     if not values:
         return 1.0
@@ -183,7 +185,8 @@ def build(run: results.RunResults, summaries: Sequence[app_page.Summary],
           found: validation.Found = validation.Found()) -> str:
     models = [r.model for r in run.leaderboard]
     models += sorted({s.result.model for s in summaries} - set(models))
-    body = [_header(run, summaries), _leaderboard(run), validation.section(run, found), _apps(summaries)]
+    body = [_header(run, summaries), _leaderboard(run), uitest_sections.run_card(run), validation.section(run, found),
+            _apps(summaries)]
     if summaries:
         body.append(_grid(summaries, models))
     body.append(_skipped(run))

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.browser
 
 def test_every_example_app_is_evaluated(example_run):
     run, _ = example_run
-    assert len(run.apps) == 8
+    assert len(run.apps) == 14
     for app in run.apps:
         assert app.outcome == "evaluated", f"{app.model}/{app.task_id}: {app.reason}"
         assert app.exploration.coverage.statements is not None
@@ -52,3 +52,15 @@ def test_report_has_pages_screenshots_and_graphs(example_run):
     page = next(p for p in pages if "todomvc" in p.name and "aurora" in str(p))
     html = page.read_text()
     assert "<svg" in html and ("<img" in html)
+
+
+def test_without_an_llm_the_ui_tests_are_unscored_and_the_report_says_so(example_run):
+    run, out = example_run
+    rows = {row.model: row for row in run.ui_tests}
+    assert set(rows) == {"aurora-7b", "brisk-3b"}
+    for row in rows.values():
+        assert row.instructions == 4 and row.start_failures == 0
+        assert row.accuracy is None and row.reason.startswith("unscored: needs an LLM")
+    app = next(a for a in run.apps if a.task_id == "000010")
+    assert app.scores["uitest_accuracy"].value is None and all(o.verdict is None for o in app.ui_tests)
+    assert "needs an LLM" in (out / "report" / "index.html").read_text()

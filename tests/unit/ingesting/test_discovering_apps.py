@@ -78,7 +78,7 @@ def test_bundled_example_is_complete() -> None:
     ids = [t.id for t in ingesting.load_tasks(EXAMPLES / "tasks.jsonl")]
     found = ingesting.discover_apps(EXAMPLES / "apps", ids)
     assert found.problems == () and found.missing == ()
-    assert len(found.apps) == 8
+    assert len(found.apps) == 14
     assert {(a.model, a.task_id) for a in found.apps if a.packaging == "zip"} == {
         ("aurora-7b", "ab-1010")}
 

@@ -114,5 +114,5 @@ def test_malformed_benchmark_record_names_the_source_field(tmp_path: pathlib.Pat
 
 def test_bundled_example_loads() -> None:
     tasks = ingesting.load_tasks(EXAMPLES / "tasks.jsonl")
-    assert [t.id for t in tasks] == ["todomvc", "000026", "ab-1010", "canvas-snake"]
+    assert [t.id for t in tasks] == ["todomvc", "000026", "ab-1010", "canvas-snake", "000010", "000014", "000049"]
     assert len(tasks[1].ui_tests) == 5 and len(tasks[2].checklist) == 10
