@@ -18,7 +18,7 @@ class _Section(pydantic.BaseModel):
 
 
 class Exploration(_Section):
-    policy: Literal["heuristic", "llm"] = "heuristic"
+    policy: Literal["heuristic", "llm", "random"] = "heuristic"  # random: the seeded baseline
     max_steps: int = pydantic.Field(100, ge=1, le=1000, description="steps per app (default 100)")
     seed: int = pydantic.Field(0, ge=0, description="seed of the explorer's choices")
     step_timeout_s: float = pydantic.Field(10.0, gt=0, description="seconds one action may take")

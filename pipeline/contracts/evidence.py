@@ -119,7 +119,7 @@ class Step(base.Model):
 
 
 class Trace(base.Stored):
-    explorer: Literal["heuristic", "llm"]
+    explorer: Literal["heuristic", "llm", "random"]
     seed: int
     max_steps: int
     start_url: str

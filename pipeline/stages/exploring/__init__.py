@@ -7,7 +7,8 @@ the LLM tester plugs in through the same protocol). It must not import other sta
 and an app's defect never escapes as an exception: it is in the trace.
 
 Modules: stepping (the loop), observing + observe.js (what the page offers),
-acting (doing an action), policy (the protocol), heuristic + values (the default).
+acting (doing an action), policy (the protocol), heuristic + values (the default),
+clicker (the seeded random baseline, ``--explorer random``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Callable
 from iwcbench.pipeline import settings as settings_mod
 from iwcbench.pipeline.contracts import evidence
 from iwcbench.pipeline.kits import browser
-from iwcbench.pipeline.stages.exploring import heuristic, policy as policies, stepping
+from iwcbench.pipeline.stages.exploring import clicker, heuristic, policy as policies, stepping
 
 
 @dataclasses.dataclass(frozen=True)
@@ -27,6 +28,12 @@ class Exploration:
     trace: evidence.Trace
     a11y: evidence.AccessibilityReport
     coverage: dict  # final merged Istanbul coverage; {} in black box
+
+
+def offline_policy(name: str) -> policies.Policy:
+    """The offline policy a settings name stands for ("llm" is brought by the caller,
+    which owns the model client; without it the heuristic explores)."""
+    return clicker.RandomClicker() if name == "random" else heuristic.HeuristicPolicy()
 
 
 def explore(
@@ -42,7 +49,7 @@ def explore(
     is read). ``hermetic`` is a router with ``install(context)`` and ``drain() ->
     (blocked, mirrored)`` (kits/routing.Hermetic); None: a browser.OriginGuard refuses
     everything off the app's origin."""
-    chooser = policy if policy is not None else heuristic.HeuristicPolicy()
+    chooser = policy if policy is not None else offline_policy(settings.policy)
     explorer = stepping.Explorer(url, settings, sink, coverage_map, chooser, hermetic, accessibility)
     started = time.monotonic()
     load_error: str | None = None

@@ -54,7 +54,7 @@ class Policy(Protocol):
     ("the policy had nothing left to try"); an Action of kind "finish" ends it as
     "the explorer declared testing complete"."""
 
-    name: Literal["heuristic", "llm"]
+    name: Literal["heuristic", "llm", "random"]
 
     def begin(self, context: Context) -> None: ...
 
