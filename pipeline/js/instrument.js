@@ -12,7 +12,10 @@
  *   { "tools": "<node_modules dir>", "root": "<app copy>", "maxFileBytes": 5000000,
  *     "pages":   ["index.html", ...],                      HTML pages, relative to root
  *     "scripts": [{"path": "app.js", "skip": null | "why", "soft": bool}, ...],
- *     "coverageMap": "<file>", "sources": "<file>" }       where to write the maps
+ *     "coverageMap": "<file>", "sources": "<file>",         where to write the maps
+ *     "facts": "<file>",                                    the explorer's code facts (facts.js)
+ *     "originals": "<dir>",                                 where each rewritten file's original goes
+ *     "vendored": "<file>" }                                vendored counter ids per key (vendor.js)
  * A script with "soft": true is skipped only when no page references it.
  *
  * Result (stdout):
@@ -20,9 +23,10 @@
  *     "skipped": [{"path", "reason"}] }
  *
  * Coverage keys: a file's path relative to root ("js/app.js"); the N-th inline
- * JavaScript block of a page (1-based, document order) is "<page>#inline-N". Inline
- * blocks are instrumented with their page's line/column offsets, so the locations in
- * the coverage map are lines of the HTML page.
+ * JavaScript block of a page (1-based, document order) is "<page>#inline-N"; a
+ * page's inline event-handler attributes together are "<page>#handlers" (handlers.js).
+ * Inline blocks and handlers are instrumented with their page's line offsets, so the
+ * locations in the coverage map are lines of the HTML page.
  */
 'use strict';
 
@@ -61,6 +65,16 @@ function writeAtomically(file, text, encoding) {
     const tmp = file + '.iwc-tmp';
     fs.writeFileSync(tmp, Buffer.from(text, encoding));
     fs.renameSync(tmp, file);
+}
+
+/* Keep the file as it was before its first rewrite (the explorer falls back to it
+ * when the instrumented app does not load). */
+function keepOriginal(job, rel, buf) {
+    if (!job.originals) return;
+    const target = path.join(job.originals, rel);
+    if (fs.existsSync(target)) return;
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, buf);
 }
 
 function attr(node, name) {
@@ -116,13 +130,26 @@ function parseMessage(err, filename) {
     return msg.length > 300 ? msg.slice(0, 300) + '…' : msg;
 }
 
-function counts(fc) {
+function counts(fc, library) {
     let branches = 0;
-    for (const arms of Object.values(fc.b)) branches += arms.length;
-    return {
+    let ownBranches = 0;
+    const libraryBranches = new Set(library ? library.b : []);
+    for (const [bid, arms] of Object.entries(fc.b)) {
+        branches += arms.length;
+        if (!libraryBranches.has(bid)) ownBranches += arms.length;
+    }
+    const total = {
         statements: Object.keys(fc.statementMap).length,
         functions: Object.keys(fc.fnMap).length,
         branches
+    };
+    if (!library) return total;
+    return {
+        ...total,
+        vendored: library.reason,
+        own_statements: total.statements - library.s.length,
+        own_functions: total.functions - library.f.length,
+        own_branches: ownBranches
     };
 }
 
@@ -131,6 +158,11 @@ function main() {
     const toolsRequire = Module.createRequire(path.join(job.tools, 'iwc-tools.js'));
     const { createInstrumenter } = toolsRequire('istanbul-lib-instrument');
     const parse5 = toolsRequire('parse5');
+    const babelParser = toolsRequire('@babel/parser');
+    const { codeFacts } = require('./facts.js');
+    const { instrumentHandlers } = require('./handlers.js');
+    const { vendored } = require('./vendor.js');
+    const traceMapping = toolsRequire('@jridgewell/trace-mapping');
     const common = {
         coverageVariable: '__coverage__',
         produceSourceMap: false,
@@ -150,6 +182,8 @@ function main() {
     const skipped = [];
     const coverageMap = {};
     const sources = {};
+    const facts = {};
+    const vendoredIds = {};
 
     /* Instrument `code` under coverage key `key`; 'auto' tries a classic script first,
      * then a module (import/export/top-level await). Returns the new code or null. */
@@ -161,6 +195,8 @@ function main() {
                 const out = inst.instrumentSync(code, key);
                 const fc = inst.lastFileCoverage();
                 coverageMap[key] = fc;
+                const found = codeFacts(code, fc, babelParser, inst === asModule ? 'module' : 'script');
+                if (found) facts[key] = found;
                 return { code: out, fc, module: inst === asModule };
             } catch (err) {
                 if (firstError === null) firstError = err;
@@ -234,12 +270,25 @@ function main() {
             const done = instrument(padded, key, kind);
             if (done === null) continue;
             sources[key] = padded;
+            const library = vendored(code, done.fc, abs, root, traceMapping);
+            if (library) vendoredIds[key] = library;
             // `</script` inside the output would end the block early; `<\/` means the
             // same inside strings, templates, regexes and comments.
             const safe = done.code.replace(/<\/(script)/gi, '<\\/$1');
             edits.push({ start, end, code: safe });
-            files.push({ path: key, kind: kind === 'module' ? 'inline-module' : 'inline', ...counts(done.fc) });
+            files.push({ path: key, kind: kind === 'module' ? 'inline-module' : 'inline', ...counts(done.fc, library) });
         }
+        const handlers = instrumentHandlers(page, doc, asScript, babelParser);
+        if (handlers) {
+            coverageMap[handlers.key] = handlers.fc;
+            sources[handlers.key] = handlers.source;
+            const found = codeFacts(handlers.source, handlers.fc, babelParser, 'script');
+            if (found) facts[handlers.key] = found;
+            edits.push(...handlers.edits);
+            files.push({ path: handlers.key, kind: 'handlers', ...counts(handlers.fc) });
+        }
+        // (an insertion — start equal to end — goes before an edit starting there)
+        edits.sort((a, b) => a.start - b.start || (a.end - a.start) - (b.end - b.start));
         if (edits.length) {
             let outText = '';
             let cursor = 0;
@@ -248,6 +297,7 @@ function main() {
                 cursor = e.end;
             }
             outText += text.slice(cursor);
+            keepOriginal(job, page, buf);
             writeAtomically(abs, outText, encoding);
         }
     }
@@ -297,13 +347,18 @@ function main() {
         const done = instrument(code, rel, kind);
         if (done === null) continue;
         sources[rel] = code;
+        const library = vendored(code, done.fc, abs, root, traceMapping);
+        if (library) vendoredIds[rel] = library;
+        keepOriginal(job, rel, buf);
         writeAtomically(abs, bom + done.code, encoding);
-        files.push({ path: rel, kind: done.module ? 'module' : 'external', ...counts(done.fc) });
+        files.push({ path: rel, kind: done.module ? 'module' : 'external', ...counts(done.fc, library) });
     }
 
     fs.mkdirSync(path.dirname(job.coverageMap), { recursive: true });
     fs.writeFileSync(job.coverageMap, JSON.stringify(coverageMap));
     fs.writeFileSync(job.sources, JSON.stringify(sources));
+    if (job.facts) fs.writeFileSync(job.facts, JSON.stringify(facts));
+    if (job.vendored) fs.writeFileSync(job.vendored, JSON.stringify(vendoredIds));
     process.stdout.write(JSON.stringify({ files, skipped }));
 }
 

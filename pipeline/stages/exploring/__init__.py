@@ -17,10 +17,10 @@ import dataclasses
 import time
 from typing import Callable
 
-from iwcbench.pipeline import settings as settings_mod
+from iwcbench.pipeline import istanbul, settings as settings_mod
 from iwcbench.pipeline.contracts import evidence
 from iwcbench.pipeline.kits import browser
-from iwcbench.pipeline.stages.exploring import clicker, heuristic, policy as policies, stepping
+from iwcbench.pipeline.stages.exploring import clicker, heuristic, policy as policies, starting, stepping
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,6 +28,10 @@ class Exploration:
     trace: evidence.Trace
     a11y: evidence.AccessibilityReport
     coverage: dict  # final merged Istanbul coverage; {} in black box
+    fallback: str | None = None  # "instrumented build failed to load: …": the original was explored
+    blank: str | None = None  # why the page shows nothing (the exploration stopped at the load)
+    load_time_s: float | None = None  # to the load event, warm: the instrumented build
+    original_load_time_s: float | None = None  # and the original build
 
 
 def offline_policy(name: str) -> policies.Policy:
@@ -44,34 +48,61 @@ def explore(
     policy: policies.Policy | None = None,
     hermetic: object | None = None,
     accessibility: bool = True,
+    facts: dict | None = None,
+    originals: dict[str, bytes] | None = None,
+    vendored: dict | None = None,
 ) -> Exploration:
     """Explore the app at ``url``. ``coverage_map`` None means black box (no coverage
     is read). ``hermetic`` is a router with ``install(context)`` and ``drain() ->
     (blocked, mirrored)`` (kits/routing.Hermetic); None: a browser.OriginGuard refuses
-    everything off the app's origin."""
+    everything off the app's origin. ``facts`` are instrumenting's code facts
+    (code-facts.json): the heuristic steers by them. ``originals`` are the files
+    instrumenting rewrote, as they were, by path from the app's root: with them a
+    build that fails to load instrumented is explored as it came (starting.py).
+    ``vendored`` (instrumenting's vendored.json) names library code: own-code
+    coverage leaves it out, and the heuristic does not steer towards it."""
     chooser = policy if policy is not None else offline_policy(settings.policy)
-    explorer = stepping.Explorer(url, settings, sink, coverage_map, chooser, hermetic, accessibility)
+    own_map = istanbul.own_code(coverage_map, vendored) if coverage_map is not None and vendored else coverage_map
+    router = hermetic if hermetic is not None else browser.OriginGuard(browser.origin_of(url))
     started = time.monotonic()
     load_error: str | None = None
+    fallback = blank = None
+    load_time = original_load_time = None
     options = browser.ContextOptions(
         viewport_width=settings.viewport_width, viewport_height=settings.viewport_height, seed=settings.seed)
+    explorer = stepping.Explorer(url, settings, sink, coverage_map, chooser, router, accessibility, facts)
     try:
         with browser.Session(options) as session:
-            explorer.session = session
-            explorer.router.install(session.context)
-            load_error, first = explorer.load()
+            router.install(session.context)
+
+            def make(cmap: dict | None) -> stepping.Explorer:
+                made = stepping.Explorer(url, settings, sink, cmap, chooser, router, accessibility,
+                                         facts if cmap is not None else None,
+                                         own_map if cmap is not None else None)
+                made.session = session
+                return made
+
+            begun = starting.start(url, make, coverage_map, originals, session, settings.load_timeout_s)
+            explorer, load_error, fallback, blank = begun.explorer, begun.load_error, begun.fallback, begun.blank
             if load_error is not None:
                 stop_reason = f"the app did not load: {load_error}"
+            elif blank is not None:
+                stop_reason = f"the page shows nothing: {blank}"
             else:
+                measured = explorer.coverage_map
                 chooser.begin(policies.Context(
                     start_url=url, app_origin=explorer.origin, seed=settings.seed,
-                    max_steps=settings.max_steps, instrumented=coverage_map is not None,
+                    max_steps=settings.max_steps, instrumented=measured is not None,
                     step_timeout_s=settings.step_timeout_s, plateau_steps=settings.plateau_steps,
-                    coverage=explorer.coverage_total if coverage_map is not None else None))
+                    coverage=explorer.coverage_total if measured is not None else None,
+                    coverage_map=explorer.own_map, facts=explorer.facts, idle_steps=settings.stop_after_idle_steps))
                 try:
-                    stop_reason = explorer.loop(first, started + settings.app_timeout_s, started)
+                    stop_reason = explorer.loop(begun.first, started + settings.app_timeout_s, started)
                 except stepping.Stop as stop:
                     stop_reason = str(stop)
+                if explorer.instrumented and originals:
+                    load_time, original_load_time = starting.load_times(
+                        explorer, url, originals, settings.load_timeout_s)
     except browser.BrowserGone as gone:
         stop_reason = f"the browser stopped: {gone}"
         if not explorer.steps:
@@ -83,12 +114,14 @@ def explore(
         start_url=url,
         steps=tuple(explorer.steps),
         stop_reason=stop_reason,
-        summary=chooser.summary() if load_error is None else None,
+        summary=chooser.summary() if load_error is None and blank is None else None,
         load_error=load_error,
         duration_s=round(time.monotonic() - started, 3),
         mirrored_requests=tuple(dict.fromkeys(explorer.mirrored)),
     )
     a11y = evidence.AccessibilityReport(
         version=explorer.axe_version, pages=explorer.axe, error=explorer.axe_error)
-    coverage = explorer.coverage_total() if coverage_map is not None else {}
-    return Exploration(trace=trace, a11y=a11y, coverage=coverage)
+    coverage = (istanbul.with_counts(explorer.coverage_map, explorer.coverage_total())
+                if explorer.coverage_map is not None else {})
+    return Exploration(trace=trace, a11y=a11y, coverage=coverage, fallback=fallback, blank=blank,
+                       load_time_s=load_time, original_load_time_s=original_load_time)

@@ -21,10 +21,19 @@ Score of an action in a state (higher first):
     -5 the checkbox / radio / switch toggled last step (twice in a row undoes it)
     +0.5 per time it changed the page state (capped at 1.5)
     -2.5 per failure; actions that hung the page are never chosen again
+    + STEER × what it could still add to coverage (steering: the value of the
+      handlers it fires, of key plays whose branches never ran, of waiting for
+      timers whose callbacks never ran; capped at STEER_CAP)
     + a small prior per kind, + a seeded tie-break in [0, 0.75)
 With probability EPSILON a seeded random action (untried in this state, if any is
-left, never a held-back destructive one) is taken instead, so one dominant action
+left, never a held-back destructive one, never a wait or a scroll) is taken instead, so one dominant action
 cannot trap the explorer.
+
+Besides element actions it plays keys, waits and presses positional elements at
+several places (playing.py). It stops ("finish") only when the last ``idle_steps``
+steps found nothing new and nothing is left that could: no action untried in this
+state, none whose steering value is at least STEER_FLOOR — or, once every function
+of the app ran, after FUNCTIONS_DONE_IDLE idle steps.
 
 Typing is one unit with what completes it: in a form, the other empty fields and the
 submit button; outside a form, Enter, then the adjacent button (rules.adjacent_button)
@@ -39,7 +48,7 @@ import random
 from typing import Literal
 
 from iwcbench.pipeline.contracts import evidence
-from iwcbench.pipeline.stages.exploring import observing, policy, rules, values
+from iwcbench.pipeline.stages.exploring import observing, playing, policy, reaching, rules, steering, values
 
 EPSILON = 0.1
 RECENT_STEPS = 2
@@ -48,20 +57,17 @@ REBUILD = 5.0
 UNDO = -5.0  # the toggle just clicked, again at once
 PRIORS = {"type": 0.6, "click": 0.5, "select": 0.4, "check": 0.4, "key": 0.3, "hover": 0.1,
           "drag": 0.0, "scroll": -0.5, "wait": -1.0, "back": -1.5}
-ARROWS = ("ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight")
-KEY_GROUPS = {
-    "arrows": ARROWS,
-    "space": ("Space",),
-    "enter": ("Enter",),
-    "wasd": ("w", "a", "s", "d"),
-    "escape": ("Escape",),
-}
+STEER = 2.0
+STEER_CAP = 4.0
+STEER_FLOOR = 0.5  # an option worth this much keeps the exploration going
+FUNCTIONS_DONE_IDLE = 5
+UNTRIED = 3.0
 
 
 class HeuristicPolicy:
     """See the module docstring."""
 
-    name: Literal["heuristic", "llm"] = "heuristic"
+    name: Literal["heuristic", "llm", "random"] = "heuristic"
 
     def __init__(self) -> None:
         self.rng = random.Random(0)
@@ -84,10 +90,16 @@ class HeuristicPolicy:
         self.chain_root: str | None = None  # the typing that queued the pending follow-ups
         self.last: str | None = None  # the signature performed last
         self.toggled_from: dict[str, bool] = {}  # check signature -> checked before its last try
+        self.code: reaching.Code | None = None
+        self.steers: dict[str, float] = {}  # signature -> steering value this step
+        self.states: set[str] = set()
+        self.idle = 0  # steps in a row that found neither coverage nor a new state
 
     def begin(self, context: policy.Context) -> None:
         self.context = context
         self.rng = random.Random(context.seed)
+        if context.coverage_map:
+            self.code = reaching.Code(context.coverage_map, context.facts)
 
     # ---- candidate actions -------------------------------------------------
     def _next_value(self, key: str, options: list[str], blank: bool = True) -> str:
@@ -98,7 +110,8 @@ class HeuristicPolicy:
                 return value
         return options[0]
 
-    def _element_actions(self, obs: observing.Observation) -> list[tuple[str, evidence.Action]]:
+    def _element_actions(self, obs: observing.Observation, reach: reaching.Reach | None
+                         ) -> list[tuple[str, evidence.Action]]:
         actions: list[tuple[str, evidence.Action]] = []
         drop = obs.drop_targets[0] if obs.drop_targets else None
         for c in obs.candidates:
@@ -123,24 +136,33 @@ class HeuristicPolicy:
                     actions.append((sig, evidence.Action(kind="key", target=target, selector=c.selector)))
                 else:
                     actions.append((sig, evidence.Action(kind=kind, target=target, selector=c.selector)))  # type: ignore[arg-type]
+                if reach is not None:
+                    value = steering.action_value(reach, obs, c.selector, kind)
+                    if kind == "drag" and drop:
+                        value = max(value, steering.drop_value(reach, obs, drop))
+                    self.steers[sig] = value
+                if kind in ("click", "hover") and steering.positional(obs, c):
+                    for option in playing.positional_options(obs, c, sig, kind, self.steers.get(sig, 0.0)):
+                        self.families[option.sig] = self.families[sig]
+                        if option.sig not in self.banned:
+                            actions.append((option.sig, option.action))
+                            self.steers[option.sig] = option.steer
             double = rules.signature("dblclick", c.selector)
             self.families[double] = rules.family(double) if in_item else double
             if "dblclick" in c.listeners and double not in self.banned:
                 actions.append((double, evidence.Action(kind="click", target=target, selector=c.selector,
                                                         value="double")))
+                if reach is not None:
+                    self.steers[double] = steering.action_value(reach, obs, c.selector, "dblclick")
         return actions
 
-    def _page_actions(self, obs: observing.Observation) -> list[tuple[str, evidence.Action]]:
-        actions: list[tuple[str, evidence.Action]] = []
-        if obs.keyboard or obs.canvases:
-            for group in KEY_GROUPS:
-                actions.append((f"key|{group}", evidence.Action(kind="key", target="page")))
-            actions.append(("key|hold", evidence.Action(kind="key", target="page")))
-            actions.append(("wait|", evidence.Action(kind="wait", target="page", value="700")))
-        if obs.scrollable:
-            actions.append(("scroll|down", evidence.Action(kind="scroll", target="page", value="0,600")))
-            actions.append(("scroll|up", evidence.Action(kind="scroll", target="page", value="0,-600")))
-        return [(sig, a) for sig, a in actions if sig not in self.banned]
+    def _page_actions(self, obs: observing.Observation, reach: reaching.Reach | None, nothing_else: bool
+                      ) -> list[tuple[str, evidence.Action]]:
+        options = (playing.key_options(obs, reach) + playing.wait_options(obs, reach, nothing_else)
+                   + playing.scroll_options(obs))
+        for option in options:
+            self.steers[option.sig] = option.steer
+        return [(o.sig, o.action) for o in options if o.sig not in self.banned]
 
     def _concrete(self, sig: str, action: evidence.Action, obs: observing.Observation) -> evidence.Action:
         """Fill in the value at choice time (rotating values per field / key group)."""
@@ -157,12 +179,7 @@ class HeuristicPolicy:
             dx, dy = self.rng.choice(((120, 0), (-120, 0), (0, 120), (80, -60), (-60, 90)))
             return action.model_copy(update={"value": f"{dx},{dy}"})
         if kind == "key" and action.value is None:
-            group = sig.split("|", 1)[1]
-            if group == "hold":
-                return action.model_copy(update={"value": f"hold:{self.rng.choice(ARROWS)}:{self.rng.choice((300, 600))}"})
-            keys = KEY_GROUPS.get(group) or ARROWS + ("Space", "Enter")
-            count = self.rng.randint(1, 4) if len(keys) > 1 else 1
-            return action.model_copy(update={"value": " ".join(self.rng.choice(keys) for _ in range(count))})
+            return action.model_copy(update={"value": playing.concrete_key(sig, self.rng)})
         return action
 
     # ---- choice rules ------------------------------------------------------
@@ -202,7 +219,8 @@ class HeuristicPolicy:
     def _score(self, obs: observing.Observation, sig: str, action: evidence.Action,
                harmful: set[str], held: set[str]) -> float:
         here = self.tried[(obs.state, sig)]
-        score = 3.0 if here == 0 else -1.0 * here
+        score = UNTRIED if here == 0 else -1.0 * here
+        score += STEER * min(self.steers.get(sig, 0.0), STEER_CAP)
         score += 2.0 if self.tried_family[self._family(sig)] == 0 else 0.0
         if sig not in harmful and not self._flipped(obs, sig, action):
             # (a delete pays once; repeating it only empties the page; a toggle paid
@@ -270,17 +288,25 @@ class HeuristicPolicy:
     def choose(self, observation: observing.Observation) -> evidence.Action | None:
         obs = observation
         self._see(obs)
+        self.states.add(obs.state)
         followup = self._next_followup(obs)
         if followup is not None:
             sig, action = followup
             return self._commit(obs, sig, self._concrete(sig, action, obs))
         self.chain_root = None
-        options = self._element_actions(obs) + self._page_actions(obs)
+        self.steers = {}
+        reach = self._reach()
+        elements = self._element_actions(obs, reach)
+        options = elements + self._page_actions(obs, reach, nothing_else=not elements)
         if not options:
             return None
+        if self._done(obs, options, reach):
+            return evidence.Action(kind="finish", target="page", intent=(
+                f"nothing new for {self.idle} steps and nothing left that could reach more"))
         harmful, held = self._destructive(obs, options)
         if self.rng.random() < EPSILON:
-            allowed = [o for o in options if o[0] not in held] or options
+            # (waiting and scrolling are chosen for what they promise, never by chance)
+            allowed = [o for o in options if o[0] not in held and o[1].kind not in ("wait", "scroll")] or options
             fresh = [o for o in allowed if self.tried[(obs.state, o[0])] == 0] or allowed
             sig, action = fresh[self.rng.randrange(len(fresh))]
         else:
@@ -297,6 +323,26 @@ class HeuristicPolicy:
             picked = next(c for c in obs.candidates if c.selector == chosen.selector)
             self._queue_submit(picked, obs)
         return self._commit(obs, sig, chosen)
+
+    def _reach(self) -> reaching.Reach | None:
+        if self.code is None or self.context is None or self.context.coverage is None:
+            return None
+        return reaching.Reach(self.code, self.context.coverage())
+
+    def _done(self, obs: observing.Observation, options: list[tuple[str, evidence.Action]],
+              reach: reaching.Reach | None) -> bool:
+        """Nothing new for a while and nothing left that could find something."""
+        limit = self.context.idle_steps if self.context is not None else 15
+        if reach is not None and self.idle >= FUNCTIONS_DONE_IDLE and reach.unreached_functions() == 0:
+            return True
+        if self.idle < limit:
+            return False
+        for sig, action in options:
+            if action.kind in ("wait", "scroll"):
+                continue
+            if self.tried[(obs.state, sig)] == 0 or self.steers.get(sig, 0.0) >= STEER_FLOOR:
+                return False
+        return True
 
     def _commit(self, obs: observing.Observation, sig: str, action: evidence.Action) -> evidence.Action:
         self.pending = (obs.state, sig, action)
@@ -324,6 +370,10 @@ class HeuristicPolicy:
         self.pending_items = None
         if after is not None and after.state != state:
             self.changes[sig] += 1
+        fresh = after is not None and after.state not in self.states
+        if after is not None:
+            self.states.add(after.state)
+        self.idle = 0 if step.coverage_gain > 0 or fresh else self.idle + 1
         if not step.ok:
             self.failures[sig] += 1
             self.followups.clear()

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import dataclasses
 import pathlib
+from typing import Mapping
 
 from iwcbench.pipeline.contracts import evidence
-from iwcbench.pipeline.kits import browser
+from iwcbench.pipeline.kits import browser, inspecting
 
 SCRIPT = (pathlib.Path(__file__).parent / "observe.js").read_text(encoding="utf-8")
 LIMITS = {"maxElements": 4000, "maxCandidates": 150, "treeChars": 12000}
@@ -84,6 +85,10 @@ class Observation:
     coverage: evidence.CoverageSummary = evidence.CoverageSummary()
     elapsed_s: float = 0.0
     budget_left: int = 0  # steps still allowed
+    # Event listeners by candidate selector (the element's and its form's) and of
+    # window / document / body, when the explorer read them (instrumented apps).
+    listeners: Mapping[str, tuple[inspecting.Listener, ...]] = dataclasses.field(default_factory=dict)
+    page_listeners: tuple[inspecting.Listener, ...] = ()
 
     def by_ref(self, ref: str) -> Candidate | None:
         return next((c for c in self.candidates if c.ref == ref), None)

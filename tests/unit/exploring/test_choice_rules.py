@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from iwcbench.pipeline import settings
 from iwcbench.pipeline.contracts import evidence
-from iwcbench.pipeline.stages.exploring import heuristic, observing, policy, rules, stepping
+from iwcbench.pipeline.stages.exploring import heuristic, observing, policy, rules
 
 
 def _c(ref: str, selector: str, role: str, name: str, kinds: tuple[str, ...], **extra) -> observing.Candidate:
@@ -166,13 +165,18 @@ def test_a_choice_in_a_form_is_submitted(monkeypatch):
     assert chooser.choose(page).selector == "#vote"
 
 
-def test_the_idle_stop_waits_for_untried_actions_in_the_current_state():
-    explorer = stepping.Explorer("http://127.0.0.1:1/", settings.Exploration(), lambda name, data: None,
-                                 None, heuristic.HeuristicPolicy(), object(), False)
+def test_the_idle_stop_waits_for_untried_actions_in_the_current_state(monkeypatch):
+    chooser = _policy()
+    _no_random_picks(chooser, monkeypatch)
     page = _page(FIELD, *FILTERS)
-    assert explorer.untried(page)
-    explorer.done |= {("s0", "type|#new"), ("s0", "click|#all")}
-    assert explorer.untried(page)
-    explorer.done.add(("s0", "click|#active"))
-    assert not explorer.untried(page)
-    assert explorer.untried(_page(FIELD, *FILTERS, state="s1"))
+    chooser.idle = 50  # long idle: only what is left untried here keeps it going
+    seen = set()
+    for _ in range(8):
+        action = chooser.choose(page)
+        if action.kind == "finish":
+            break
+        seen.add(action.selector)
+        chooser.observe(_step(action), page)
+    assert action.kind == "finish" and "nothing new for" in action.intent
+    assert {"#new", "#all", "#active"} <= seen  # all of them before it gave up
+    assert chooser.choose(_page(FIELD, *FILTERS, state="s1")).kind != "finish"  # a new state: untried again
