@@ -74,8 +74,9 @@ function instrumentHandlers(page, doc, instrumenter, parser) {
             source += '\n';
             line += 1;
         }
-        // ("\n}" so a trailing // comment in the handler cannot swallow the brace)
-        const text = `function ${h.name}(event) {${h.code}\n}`;
+        // (a trailing // comment would swallow the brace: then it goes on the next line)
+        const close = /\/\/[^\n]*$/.test(h.code) ? '\n}' : '}';
+        const text = `function ${h.name}(event) {${h.code}${close}`;
         source += text;
         line += (text.match(/\n/g) || []).length;
     }

@@ -55,7 +55,9 @@ function banner(code) {
     const loud = text.startsWith('/*!');
     const version = /\bv?\d+\.\d+\.\d+\b/.test(text);
     if ((licensed || loud) && (named || version)) {
-        const label = named ? named[1] : (/\/\*!\s*([^\n*]{1,60})/.exec(text) || [null, 'a library'])[1].trim();
+        const first = text.split('\n').map((l) => l.replace(/^\s*(\/\*!?|\*\/|\*|\/\/)\s*/, '').replace(/\*\/\s*$/, '').trim())
+            .find((l) => l.length > 0);
+        const label = (first || (named ? named[1] : 'a library')).slice(0, 60);
         return `library banner (${label})`;
     }
     return null;
