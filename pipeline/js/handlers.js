@@ -49,10 +49,11 @@ function insertionPoint(doc) {
 }
 
 /*
- * Returns null when the page has no handler that parses, else
+ * ``slim(code, fc)`` is instrument.js's map stripping. Returns null when the page
+ * has no handler that parses, else
  * { key, source, fc, edits: [{start, end, code}] } for instrument.js to apply.
  */
-function instrumentHandlers(page, doc, instrumenter, parser) {
+function instrumentHandlers(page, doc, instrumenter, parser, slim) {
     const found = [];
     collect(doc, found);
     const usable = found.filter((h) => {
@@ -88,6 +89,7 @@ function instrumentHandlers(page, doc, instrumenter, parser) {
         return null;
     }
     const fc = instrumenter.lastFileCoverage();
+    out = slim(out, fc);
     let program;
     try {
         program = parser.parse(out, { sourceType: 'script' }).program;

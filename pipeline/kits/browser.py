@@ -9,6 +9,7 @@ leave this module: callers see ``BrowserError`` and its subclasses.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import pathlib
 import re
@@ -482,12 +483,6 @@ class Tab:
         return _guarded(self.session, deadline_s, f"the DevTools call {method}", call)
 
 
-def read_coverage(tab: Tab, deadline_s: float = 10.0) -> dict | None:
-    """The page's Istanbul counters (``window.__coverage__``), None when absent."""
-    value = tab.evaluate("() => window.__coverage__ || null", None, deadline_s)
-    return value if isinstance(value, dict) else None
-
-
 def dom_snapshot(tab: Tab, max_bytes: int, deadline_s: float = 10.0) -> bytes:
     """The serialised DOM, cut at ``max_bytes`` with a marker saying so."""
     html = _guarded(tab.session, deadline_s, "reading the DOM", tab.page.content)
@@ -499,7 +494,14 @@ def dom_snapshot(tab: Tab, max_bytes: int, deadline_s: float = 10.0) -> bytes:
 
 
 def screenshot(tab: Tab, timeout_s: float = 10.0) -> bytes:
-    """A PNG of the viewport."""
+    """A PNG of the viewport. Encoded for speed (DevTools' optimizeForSpeed: about
+    half the time of Playwright's screenshot, files about twice as large)."""
+    try:
+        shot = tab.devtools("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True}, timeout_s)
+        return base64.b64decode(shot["data"])
+    except (BrowserError, KeyError, ValueError) as failed:
+        if isinstance(failed, PageLost):
+            raise
     return tab._call("a screenshot", timeout_s,
                      lambda: tab.page.screenshot(type="png", timeout=timeout_s * 1000))
 

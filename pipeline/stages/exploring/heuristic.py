@@ -21,6 +21,9 @@ Score of an action in a state (higher first):
     -5 the checkbox / radio / switch toggled last step (twice in a row undoes it)
     +0.5 per time it changed the page state (capped at 1.5)
     -2.5 per failure; actions that hung the page are never chosen again
+    +4 (ECHO) an element that once showed the name the last action just revealed on
+      another, and shows something else now (a tester remembers where they saw the
+      other card of a pair)
     + STEER × what it could still add to coverage (steering: the value of the
       handlers it fires, of key plays whose branches never ran, of waiting for
       timers whose callbacks never ran; capped at STEER_CAP)
@@ -62,6 +65,7 @@ STEER_CAP = 4.0
 STEER_FLOOR = 0.5  # an option worth this much keeps the exploration going
 FUNCTIONS_DONE_IDLE = 5
 UNTRIED = 3.0
+ECHO = 4.0
 
 
 class HeuristicPolicy:
@@ -94,6 +98,9 @@ class HeuristicPolicy:
         self.steers: dict[str, float] = {}  # signature -> steering value this step
         self.states: set[str] = set()
         self.idle = 0  # steps in a row that found neither coverage nor a new state
+        self.names_seen: dict[str, set[str]] = collections.defaultdict(set)  # selector -> names it showed
+        self.revealed: tuple[str, str] | None = None  # (selector, the name the last action gave it)
+        self.name_before: str | None = None  # the acted-on element's name before the action
 
     def begin(self, context: policy.Context) -> None:
         self.context = context
@@ -184,7 +191,11 @@ class HeuristicPolicy:
 
     # ---- choice rules ------------------------------------------------------
     def _see(self, obs: observing.Observation) -> None:
-        """Note which elements are new on the page and how many items it shows."""
+        """Note which elements are new on the page and how many items it shows, and
+        the names each element has shown."""
+        for c in obs.candidates:
+            if c.name and len(self.names_seen[c.selector]) < 8:
+                self.names_seen[c.selector].add(c.name)
         selectors = {rules.signature("", c.selector) for c in obs.candidates}
         for selector in selectors - self.present:
             self.born[selector] = obs.step
@@ -221,6 +232,11 @@ class HeuristicPolicy:
         here = self.tried[(obs.state, sig)]
         score = UNTRIED if here == 0 else -1.0 * here
         score += STEER * min(self.steers.get(sig, 0.0), STEER_CAP)
+        if self.revealed is not None and action.kind == "click" and action.selector != self.revealed[0] \
+                and self.revealed[1] in self.names_seen.get(action.selector or "", ()):
+            c = next((x for x in obs.candidates if x.selector == action.selector), None)
+            if c is not None and c.name != self.revealed[1]:  # it shows something else now: hidden again
+                score += ECHO
         score += 2.0 if self.tried_family[self._family(sig)] == 0 else 0.0
         if sig not in harmful and not self._flipped(obs, sig, action):
             # (a delete pays once; repeating it only empties the page; a toggle paid
@@ -347,6 +363,7 @@ class HeuristicPolicy:
     def _commit(self, obs: observing.Observation, sig: str, action: evidence.Action) -> evidence.Action:
         self.pending = (obs.state, sig, action)
         c = next((x for x in obs.candidates if x.selector == action.selector), None)
+        self.name_before = c.name if c is not None else None
         if action.kind == "check" and c is not None and c.checked is not None:
             self.toggled_from[sig] = c.checked
         if action.kind in ("click", "check") and c is not None and rules.destructive(c):
@@ -356,8 +373,11 @@ class HeuristicPolicy:
     def observe(self, step: evidence.Step, after: observing.Observation | None) -> None:
         if self.pending is None:
             return
-        state, sig, _ = self.pending
+        state, sig, done = self.pending
         self.pending = None
+        now = next((c for c in after.candidates if c.selector == done.selector), None) if after and done.selector else None
+        revealed = now is not None and now.name and now.name != self.name_before
+        self.revealed = (done.selector, now.name) if revealed else None
         self.tried[(state, sig)] += 1
         self.last = sig
         self.tried_family[self._family(sig)] += 1

@@ -18,7 +18,7 @@ from iwcbench.pipeline.kits import browser, inspecting
 from iwcbench.pipeline.stages.exploring import acting, observing, policy as policies
 
 HANG_S = 5.0  # a page that does not answer a script call for this long is hung
-SETTLE_MS = 60  # after an action: let handlers, microtasks and a few frames run
+SETTLE_MS = 40  # after an action: let handlers, microtasks and a couple of frames run
 SHOT_EVERY = 3  # a look that changed without a new state is shot at most every 3 steps
 MAX_PAGE_FAILURES = 2  # hung or crashed pages tolerated before stopping
 MAX_AXE_STATES = 25  # axe-core runs per exploration (one per new state)
@@ -116,13 +116,14 @@ class Explorer:
         return self.tab.goto(self.url, timeout_s)
 
     def _settle(self, notes: list[str]) -> None:
+        # (the page runs on while this process sleeps: no browser round trip needed)
+        time.sleep(SETTLE_MS / 1000)
         try:
             self.tab.wait_for_load(min(self.config.step_timeout_s, 5.0))
         except browser.PageLost:
             raise
         except browser.BrowserError:
             notes.append("the page was still loading when the step was recorded")
-        self.tab.pause(SETTLE_MS)
 
     def _look(self, index: int, notes: list[str]) -> observing.Observation:
         obs = observing.observe(self.tab, index, HANG_S)

@@ -125,3 +125,22 @@ def test_an_app_that_only_animates_is_watched_then_left_when_nothing_comes():
             break
         chooser.observe(evidence.Step(index=1, action=action, url=page.url), page)
     assert kinds[:4] == ["wait"] * 4 and kinds[-1] == "finish"
+
+
+def test_what_an_action_revealed_is_looked_for_where_it_was_seen_before():
+    chooser = heuristic.HeuristicPolicy()
+    chooser.begin(policy.Context(start_url="http://127.0.0.1:1/", app_origin="http://127.0.0.1:1", seed=0,
+                                 max_steps=50, instrumented=False, step_timeout_s=10, plateau_steps=3))
+    chooser.rng.random = lambda: 0.5  # no epsilon pick
+
+    def board(**faces) -> observing.Observation:
+        cards = tuple(_button(f"e{i}", f"#c{i}", faces.get(f"c{i}", "Hidden card")) for i in range(6))
+        return observing.Observation(step=1, url="http://127.0.0.1:1/", title="t", doc=1.0, state=str(sorted(faces.items())),
+                                     visual="v", candidates=cards, tree="", keyboard=False, canvases=0, scrollable=False)
+
+    chooser.choose(board())  # sees every card hidden
+    chooser.names_seen["#c4"].add("🐶")  # card 4 showed the dog earlier
+    chooser._commit(board(), "click|#c1", evidence.Action(kind="click", target="card", selector="#c1"))
+    now = board(c1="🐶")
+    chooser.observe(evidence.Step(index=2, action=evidence.Action(kind="click", selector="#c1"), url=now.url), now)
+    assert chooser.choose(now).selector == "#c4"
