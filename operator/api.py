@@ -10,7 +10,8 @@ import re
 from typing import Annotated, Literal
 
 import pydantic
-import pydantic.alias_generators
+
+from iwcbench.pipeline.contracts import settings
 
 GROUP = "iwcbench.io"
 VERSION = "v1alpha1"
@@ -42,15 +43,7 @@ S3Uri = Annotated[str, pydantic.AfterValidator(_s3_uri), pydantic.WithJsonSchema
     {"type": "string", "pattern": S3_URI})]
 
 
-class _Wire(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(
-        frozen=True, extra="forbid", populate_by_name=True,
-        alias_generator=pydantic.alias_generators.to_camel,
-    )
-
-    def wire(self) -> dict:
-        """The camelCase dict as stored in Kubernetes (unset optionals left out)."""
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+_Wire = settings.Section  # every API model: frozen, camelCase on the wire
 
 
 # ---------------------------------------------------------------- spec
@@ -61,19 +54,6 @@ class AppsSource(_Wire):
         description="s3://bucket/prefix holding <model>/<task_id>/ folders or <task_id>.zip/.tar.gz")
     models: list[str] = pydantic.Field(
         default_factory=list, description="only these models (default: every model found)")
-
-
-class ExplorationSpec(_Wire):
-    policy: Literal["heuristic", "llm"] = pydantic.Field(
-        "heuristic", description="heuristic (offline) or llm (needs the Anthropic key)")
-    max_steps: int = pydantic.Field(100, ge=1, le=1000, description="actions per app")
-    seed: int = pydantic.Field(0, ge=0, description="seed of the explorer's choices")
-
-
-class ScoringSpec(_Wire):
-    judge: str | None = pydantic.Field(
-        None, min_length=1, description="LLM judge model; unset = offline scores only")
-    accessibility: bool = pydantic.Field(True, description="run axe-core on each new state")
 
 
 class ResourceRequirements(_Wire):
@@ -101,12 +81,14 @@ class ImagesSpec(_Wire):
     pull_policy: Literal["Always", "IfNotPresent", "Never"] | None = None
 
 
-class EvaluationRunSpec(_Wire):
+class EvaluationRunSpec(settings.Evaluation):
+    """Where the run's inputs and evidence live, how the cluster runs it, and the
+    evaluation settings themselves (exploration, scoring, judging, …: the same models
+    ``iwc run`` builds, camelCase on the wire)."""
+
     tasks: S3Uri = pydantic.Field(description="s3:// URI of tasks.jsonl")
     apps: AppsSource
     store: S3Uri = pydantic.Field(description="s3://bucket/prefix for evidence and results")
-    exploration: ExplorationSpec = ExplorationSpec()
-    scoring: ScoringSpec = ScoringSpec()
     parallelism: int = pydantic.Field(10, ge=1, le=1000, description="app Jobs active at once")
     backoff_limit: int = pydantic.Field(
         2, ge=0, le=10, description="retries of an app Job after infrastructure failures")
@@ -178,11 +160,12 @@ MAX_LEADERBOARD_ROWS = 5
 
 
 def describe_error(error: pydantic.ValidationError, root: str = "spec") -> str:
-    """'spec.exploration.maxSteps: Input should be ...' for each problem, by wire name."""
+    """'spec.exploration.maxSteps: Input should be ...' for each problem, by wire name;
+    a cross-field rule names the field it is about."""
     parts = []
     for item in error.errors():
-        where = ".".join([root, *(str(p) for p in item["loc"])])
-        parts.append(f"{where}: {item['msg']}")
+        where = ".".join(p for p in (root, settings.field_path(item, alias=True)) if p)
+        parts.append(f"{where}: {settings.problem_message(item)}")
     return "; ".join(parts)
 
 

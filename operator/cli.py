@@ -69,7 +69,7 @@ def _run(args: argparse.Namespace) -> int:
     import kopf
 
     from iwcbench.operator import handlers
-    from iwcbench.pipeline import telemetry
+    from iwcbench.pipeline.kits import telemetry
 
     if args.interval <= 0:
         print("iwc operator: --interval must be positive", file=sys.stderr)

@@ -9,9 +9,11 @@ import copy
 from typing import Any
 
 from iwcbench.operator import api
+from iwcbench.pipeline.contracts import settings
 
-# Fields that make no sense to change once Jobs exist (the API server refuses it).
-IMMUTABLE = ("tasks", "apps", "store", "exploration", "scoring")
+# Fields that make no sense to change once Jobs exist (the API server refuses it): the
+# inputs and every section of the evaluation settings.
+IMMUTABLE = ("tasks", "apps", "store", *settings.Evaluation.model_fields)
 
 
 def _structural(node: Any, defs: dict[str, Any]) -> Any:
@@ -36,6 +38,11 @@ def _structural(node: Any, defs: dict[str, Any]) -> Any:
         return _structural(merged, defs)
     if "const" in node:
         node["enum"] = [node.pop("const")]
+    for bound, inclusive in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+        if isinstance(node.get(bound), (int, float)) and not isinstance(node[bound], bool):
+            # JSON Schema's numeric form → OpenAPI v3.0's boolean form
+            node[inclusive] = node.pop(bound)
+            node[bound] = True
     if node.get("type") == "object":
         # Structural schemas forbid additionalProperties: false (unknown fields are
         # pruned anyway) and object defaults would freeze nested defaults into the CRD.
@@ -58,6 +65,9 @@ def _schema(model: type) -> dict[str, Any]:
 
 def open_api_schema() -> dict[str, Any]:
     spec = _schema(api.EvaluationRunSpec)
+    # the run's own fields first, then the evaluation settings' sections
+    sections = set(settings.Evaluation.model_fields)
+    spec["properties"] = dict(sorted(spec["properties"].items(), key=lambda kv: kv[0] in sections))
     for name in IMMUTABLE:
         if name in spec["properties"]:
             spec["properties"][name]["x-kubernetes-validations"] = [

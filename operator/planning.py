@@ -13,7 +13,7 @@ import re
 from typing import Iterable, Sequence
 
 from iwcbench.operator import api
-from iwcbench.pipeline.stages import ingesting
+from iwcbench.pipeline.contracts import layout
 
 LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
 MANAGED_BY = "iwc-operator"
@@ -66,7 +66,7 @@ class Defaults:
 def app_pairs(keys: Iterable[str], models: Sequence[str] = ()) -> list[AppPair]:
     """Store keys under the apps prefix → (model, task_id) pairs, sorted, unique
     (the input stage's rule, so the cluster and ``iwc run`` see the same apps)."""
-    return [AppPair(model, task_id) for model, task_id in ingesting.pairs_from_keys(keys, models)]
+    return [AppPair(model, task_id) for model, task_id in layout.pairs_from_keys(keys, models)]
 
 
 # ---------------------------------------------------------------- names
@@ -166,33 +166,37 @@ def _image(spec: api.EvaluationRunSpec, defaults: Defaults) -> dict:
             "imagePullPolicy": spec.images.pull_policy or defaults.pull_policy}
 
 
+def evaluation_for_pods(spec: api.EvaluationRunSpec) -> str:
+    """The evaluation settings every pod of the run receives, as one JSON document.
+    The exploration's budget is two thirds of the Job's deadline (the rest is for
+    instrumenting, serving and uploading), or less when the spec asks for less."""
+    evaluation = spec.evaluation()
+    budget = float(spec.app_timeout_seconds * 2 // 3)
+    if "app_timeout_s" in spec.exploration.model_fields_set:
+        budget = min(budget, spec.exploration.app_timeout_s)
+    exploration = evaluation.exploration.model_copy(update={"app_timeout_s": budget})
+    return evaluation.model_copy(update={"exploration": exploration}).document()
+
+
 def explore_args(spec: api.EvaluationRunSpec, pair: AppPair) -> list[str]:
-    ex = spec.exploration
-    args = ["iwc", "app", "explore", "--work", WORK, "--url", f"http://127.0.0.1:{APP_PORT}/",
+    return ["iwc", "app", "explore", "--work", WORK, "--url", f"http://127.0.0.1:{APP_PORT}/",
             "--store", spec.store, "--tasks", spec.tasks, "--model", pair.model, "--task", pair.task_id,
-            "--max-steps", str(ex.max_steps), "--seed", str(ex.seed), "--explorer", ex.policy,
-            # The exploration's own budget leaves a third of the Job's deadline for
-            # instrumenting, serving and uploading.
-            "--app-timeout", str(spec.app_timeout_seconds * 2 // 3)]
-    if spec.scoring.judge:
-        args += ["--judge", spec.scoring.judge]
-    if not spec.scoring.accessibility:
-        args.append("--no-accessibility")
-    return args
+            "--settings", evaluation_for_pods(spec)]
 
 
 def app_job(owner: Owner, spec: api.EvaluationRunSpec, pair: AppPair, defaults: Defaults) -> dict:
     """One app's Job: instrument (init) → app server (native sidecar) → explorer."""
     env, env_from = _store_env(defaults)
     explorer_env = list(env)
-    if defaults.anthropic_secret and (spec.exploration.policy == "llm" or spec.scoring.judge):
+    if defaults.anthropic_secret and spec.uses_llm():
         explorer_env.append({"name": "ANTHROPIC_API_KEY", "valueFrom": {"secretKeyRef": {
             "name": defaults.anthropic_secret, "key": "apiKey", "optional": True}}})
     image = _image(spec, defaults)
     instrument = {
         "name": "instrument", **image,
         "command": ["iwc", "app", "instrument", "--apps", spec.apps.uri, "--model", pair.model,
-                    "--task", pair.task_id, "--work", WORK, "--store", spec.store],
+                    "--task", pair.task_id, "--work", WORK, "--store", spec.store,
+                    "--settings", evaluation_for_pods(spec)],
         "env": env, "envFrom": env_from,
         "resources": _resources(spec, "instrument"),
         "securityContext": _hardened(),
@@ -257,7 +261,8 @@ def scoring_job(owner: Owner, spec: api.EvaluationRunSpec, defaults: Defaults) -
     score = {
         "name": "score", **image,
         "command": ["iwc", "score", "--store", spec.store, "--tasks", spec.tasks,
-                    "--apps", spec.apps.uri, *(["--models", *spec.apps.models] if spec.apps.models else [])],
+                    "--apps", spec.apps.uri, *(["--models", *spec.apps.models] if spec.apps.models else []),
+                    "--settings", evaluation_for_pods(spec)],
         "env": env, "envFrom": env_from, "resources": _resources(spec, "scoring"),
         "securityContext": _hardened(), "volumeMounts": mounts,
     }

@@ -19,7 +19,7 @@ from typing import Literal
 
 import pydantic
 
-from iwcbench.pipeline.contracts import base
+from iwcbench.pipeline.contracts import base, layout
 
 Framework = Literal["static", "vite", "next", "cra", "astro", "node", "unknown"]
 Mode = Literal["instrumented", "black_box"]
@@ -40,7 +40,7 @@ class AppRef(base.Model):
     @property
     def key(self) -> str:
         """Store prefix of this app's evidence."""
-        return f"apps/{self.model}/{self.task_id}"
+        return layout.app_prefix(self.model, self.task_id)
 
 
 class InstrumentedFile(base.Model):

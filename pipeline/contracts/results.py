@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Iterable, Literal
 
 from iwcbench.pipeline.contracts import base, evidence
 
@@ -40,6 +40,37 @@ class ExplorationSummary(base.Model):
     blocked_requests: int = 0
 
 
+class LLMUsage(base.Model):
+    """What the LLM calls of one app (tester + judges) or a whole run cost."""
+
+    calls: int = 0  # calls made, cache hits included
+    requests: int = 0  # HTTP requests sent (retries included; cache hits send none)
+    cache_hits: int = 0  # calls answered from the response cache
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cost_usd: float | None = 0.0  # None: a model without a known price took part
+    by_purpose: dict[str, int] = {}  # calls per purpose ("aesthetics.judge", "tester", ...)
+
+    @classmethod
+    def total(cls, usages: Iterable["LLMUsage | None"]) -> "LLMUsage | None":
+        """The sum of several ledgers (None when none of them made a call)."""
+        present = [u for u in usages if u is not None]
+        if not present:
+            return None
+        purposes: dict[str, int] = {}
+        for u in present:
+            for name, n in u.by_purpose.items():
+                purposes[name] = purposes.get(name, 0) + n
+        costs = [u.cost_usd for u in present]
+        numbers = {f: sum(getattr(u, f) for u in present) for f in (
+            "calls", "requests", "cache_hits", "input_tokens", "output_tokens",
+            "cache_read_input_tokens", "cache_creation_input_tokens")}
+        return cls(**numbers, by_purpose=dict(sorted(purposes.items())),
+                   cost_usd=None if any(c is None for c in costs) else round(sum(costs), 6))  # type: ignore[arg-type]
+
+
 class AppResult(base.Stored):
     model: str
     task_id: str
@@ -51,7 +82,7 @@ class AppResult(base.Stored):
     scores: dict[str, Score] = {}
     evidence: str = ""  # store prefix of the evidence, e.g. apps/model/task
     timings: dict[str, float] = {}  # stage → seconds
-    llm_usage: dict = {}  # calls, tokens, cost_usd of this app's LLM calls (tester + judges)
+    llm_usage: LLMUsage | None = None  # this app's LLM calls (tester + judges); None: none made
 
 
 class LeaderboardRow(base.Model):
@@ -88,4 +119,4 @@ class RunResults(base.Stored):
     leaderboard: tuple[LeaderboardRow, ...] = ()
     weights: dict[str, float] = {}
     skipped: tuple[SkippedInput, ...] = ()
-    llm_usage: dict = {}  # the apps' llm_usage summed
+    llm_usage: LLMUsage | None = None  # the apps' llm_usage summed

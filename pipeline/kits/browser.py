@@ -16,11 +16,12 @@ import re
 import shutil
 import urllib.parse
 import uuid
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import playwright.sync_api as pw
 
-from iwcbench.pipeline.kits import mediatypes, watchdog as watchdogs
+from iwcbench.pipeline.kits import processes, watchdog as watchdogs
+from iwcbench.pipeline.kits.mirror import mediatypes
 
 CHROMIUM_ARGS = (
     "--no-sandbox",
@@ -33,7 +34,6 @@ CHROMIUM_ARGS = (
     "--disable-dev-shm-usage",
 )
 
-AXE_PATH = pathlib.Path(__file__).resolve().parent.parent / "js/node_modules/axe-core/axe.min.js"
 EVENTS_PER_KIND = 20  # per drain; the rest is counted, not listed
 TEXT_CAP = 300  # characters kept of one console message, error or dialog text
 
@@ -159,6 +159,16 @@ class _Recorder:
 def origin_of(url: str) -> str:
     parts = urllib.parse.urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}" if parts.netloc else f"{parts.scheme}:"
+
+
+class Router(Protocol):
+    """What decides every request a browser context makes: installed once on the
+    context; ``drain`` gives (blocked, mirrored) records since the last call, as
+    text ("URL (reason)", "URL -> package@version/path")."""
+
+    def install(self, context: Any) -> None: ...
+
+    def drain(self) -> tuple[tuple[str, ...], tuple[str, ...]]: ...
 
 
 class OriginGuard:
@@ -521,7 +531,7 @@ def inject_axe(tab: Tab, time_limit_s: float = 10.0) -> dict:
     nodes}]}``. Injected once per document, by evaluation (not a <script> tag, so the
     DOM snapshots never contain it). Raises BrowserError when it fails or overruns."""
     if not tab.evaluate("() => typeof window.axe === 'object'", None, 5.0):
-        source = AXE_PATH.read_text(encoding="utf-8")
+        source = (processes.node_tools_dir() / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
         # A bare function expression wrapper makes Playwright evaluate, not call, it.
         tab.evaluate("(src) => { (0, eval)(src); return typeof window.axe }", source, 15.0)
     return tab.evaluate(_AXE_RUN, int(time_limit_s * 1000), time_limit_s + 5.0)

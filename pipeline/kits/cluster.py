@@ -13,8 +13,9 @@ import logging
 from typing import Any
 
 import kubernetes
-import tenacity
 import urllib3.exceptions
+
+from iwcbench.pipeline.kits import retrying
 
 log = logging.getLogger(__name__)
 
@@ -33,12 +34,8 @@ def _transient(exc: BaseException) -> bool:
     return isinstance(exc, (urllib3.exceptions.HTTPError, ConnectionError, TimeoutError))
 
 
-_retry = tenacity.retry(
-    retry=tenacity.retry_if_exception(_transient),
-    stop=tenacity.stop_after_attempt(5),
-    wait=tenacity.wait_exponential(multiplier=0.2, max=5),
-    reraise=True,
-)
+RETRY = retrying.Policy(attempts=5, initial_wait_s=0.2, max_wait_s=5.0)
+_retry = retrying.retry(RETRY, _transient, what="Kubernetes API request")
 
 
 class Cluster:

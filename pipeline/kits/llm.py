@@ -1,7 +1,7 @@
 """The LLM kit: the one place that talks to the Anthropic Messages API.
 
 What it gives the stages: ``Client.create`` (system prompt, messages with text, image
-and tool blocks, tools) returning a plain ``Reply``; one retry policy (tenacity, on
+and tool blocks, tools) returning a plain ``Reply``; one retry policy (kits/retrying, on
 429 / 5xx / timeouts / broken connections, honouring ``retry-after``); token and cost
 accounting in a ``Ledger`` (per call, per app, per run); and a response cache on disk
 so that re-running or re-scoring the same evidence is reproducible and free.
@@ -29,7 +29,8 @@ import time
 from typing import Any, Callable, Literal, Mapping, Sequence
 
 import anthropic
-import tenacity
+
+from iwcbench.pipeline.kits import retrying
 
 log = logging.getLogger(__name__)
 
@@ -272,7 +273,7 @@ class Client:
             api_key=api_key or os.environ.get("ANTHROPIC_API_KEY") or "missing-api-key",
             base_url=base_url,
             timeout=config.timeout_s,
-            max_retries=0,  # tenacity below is the single retry policy
+            max_retries=0,  # kits/retrying is the single retry policy
         )
         self._cache = pathlib.Path(config.cache_dir) if config.cache_dir else None
 
@@ -290,11 +291,10 @@ class Client:
                tools: Sequence[Mapping[str, Any]] | None = None,
                tool_choice: Mapping[str, Any] | None = None,
                sample: int | None = None, purpose: str = "",
-               temperature: float | None | Literal["config"] = "config",
                max_tokens: int | None = None) -> Reply:
         """Send one request (or answer from the cache). Raises ``LLMError``."""
         cfg = self.config
-        temp = cfg.temperature if temperature == "config" else temperature
+        temp = cfg.temperature
         params: dict[str, Any] = {
             "model": cfg.model,
             "max_tokens": max_tokens or cfg.max_tokens,
@@ -331,18 +331,11 @@ class Client:
             extra = {"temperature": params["temperature"]} if "temperature" in params else None
             return self._sdk.messages.create(**body, extra_body=extra)
 
-        retrying = tenacity.Retrying(
-            stop=tenacity.stop_after_attempt(cfg.max_attempts),
-            wait=self._wait,
-            retry=tenacity.retry_if_exception(_transient),
-            sleep=self._sleep,
-            reraise=True,
-            before_sleep=lambda rs: log.warning(
-                "LLM call %s failed (%s); retry %d", purpose or cfg.model,
-                rs.outcome.exception() if rs.outcome else "?", rs.attempt_number),
-        )
+        policy = retrying.Policy(attempts=cfg.max_attempts, initial_wait_s=cfg.backoff_initial_s,
+                                 max_wait_s=cfg.backoff_max_s)
         try:
-            message = retrying(once)
+            message = retrying.retrying(policy, _transient, hinted_wait_s=_retry_after, sleep=self._sleep,
+                                        what=f"LLM call {purpose or cfg.model}")(once)
         except anthropic.APIStatusError as exc:
             raise LLMError(f"{cfg.model}: HTTP {exc.status_code} after {attempts} attempt(s): "
                            f"{_short(exc)}") from exc
@@ -356,14 +349,6 @@ class Client:
                                  round(time.monotonic() - started, 3)))
         self._cache_put(key, reply)
         return reply
-
-    def _wait(self, state: tenacity.RetryCallState) -> float:
-        cfg = self.config
-        exc = state.outcome.exception() if state.outcome else None
-        hinted = _retry_after(exc) if exc is not None else None
-        if hinted is not None:
-            return min(hinted, cfg.backoff_max_s)
-        return min(cfg.backoff_initial_s * 2 ** (state.attempt_number - 1), cfg.backoff_max_s)
 
     # ------------------------------------------------------------------ cache
 

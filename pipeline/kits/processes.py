@@ -22,7 +22,8 @@ from typing import IO, Mapping, Sequence
 MAX_OUTPUT_BYTES = 16_000_000  # per stream, default cap on captured output
 NODE_TOOLS_ENV = "IWC_NODE_TOOLS"  # overrides the node_modules folder holding our npm tools
 NODE_ENV = "IWC_NODE"  # overrides the node binary
-_JS_DIR = pathlib.Path(__file__).resolve().parent.parent / "js"
+# The project-local Node tools (package.json + lock; node_modules installed by hack/setup).
+NODE_DIR = pathlib.Path(__file__).resolve().parent / "node"
 _DRAIN_S = 5.0  # seconds to wait for the pipes to close after the child is gone
 
 
@@ -185,17 +186,11 @@ def node_binary() -> str:
 
 def node_tools_dir() -> pathlib.Path:
     """The node_modules folder holding our npm tools: $IWC_NODE_TOOLS, else
-    pipeline/js/node_modules."""
+    pipeline/kits/node/node_modules."""
     override = os.environ.get(NODE_TOOLS_ENV)
-    folder = pathlib.Path(override) if override else _JS_DIR / "node_modules"
+    folder = pathlib.Path(override) if override else NODE_DIR / "node_modules"
     if not (folder / "istanbul-lib-instrument").is_dir():
-        raise ToolMissing(f"npm tools missing in {folder}: run hack/setup (npm install in pipeline/js)")
+        raise ToolMissing(f"npm tools missing in {folder}: run hack/setup (npm ci in pipeline/kits/node)")
     return folder
 
 
-def node_script(name: str) -> pathlib.Path:
-    """One of our own scripts in pipeline/js (e.g. ``instrument.js``)."""
-    script = _JS_DIR / name
-    if not script.is_file():
-        raise ToolMissing(f"missing {script}")
-    return script

@@ -15,7 +15,8 @@ from typing import Any, Iterator, Protocol
 import boto3
 import botocore.config
 import botocore.exceptions
-import tenacity
+
+from iwcbench.pipeline.kits import retrying
 
 
 class Store(Protocol):
@@ -83,12 +84,8 @@ class LocalStore:
 
 _TRANSIENT = (botocore.exceptions.EndpointConnectionError, botocore.exceptions.ConnectionClosedError,
               botocore.exceptions.ReadTimeoutError)
-_retry = tenacity.retry(
-    retry=tenacity.retry_if_exception_type(_TRANSIENT),
-    stop=tenacity.stop_after_attempt(5),
-    wait=tenacity.wait_exponential(multiplier=0.2, max=5),
-    reraise=True,
-)
+RETRY = retrying.Policy(attempts=5, initial_wait_s=0.2, max_wait_s=5.0)
+_retry = retrying.retry(RETRY, lambda exc: isinstance(exc, _TRANSIENT), what="S3 request")
 
 
 class S3Store:

@@ -16,8 +16,8 @@ Rules:
   model pool, overall = Σ weight·z over the metrics present (renormalised). Rank 1
   is best; equal overalls share the lowest rank (1, 1, 3); rows are ordered by
   (rank, model name); models with no overall come last, sharing one rank.
-* Weights: IWC_WEIGHTS when any app has a scored judge dimension (aesthetics,
-  usability, alignment_*), otherwise DEFAULT_WEIGHTS. Metrics outside the weights
+* Weights: the metric table's ``iwc`` set when any app has a scored judged dimension
+  (aesthetics, usability, alignment_*), otherwise its ``default`` set. Metrics outside the weights
   are still reported (mean and z) but do not enter the overall.
 * Rank intervals: the leaderboard carries a bootstrap interval per model (tasks
   resampled with replacement, 2.5th–97.5th percentile of the rank), seeded, so the
@@ -32,51 +32,18 @@ import random
 import statistics
 from typing import Mapping, Sequence
 
-from iwcbench.pipeline.contracts import results
+from iwcbench.pipeline.contracts import metrics as metric_table, results
 
-# Offline metrics. Coverage 0.25 (how much of the code a tester reached), runtime
-# errors 0.15, richness of the state space 0.20 (states, transitions), responsiveness
-# 0.20 (dead ends, no-effect actions), accessibility 0.15, sandbox escapes 0.05.
-DEFAULT_WEIGHTS: dict[str, float] = {
-    "coverage_statements": 0.15,
-    "coverage_functions": 0.05,
-    "coverage_branches": 0.05,
-    "runtime_errors": 0.15,
-    "blocked_requests": 0.05,
-    "states": 0.125,
-    "transitions": 0.075,
-    "dead_end_ratio": 0.10,
-    "no_effect_ratio": 0.10,
-    "accessibility": 0.15,
-}
-# IWC-Bench §4.4: 1/3 aesthetics, 1/3 usability, 1/9 per alignment sub-dimension.
-IWC_WEIGHTS: dict[str, float] = {
-    "aesthetics": 1 / 3,
-    "usability": 1 / 3,
-    "alignment_functional": 1 / 9,
-    "alignment_content": 1 / 9,
-    "alignment_visual": 1 / 9,
-}
-_DIRECTIONS: dict[str, bool] = {
-    "coverage_statements": True, "coverage_functions": True, "coverage_branches": True,
-    "runtime_errors": False, "blocked_requests": False, "states": True, "transitions": True,
-    "dead_end_ratio": False, "no_effect_ratio": False, "accessibility": True,
-    "aesthetics": True, "usability": True, "alignment_functional": True,
-    "alignment_content": True, "alignment_visual": True,
-}
 BOOTSTRAP_SAMPLES = 1000
 _TIE = 9  # overalls equal to this many decimals share a rank
 
 
-def metric_directions() -> dict[str, bool]:
-    """Known metric → higher is better (the report's fallback; scores carry their own)."""
-    return dict(_DIRECTIONS)
-
-
 def weights_for(apps: Sequence[results.AppResult]) -> dict[str, float]:
-    """The weights ``aggregate`` uses by default for these apps."""
-    judged = any(s.value is not None for a in _pooled(apps) for n, s in a.scores.items() if n in IWC_WEIGHTS)
-    return dict(IWC_WEIGHTS if judged else DEFAULT_WEIGHTS)
+    """The weights ``aggregate`` uses by default for these apps: the IWC set when any
+    app has a scored judged dimension, else the offline default set."""
+    iwc = metric_table.weights("iwc")
+    judged = any(s.value is not None for a in _pooled(apps) for n, s in a.scores.items() if n in iwc)
+    return iwc if judged else metric_table.weights("default")
 
 
 def _pooled(apps: Sequence[results.AppResult]) -> list[results.AppResult]:
@@ -90,20 +57,20 @@ def _value(score: results.Score | None) -> float | None:
 
 
 def _directions(apps: Sequence[results.AppResult]) -> dict[str, bool]:
-    found = metric_directions()
-    seen: set[str] = set()
+    """Metric → higher is better: the table's, or a score's own for names outside it."""
+    found: dict[str, bool] = {}
     for app in apps:
         for name, score in app.scores.items():
-            if name not in seen:  # the score's own direction wins over the table
-                found[name] = score.higher_is_better
-                seen.add(name)
+            if name not in found:
+                metric = metric_table.find(name)
+                found[name] = metric.higher_is_better if metric is not None else score.higher_is_better
     return found
 
 
 def _metrics(apps: Sequence[results.AppResult]) -> list[str]:
     """Metrics with at least one scored value, known ones in a fixed order first."""
     names = {n for a in apps for n, s in a.scores.items() if _value(s) is not None}
-    known = [n for n in (*DEFAULT_WEIGHTS, *IWC_WEIGHTS) if n in names]
+    known = [n for n in metric_table.names() if n in names]
     return known + sorted(names - set(known))
 
 

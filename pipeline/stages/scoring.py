@@ -5,18 +5,9 @@ graph, axe-core report) and must not touch the browser, the store or the network
 Every score says which way is better and why it has its value; a score that cannot
 be measured is unscored (value None) with the reason, never 0.
 
-Scores (names are a contract; the report and the aggregation use them):
-
-| name | value | better |
-|---|---|---|
-| coverage_statements / _functions / _branches | % of the app's own JavaScript executed (Istanbul; recognised library code left out) | higher |
-| runtime_errors | page errors + console errors over the whole exploration | lower |
-| blocked_requests | requests the sandbox refused (the app reached outside) | lower |
-| states | distinct states reached (``S_crash`` not counted) | higher |
-| transitions | distinct (state, other state, action) edges; self-loops not counted | higher |
-| dead_end_ratio | % of states acted on where no action led to another state | lower |
-| no_effect_ratio | % of performed actions that changed neither state nor coverage | lower |
-| accessibility | 0–100 from axe-core violations, averaged over states | higher |
+The scores it fills, with their units, directions, floors and definitions, are the
+rows of the metric table whose producer is "scoring" (contracts/metrics.py; listed in
+docs/metrics.md).
 
 Rules worth knowing:
 
@@ -37,11 +28,9 @@ Rules worth knowing:
 Apps that could not be evaluated (``failure_scores``):
 
 * outcome ``start_failed`` (the app's own defect: no start page, never loaded,
-  crashed at load): every app-measuring metric takes its floor, so a model is
-  penalised for broken apps: coverage 0 %, states 0, transitions 0, dead ends 100 %,
-  no effect 100 %, accessibility 0. The unbounded counts (``runtime_errors``,
-  ``blocked_requests``) have no floor and are unscored. Reason: "the app did not
-  start: <reason>".
+  crashed at load): every metric takes its floor from the table, so a model is
+  penalised for broken apps; the unbounded counts have no floor and are unscored.
+  Reason: "the app did not start: <reason>".
 * outcome ``error`` (our infrastructure failed): everything unscored, so the app is
   left out of every aggregate.
 """
@@ -50,31 +39,10 @@ from __future__ import annotations
 
 import statistics
 
-from iwcbench.pipeline.contracts import evidence, results
+from iwcbench.pipeline.contracts import evidence, metrics, results
 
 COVERAGE = ("statements", "functions", "branches")
-NAMES = (
-    "coverage_statements", "coverage_functions", "coverage_branches", "runtime_errors",
-    "blocked_requests", "states", "transitions", "dead_end_ratio", "no_effect_ratio",
-    "accessibility",
-)
-HIGHER_IS_BETTER = {
-    "coverage_statements": True, "coverage_functions": True, "coverage_branches": True,
-    "runtime_errors": False, "blocked_requests": False, "states": True, "transitions": True,
-    "dead_end_ratio": False, "no_effect_ratio": False, "accessibility": True,
-}
-UNITS = {
-    "coverage_statements": "%", "coverage_functions": "%", "coverage_branches": "%",
-    "runtime_errors": "errors", "blocked_requests": "requests", "states": "states",
-    "transitions": "transitions", "dead_end_ratio": "%", "no_effect_ratio": "%",
-    "accessibility": "0-100",
-}
-# The worst value of each metric, given to apps that did not start. None: no floor.
-FLOORS: dict[str, float | None] = {
-    "coverage_statements": 0.0, "coverage_functions": 0.0, "coverage_branches": 0.0,
-    "runtime_errors": None, "blocked_requests": None, "states": 0.0, "transitions": 0.0,
-    "dead_end_ratio": 100.0, "no_effect_ratio": 100.0, "accessibility": 0.0,
-}
+NAMES = metrics.names("scoring")  # the metric table's rows this stage fills, in order
 IMPACT_WEIGHTS = {"critical": 10.0, "serious": 6.0, "moderate": 3.0, "minor": 1.0}
 RESPONSIVE_KINDS = frozenset({"click", "select", "check", "key", "drag", "back"})
 CRASH = "S_crash"  # the abstraction's sentinel for steps without a DOM
@@ -83,8 +51,7 @@ MAX_CITATIONS = 8
 
 def _score(name: str, value: float | None, reason: str, evidence_: tuple[str, ...] = (),
            raw: dict | None = None) -> results.Score:
-    return results.Score(value=value, reason=reason, higher_is_better=HIGHER_IS_BETTER[name],
-                         unit=UNITS[name], evidence=evidence_[:MAX_CITATIONS], raw=raw)
+    return metrics.score(name, value, reason, evidence_[:MAX_CITATIONS], raw)
 
 
 def _pct(part: int, whole: int) -> float:
@@ -253,9 +220,7 @@ def failure_scores(outcome: str, reason: str) -> dict[str, results.Score]:
     """Scores of an app that was not explored: floors for ``start_failed``, all
     unscored for ``error`` (see the module docstring)."""
     if outcome == "error":
-        return {n: _score(n, None, f"not scored: {reason}") for n in NAMES}
+        return metrics.unscored(NAMES, f"not scored: {reason}")
     if outcome != "start_failed":
         raise ValueError(f"failure_scores is for start_failed or error, not {outcome!r}")
-    why = f"the app did not start: {reason}"
-    return {n: _score(n, FLOORS[n], why) if FLOORS[n] is not None
-            else _score(n, None, f"no floor for a count; {why}") for n in NAMES}
+    return metrics.floors(NAMES, f"the app did not start: {reason}")

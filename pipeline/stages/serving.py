@@ -25,7 +25,7 @@ import threading
 import urllib.parse
 from typing import Iterator
 
-from iwcbench.pipeline.kits import mediatypes
+from iwcbench.pipeline.kits.mirror import mediatypes
 
 log = logging.getLogger(__name__)
 IDLE_TIMEOUT_S = 30.0  # a kept-alive connection with no request for this long is closed

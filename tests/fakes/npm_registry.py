@@ -158,7 +158,7 @@ THREE = Package("three", "0.134.0", {"build/three.min.js": "window.THREE = {REVI
 def prefilled_mirror(cache_dir, packages: list[Package] = (CHART, KURKLE, THREE)):  # noqa: ANN001
     """A kits/cdn.Mirror over ``cache_dir`` filled from a fake registry; inside the
     block the registry is still up (``mirror, registry``)."""
-    from iwcbench.pipeline.kits import cdn
+    from iwcbench.pipeline.kits.mirror import cdn
 
     with running(list(packages)) as registry:
         yield cdn.Mirror(cache_dir, registry=registry.url), registry

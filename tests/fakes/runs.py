@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pathlib
 
-from iwcbench.pipeline import settings as settings_mod
+from iwcbench.pipeline.contracts import settings as settings_mod
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -16,5 +16,5 @@ def quick_settings(tasks: pathlib.Path, apps: pathlib.Path, out: pathlib.Path, m
         "tasks": str(tasks), "apps": str(apps), "out": str(out), "workers": workers,
         "exploration": {"max_steps": 8, "load_timeout_s": 8, "step_timeout_s": 4,
                         "app_timeout_s": 60, **exploration},
-        "sandbox": {"mirror_dir": str(mirror), "mirror_fetch": fetch},
+        "sandbox": {"mirror_fetch": fetch}, "mirror_dir": str(mirror),
     })

@@ -22,7 +22,7 @@ from typing import Callable
 
 from PIL import Image, ImageDraw, ImageFont
 
-from iwcbench.pipeline import settings
+from iwcbench.pipeline.contracts import settings
 from iwcbench.pipeline.contracts import evidence, results
 from iwcbench.pipeline.kits import store as store_mod
 

@@ -74,3 +74,16 @@ def test_bad_spec_field_is_named_in_a_condition(apiserver, namespace, operator, 
     apiserver.patch_run(namespace, "bad", {"spec": {"store": f"s3://{s3_bucket}/runs/bad",
                                                     "exploration": {"maxSteps": 5}}})
     h.wait_for(lambda: apiserver.jobs(namespace), 30, "a Job after the fix", operator.log)
+
+
+def test_a_cross_field_rule_is_a_condition_before_any_job(apiserver, namespace, operator, s3_bucket):
+    """policy llm with no model anywhere used to be accepted, and every app pod exited 2."""
+    h.put_apps(s3_bucket, "apps", {"m1/t1": {"index.html": b"x"}})
+    apiserver.apply_run(namespace, h.run_manifest("nomodel", s3_bucket, exploration={"policy": "llm"}))
+    run = h.wait_for(lambda: (r := apiserver.get_run(namespace, "nomodel")) and
+                     r.get("status", {}).get("phase") and r, 30, "a status", operator.log)
+    assert run["status"]["phase"] == "Failed"
+    cond = {c["type"]: c for c in run["status"]["conditions"]}["SpecValid"]
+    assert cond["status"] == "False" and cond["reason"] == "InvalidSpec"
+    assert cond["message"].startswith("spec.exploration.model: the llm explorer needs a model")
+    assert apiserver.jobs(namespace) == []

@@ -11,6 +11,7 @@ import pytest
 
 from iwcbench.operator import api, cli as operator_cli, planning
 from iwcbench.pipeline import cli as pipeline_cli
+from iwcbench.pipeline.contracts import settings
 
 OWNER = planning.Owner("research", "nightly-webgen", "0b6e3d4e-1111-2222-3333-444455556666")
 SPEC = api.EvaluationRunSpec.model_validate({
@@ -67,8 +68,24 @@ def test_pod_commands_are_real_iwc_subcommands():
     assert "research/nightly-webgen" in publish
 
 
+def test_every_pod_gets_the_evaluation_as_one_document():
+    spec = api.EvaluationRunSpec.model_validate({**SPEC.wire(), "exploration": {"maxSteps": 7},
+                                                 "judging": {"model": "claude-x", "runs": 3}})
+    job = planning.app_job(OWNER, spec, planning.AppPair("aurora-7b", "000026"), planning.Defaults())
+    scoring = planning.scoring_job(OWNER, spec, planning.Defaults())
+    pod = job["spec"]["template"]["spec"]
+    for argv in (pod["initContainers"][0]["command"], pod["containers"][0]["command"],
+                 scoring["spec"]["template"]["spec"]["initContainers"][0]["command"]):
+        assert not {"--max-steps", "--judge", "--explorer"} & set(argv)
+        sent = settings.parse_document(argv[argv.index("--settings") + 1])
+        assert (sent.exploration.max_steps, sent.judging.model, sent.judging.runs) == (7, "claude-x", 3)
+    explore = pod["containers"][0]["command"]
+    # the exploration budget is two thirds of the Job's deadline unless the spec asks for less
+    assert settings.parse_document(explore[explore.index("--settings") + 1]).exploration.app_timeout_s == 600
+
+
 def test_app_pod_sandbox():
-    spec = api.EvaluationRunSpec.model_validate({**SPEC.wire(), "exploration": {"policy": "llm"}})
+    spec = api.EvaluationRunSpec.model_validate({**SPEC.wire(), "exploration": {"policy": "llm", "model": "claude-test"}})
     pod = planning.app_job(OWNER, spec, planning.AppPair("m", "t"), planning.Defaults())["spec"]["template"]["spec"]
     instrument, server = pod["initContainers"]
     (explorer,) = pod["containers"]

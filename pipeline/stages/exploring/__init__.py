@@ -17,10 +17,10 @@ import dataclasses
 import time
 from typing import Callable
 
-from iwcbench.pipeline import istanbul, settings as settings_mod
+from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.contracts import evidence
 from iwcbench.pipeline.kits import browser
-from iwcbench.pipeline.stages.exploring import clicker, heuristic, policy as policies, starting, stepping
+from iwcbench.pipeline.stages.exploring import clicker, coverage, heuristic, policy as policies, starting, stepping
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,7 +46,7 @@ def explore(
     sink: Callable[[str, bytes], None],
     coverage_map: dict | None = None,
     policy: policies.Policy | None = None,
-    hermetic: object | None = None,
+    hermetic: browser.Router | None = None,
     accessibility: bool = True,
     facts: dict | None = None,
     originals: dict[str, bytes] | None = None,
@@ -54,7 +54,8 @@ def explore(
 ) -> Exploration:
     """Explore the app at ``url``. ``coverage_map`` None means black box (no coverage
     is read). ``hermetic`` is a router with ``install(context)`` and ``drain() ->
-    (blocked, mirrored)`` (kits/routing.Hermetic); None: a browser.OriginGuard refuses
+    (blocked, mirrored)`` (kits/mirror/routing.Hermetic: the app's server and the CDN
+    mirror); None: a browser.OriginGuard refuses
     everything off the app's origin. ``facts`` are instrumenting's code facts
     (code-facts.json): the heuristic steers by them. ``originals`` are the files
     instrumenting rewrote, as they were, by path from the app's root: with them a
@@ -62,7 +63,7 @@ def explore(
     ``vendored`` (instrumenting's vendored.json) names library code: own-code
     coverage leaves it out, and the heuristic does not steer towards it."""
     chooser = policy if policy is not None else offline_policy(settings.policy)
-    own_map = istanbul.own_code(coverage_map, vendored) if coverage_map is not None and vendored else coverage_map
+    own_map = coverage.own_code(coverage_map, vendored) if coverage_map is not None and vendored else coverage_map
     router = hermetic if hermetic is not None else browser.OriginGuard(browser.origin_of(url))
     started = time.monotonic()
     load_error: str | None = None
@@ -121,7 +122,7 @@ def explore(
     )
     a11y = evidence.AccessibilityReport(
         version=explorer.axe_version, pages=explorer.axe, error=explorer.axe_error)
-    coverage = (istanbul.with_counts(explorer.coverage_map, explorer.coverage_total())
+    counted = (coverage.with_counts(explorer.coverage_map, explorer.coverage_total())
                 if explorer.coverage_map is not None else {})
-    return Exploration(trace=trace, a11y=a11y, coverage=coverage, fallback=fallback, blank=blank,
+    return Exploration(trace=trace, a11y=a11y, coverage=counted, fallback=fallback, blank=blank,
                        load_time_s=load_time, original_load_time_s=original_load_time)

@@ -12,10 +12,9 @@ import hashlib
 import time
 from typing import Callable
 
-from iwcbench.pipeline import istanbul, settings
-from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.contracts import evidence, settings
 from iwcbench.pipeline.kits import browser, inspecting
-from iwcbench.pipeline.stages.exploring import acting, observing, policy as policies
+from iwcbench.pipeline.stages.exploring import acting, coverage as istanbul, observing, policy as policies
 
 HANG_S = 5.0  # a page that does not answer a script call for this long is hung
 SETTLE_MS = 40  # after an action: let handlers, microtasks and a couple of frames run
@@ -37,7 +36,7 @@ class Explorer:
         sink: Callable[[str, bytes], None],
         coverage_map: dict | None,
         chooser: policies.Policy,
-        router: object | None,
+        router: browser.Router | None,
         accessibility: bool,
         facts: dict | None = None,
         own_map: dict | None = None,
@@ -105,7 +104,7 @@ class Explorer:
 
     # ---- routing ----------------------------------------------------------
     def _drain_router(self) -> tuple[str, ...]:
-        blocked, mirrored = self.router.drain()  # routing.Hermetic's shape
+        blocked, mirrored = self.router.drain()
         self.mirrored.extend(mirrored)
         return tuple(blocked)
 

@@ -18,4 +18,3 @@ Discovery = discovering.Discovery
 discover_apps = discovering.discover_apps
 AppDefect = unpacking.AppDefect
 materialize = unpacking.materialize
-pairs_from_keys = discovering.pairs_from_keys

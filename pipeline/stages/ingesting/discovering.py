@@ -14,15 +14,10 @@ they are tool droppings, not submissions.
 from __future__ import annotations
 
 import pathlib
-import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
 
-from iwcbench.pipeline.contracts import base, evidence
+from iwcbench.pipeline.contracts import base, evidence, layout
 
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-
-# Longest suffix first, so that "x.tar.gz" is not read as "x.tar" + ".gz".
-_ARCHIVES: tuple[tuple[str, str], ...] = ((".tar.gz", "tar.gz"), (".tgz", "tar.gz"), (".zip", "zip"))
 # When one task is submitted twice, this one is used and the others are problems.
 _PREFERENCE = {"folder": 0, "zip": 1, "tar.gz": 2}
 
@@ -47,10 +42,7 @@ def _app_entry(entry: pathlib.Path) -> tuple[str, str] | None:
     if entry.is_dir():
         return entry.name, "folder"
     if entry.is_file():
-        lowered = entry.name.lower()
-        for suffix, packaging in _ARCHIVES:
-            if lowered.endswith(suffix) and len(entry.name) > len(suffix):
-                return entry.name[: -len(suffix)], packaging
+        return layout.archive_task(entry.name)
     return None
 
 
@@ -110,7 +102,7 @@ def discover_apps(apps_dir: pathlib.Path, task_ids: Collection[str]) -> Discover
                 model="", name=entry.name,
                 reason="stray file: expected one folder per model (apps/<model>/<task_id>)"))
             continue
-        if not NAME.match(entry.name):
+        if not layout.NAME.match(entry.name):
             problems.append(Problem(
                 model=entry.name, name=entry.name,
                 reason="bad model name: use letters, digits, '.', '_' or '-' (at most 128)"))
@@ -122,31 +114,3 @@ def discover_apps(apps_dir: pathlib.Path, task_ids: Collection[str]) -> Discover
             submitted = {ref.task_id for ref in found}
             missing.extend((entry.name, t) for t in sorted(wanted - submitted))
     return Discovery(apps=tuple(apps), problems=tuple(problems), missing=tuple(missing))
-
-
-ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz")
-
-
-def pairs_from_keys(keys: Iterable[str], models: Collection[str] = ()) -> list[tuple[str, str]]:
-    """Object-store keys under an apps prefix → sorted unique (model, task_id) pairs.
-
-    ``model/task/...`` is a folder app, ``model/task.zip`` (.tar.gz, .tgz) an archive.
-    Keys at the top level and hidden names are not apps; ``models`` filters. Used where
-    the apps live in S3 (the operator's planning, ``iwc score --apps``)."""
-    wanted = set(models)
-    found: set[tuple[str, str]] = set()
-    for key in keys:
-        parts = key.split("/")
-        if len(parts) < 2 or any(p.startswith(".") or not p for p in parts):
-            continue
-        model, second = parts[0], parts[1]
-        if wanted and model not in wanted:
-            continue
-        if len(parts) == 2:
-            for suffix in ARCHIVE_SUFFIXES:
-                if second.endswith(suffix) and len(second) > len(suffix):
-                    found.add((model, second[: -len(suffix)]))
-                    break
-            continue
-        found.add((model, second))
-    return sorted(found)

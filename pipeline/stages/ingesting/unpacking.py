@@ -28,7 +28,7 @@ import zlib
 from collections.abc import Iterator
 from typing import IO
 
-from iwcbench.pipeline import settings
+from iwcbench.pipeline.contracts import settings
 from iwcbench.pipeline.contracts import evidence
 
 _CHUNK = 64 * 1024

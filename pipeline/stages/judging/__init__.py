@@ -13,13 +13,12 @@ never imports another stage.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import hmac
 import logging
 from typing import Callable, Iterable
 
-from iwcbench.pipeline.contracts import results, task
+from iwcbench.pipeline.contracts import metrics, results, settings as settings_mod, task
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.kits import store as store_mod
 from iwcbench.pipeline.stages.judging import aesthetics, alignment, deliberation, neutralising, usability
@@ -27,30 +26,32 @@ from iwcbench.pipeline.stages.judging import bundle as bundle_mod
 
 log = logging.getLogger(__name__)
 
-SCORE_NAMES = ("aesthetics", "usability", "alignment_functional", "alignment_content", "alignment_visual")
+SCORE_NAMES = metrics.names("judging")  # the metric table's rows this stage fills
 
 
-@dataclasses.dataclass(frozen=True)
-class Settings:
-    """How to judge. The model, effort and temperature of the advocate, critic and
-    agent calls live in the client's ``llm.Config``; ``judge_temperature`` applies
-    to the five final-judge runs only ("config" = the client's)."""
+def options(settings: settings_mod.Judging) -> deliberation.Options:
+    return deliberation.Options(runs=settings.runs, min_usable=settings.min_usable_runs,
+                                parse_retries=settings.parse_retries, max_adjustment=settings.max_adjustment,
+                                judge_temperature=settings.temperature)
 
-    judge_runs: int = 5  # final-judge runs per deliberated dimension
-    min_usable_runs: int = 3  # fewer usable runs → unscored
-    parse_retries: int = 2  # re-asks after an unreadable answer
-    max_adjustment: float = 1.0  # |adjustment| per aspect, score points
-    judge_temperature: float | None | str = "config"
-    max_screenshots: int = 5
-    alignment_max_tool_calls: int = 40  # tool calls per app before verdicts are demanded
-    alignment_page_lines: int = 80  # lines per page of the read tool
-    alignment_max_hits: int = 40  # search hits shown per call
-    dimensions: tuple[str, ...] = ("aesthetics", "usability", "alignment")
 
-    def options(self) -> deliberation.Options:
-        return deliberation.Options(runs=self.judge_runs, min_usable=self.min_usable_runs,
-                                    parse_retries=self.parse_retries, max_adjustment=self.max_adjustment,
-                                    judge_temperature=self.judge_temperature)
+Judge = Callable[[llm.Client, task.Task, bundle_mod.Bundle, settings_mod.Judging], dict[str, results.Score]]
+
+# Judged dimension → the judge filling its metric-table rows. A new dimension is its
+# judge here plus its rows in contracts/metrics.py (and its name in settings.Dimension).
+JUDGES: dict[str, Judge] = {
+    "aesthetics": lambda client, item, evidence, s: {"aesthetics": aesthetics.judge(
+        client, item.prompt, evidence, options(s), s.max_screenshots)},
+    "usability": lambda client, item, evidence, s: {"usability": usability.judge(
+        client, item.prompt, evidence, options(s))},
+    "alignment": lambda client, item, evidence, s: alignment.judge(
+        client, item, evidence, max_tool_calls=s.alignment_max_tool_calls, parse_retries=s.parse_retries,
+        page_lines=s.alignment_page_lines, max_hits=s.alignment_max_hits),
+}
+FILLS: dict[str, tuple[str, ...]] = {
+    "aesthetics": ("aesthetics",), "usability": ("usability",),
+    "alignment": tuple(n for n in SCORE_NAMES if n.startswith("alignment_")),
+}
 
 
 def fence_nonce(client: llm.Client, item: task.Task, trace_bytes: bytes) -> str:
@@ -65,38 +66,27 @@ def fence_nonce(client: llm.Client, item: task.Task, trace_bytes: bytes) -> str:
 
 
 def judge_app(item: task.Task, read: Callable[[str], bytes | None], client: llm.Client,
-              settings: Settings = Settings()) -> dict[str, results.Score]:
+              settings: settings_mod.Judging = settings_mod.Judging()) -> dict[str, results.Score]:
     """All judged scores of one app. Never raises for the app's or the API's trouble."""
     try:
         nonce = fence_nonce(client, item, read("trace.json") or b"")
         evidence = bundle_mod.Bundle.load(read, nonce)
     except bundle_mod.MissingEvidence as exc:
-        return {n: results.Score(value=None, reason=f"cannot judge: {exc}") for n in _names(settings)}
+        return metrics.unscored(_names(settings), f"cannot judge: {exc}")
     scores: dict[str, results.Score] = {}
-    options = settings.options()
-    if "aesthetics" in settings.dimensions:
-        scores["aesthetics"] = aesthetics.judge(client, item.prompt, evidence, options, settings.max_screenshots)
-    if "usability" in settings.dimensions:
-        scores["usability"] = usability.judge(client, item.prompt, evidence, options)
-    if "alignment" in settings.dimensions:
-        scores.update(alignment.judge(
-            client, item, evidence, max_tool_calls=settings.alignment_max_tool_calls,
-            parse_retries=settings.parse_retries, page_lines=settings.alignment_page_lines,
-            max_hits=settings.alignment_max_hits))
+    for dimension in settings.dimensions:
+        scores.update(JUDGES[dimension](client, item, evidence, settings))
     model = client.config.model
     return {name: s.model_copy(update={"raw": {**(s.raw or {}), "judge_model": model}})
             for name, s in scores.items()}
 
 
-def _names(settings: Settings) -> list[str]:
-    names = [d for d in ("aesthetics", "usability") if d in settings.dimensions]
-    if "alignment" in settings.dimensions:
-        names += [n for n in SCORE_NAMES if n.startswith("alignment_")]
-    return names
+def _names(settings: settings_mod.Judging) -> list[str]:
+    return [n for d in settings.dimensions for n in FILLS[d]]
 
 
 def rescore(store: store_mod.Store, tasks: dict[str, task.Task], client: llm.Client,
-            settings: Settings = Settings(), *, suffix: str = "",
+            settings: settings_mod.Judging = settings_mod.Judging(), *, suffix: str = "",
             models: Iterable[str] = ()) -> list[results.AppResult]:
     """Re-judge every stored app (``apps/*/*/result.json``) with ``client``'s model and
     write the results back. ``suffix`` keeps the old scores: the new ones are stored as

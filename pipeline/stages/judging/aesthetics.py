@@ -8,7 +8,7 @@ behaviour: dynamic failures are usability's business, not inferred from pictures
 
 from __future__ import annotations
 
-from iwcbench.pipeline.contracts import results
+from iwcbench.pipeline.contracts import metrics, results
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.stages.judging import bundle as bundle_mod
 from iwcbench.pipeline.stages.judging import deliberation, screenshots
@@ -49,7 +49,7 @@ def judge(client: llm.Client, requirement: str, evidence: bundle_mod.Bundle,
         reason = "no usable screenshot" + (
             f": {'; '.join(f'{k} {why}' for k, why in picked.dropped.items())}" if picked.dropped else
             " was recorded")
-        return results.Score(value=None, reason=reason, unit="0-100", raw={"dropped": picked.dropped})
+        return metrics.score(DIMENSION.name, None, reason, raw={"dropped": picked.dropped})
     by_key = dict(shots)
     step_of = {s.screenshot: s.index for s in evidence.trace.steps if s.screenshot}
     blocks = []

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from iwcbench.pipeline.contracts import results, task
+from iwcbench.pipeline.contracts import metrics, results, task
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.stages.judging import bundle as bundle_mod
 from iwcbench.pipeline.stages.judging import neutralising
@@ -177,8 +177,7 @@ def judge(client: llm.Client, item: task.Task, evidence: bundle_mod.Bundle, *, m
     """The three alignment sub-scores for one app (unscored ones carry the reason)."""
     names = {k: f"alignment_{k}" for k in KINDS}
     if not item.checklist:
-        return {n: results.Score(value=None, unit="%", reason="task has no checklist; run iwc checklist")
-                for n in names.values()}
+        return metrics.unscored(names.values(), "task has no checklist; run iwc checklist")
     scoped = client.derive(ledger=client.ledger.scoped("alignment"))
     tools = Tools(evidence, page_lines, max_hits)
     nonce = evidence.nonce
@@ -290,13 +289,13 @@ def _scores(item: task.Task, verdicts: dict[str, dict[str, Any]], evidence: bund
         crit = [c for c in item.checklist if c.kind == kind]
         name = names[kind]
         if not crit:
-            scores[name] = results.Score(value=None, unit="%", reason=f"the checklist has no {kind} criteria")
+            scores[name] = metrics.score(name, None, f"the checklist has no {kind} criteria")
             continue
         missing = [c.id for c in crit if c.id not in verdicts]
         raw = {"tool_calls": calls, "log": log, "tokens": tokens}
         if missing:
-            scores[name] = results.Score(value=None, unit="%", raw=raw, reason=(
-                f"the alignment agent gave no usable verdict for {', '.join(missing)}: {problem}"))
+            scores[name] = metrics.score(name, None, (
+                f"the alignment agent gave no usable verdict for {', '.join(missing)}: {problem}"), raw=raw)
             continue
         kept, cited, lines = [], [], []
         for c in crit:
@@ -310,14 +309,13 @@ def _scores(item: task.Task, verdicts: dict[str, dict[str, Any]], evidence: bund
             lines.append(f"{c.id} {'yes' if v['satisfied'] else 'no'}: {v['analysis']}")
         yes = sum(1 for v in kept if v["satisfied"])
         raw["verdicts"] = kept
-        scores[name] = results.Score(
-            value=round(100 * yes / len(crit), 2), unit="%",
-            reason=f"{yes} of {len(crit)} {kind} criteria satisfied",
-            rationale="\n".join(lines), evidence=tuple(cited), raw=raw)
+        scores[name] = metrics.score(
+            name, round(100 * yes / len(crit), 2), f"{yes} of {len(crit)} {kind} criteria satisfied",
+            cited, raw, rationale="\n".join(lines))
     return scores
 
 
 def _all_unscored(names: dict[str, str], reason: str, log: list[dict[str, Any]],
                   scoped: llm.Client) -> dict[str, results.Score]:
     raw = {"log": log, "tokens": scoped.ledger.totals()}
-    return {n: results.Score(value=None, unit="%", reason=reason, raw=raw) for n in names.values()}
+    return metrics.unscored(names.values(), reason, raw=raw)

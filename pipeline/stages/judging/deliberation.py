@@ -21,7 +21,7 @@ import json
 import math
 from typing import Any, Collection, Sequence
 
-from iwcbench.pipeline.contracts import results
+from iwcbench.pipeline.contracts import metrics, results
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.stages.judging import neutralising
 
@@ -49,7 +49,7 @@ class Options:
     min_usable: int = 3  # fewer usable runs → unscored
     parse_retries: int = 2  # re-asks after an unreadable answer, per run
     max_adjustment: float = 1.0  # |adjustment| per aspect, score points
-    judge_temperature: float | None | str = "config"  # "config": the client's own
+    judge_temperature: float | None = None  # final-judge runs; None: the client's own
 
 
 class ParseError(ValueError):
@@ -182,9 +182,9 @@ def deliberate(client: llm.Client, dimension: Dimension, requirement: str,
                                   purpose=f"{dimension.name}.{role}",
                                   messages=[{"role": "user", "content": [*head, llm.text_block(ask)]}])
         except llm.LLMError as exc:
-            return _unscored(f"the {role} call failed: {exc}", raw, scoped)
+            return _unscored(dimension.name, f"the {role} call failed: {exc}", raw, scoped)
         if not reply.text.strip():
-            return _unscored(f"the {role} gave an empty report", raw, scoped)
+            return _unscored(dimension.name, f"the {role} gave an empty report", raw, scoped)
         # a report may quote app text: keep it from closing our tags or fences
         reports[role] = neutralising.neutralise(reply.text, nonce)
         raw[role] = reply.text
@@ -195,15 +195,15 @@ def deliberate(client: llm.Client, dimension: Dimension, requirement: str,
            llm.text_block(f"<advocate_report>\n{reports['advocate']}\n</advocate_report>"),
            llm.text_block(f"<critic_report>\n{reports['critic']}\n</critic_report>"),
            llm.text_block(f"Verify both reports against the evidence and submit your verdict with {TOOL}.")]
+    judge = scoped if options.judge_temperature is None else scoped.derive(temperature=options.judge_temperature)
     runs, dropped = [], []
     for sample in range(options.runs):
         messages: list[dict[str, Any]] = [{"role": "user", "content": ask}]
         for attempt in range(options.parse_retries + 1):
             try:
-                reply = scoped.create(system=_role_prompt("judge", dimension, nonce), messages=messages,
+                reply = judge.create(system=_role_prompt("judge", dimension, nonce), messages=messages,
                                       tools=[tool], tool_choice=forced, sample=sample,
-                                      purpose=f"{dimension.name}.judge",
-                                      temperature=options.judge_temperature)  # type: ignore[arg-type]
+                                      purpose=f"{dimension.name}.judge")
             except llm.LLMError as exc:
                 dropped.append({"sample": sample, "reason": f"call failed: {exc}"})
                 break
@@ -222,7 +222,7 @@ def deliberate(client: llm.Client, dimension: Dimension, requirement: str,
     raw["dropped_runs"] = dropped
     if len(runs) < options.min_usable:
         why = "; ".join(f"run {d['sample']}: {d['reason']}" for d in dropped) or "no runs"
-        return _unscored(f"only {len(runs)} of {options.runs} final-judge runs were usable "
+        return _unscored(dimension.name, f"only {len(runs)} of {options.runs} final-judge runs were usable "
                          f"(need {options.min_usable}): {why}", raw, scoped)
     values = [r["score"] for r in runs]
     value = round(20 * trimmed_mean(values), 2)
@@ -236,12 +236,11 @@ def deliberate(client: llm.Client, dimension: Dimension, requirement: str,
     raw["unverified_citations"] = unverified
     raw["tokens"] = scoped.ledger.totals()
     middle = sorted(runs, key=lambda r: (r["score"], r["sample"]))[len(runs) // 2]
-    return results.Score(
-        value=value, unit="0-100",
-        reason=(f"trimmed mean of {len(values)} final-judge scores {sorted(values)} "
+    return metrics.score(
+        dimension.name, value,
+        (f"trimmed mean of {len(values)} final-judge scores {sorted(values)} "
                 "(highest and lowest dropped) × 20"),
-        rationale=str(middle["verdict"].get("summary", "")),
-        evidence=tuple(citations), raw=raw)
+        citations, raw, rationale=str(middle["verdict"].get("summary", "")))
 
 
 def _correction(reply: llm.Reply, problem: str) -> dict[str, Any]:
@@ -252,6 +251,6 @@ def _correction(reply: llm.Reply, problem: str) -> dict[str, Any]:
     return {"role": "user", "content": [llm.tool_result_block(u["id"], text, is_error=True) for u in uses]}
 
 
-def _unscored(reason: str, raw: dict[str, Any], scoped: llm.Client) -> results.Score:
+def _unscored(name: str, reason: str, raw: dict[str, Any], scoped: llm.Client) -> results.Score:
     raw["tokens"] = scoped.ledger.totals()
-    return results.Score(value=None, reason=reason, unit="0-100", raw=raw)
+    return metrics.score(name, None, reason, raw=raw)

@@ -8,7 +8,7 @@ failures that block core operations weigh heavily. It must not look at screensho
 
 from __future__ import annotations
 
-from iwcbench.pipeline.contracts import results
+from iwcbench.pipeline.contracts import metrics, results
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.stages.judging import bundle as bundle_mod
 from iwcbench.pipeline.stages.judging import deliberation
@@ -41,8 +41,7 @@ DIMENSION = deliberation.Dimension(
 def judge(client: llm.Client, requirement: str, evidence: bundle_mod.Bundle,
           options: deliberation.Options) -> results.Score:
     if len(evidence.trace.steps) < 2:
-        return results.Score(value=None, unit="0-100",
-                             reason="the exploration recorded no interaction to judge")
+        return metrics.score(DIMENSION.name, None, "the exploration recorded no interaction to judge")
     blocks = [
         llm.text_block("<trace>\n" + "\n".join(evidence.trace_lines()) + "\n</trace>"),
         llm.text_block("<graph>\n" + "\n".join(evidence.graph_lines()) + "\n</graph>"),

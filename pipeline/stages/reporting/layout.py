@@ -17,7 +17,7 @@ import math
 import pathlib
 import string
 
-TEMPLATES = pathlib.Path(__file__).resolve().parents[2] / "templates"
+TEMPLATES = pathlib.Path(__file__).resolve().parent / "templates"
 OUTCOMES = ("evaluated", "black_box", "start_failed", "error")
 OUTCOME_LABELS = {"evaluated": "evaluated", "black_box": "black box",
                   "start_failed": "start failed", "error": "error"}

@@ -17,7 +17,7 @@ import tempfile
 import threading
 import time
 
-from iwcbench.pipeline import settings
+from iwcbench.pipeline.contracts import settings
 from iwcbench.pipeline.stages import exploring, instrumenting
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"

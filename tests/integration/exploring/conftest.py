@@ -11,8 +11,8 @@ import shutil
 
 import pytest
 
-from iwcbench.pipeline import settings
-from iwcbench.pipeline.kits import cdn, routing
+from iwcbench.pipeline.contracts import settings
+from iwcbench.pipeline.kits.mirror import cdn, routing
 from iwcbench.pipeline.stages import exploring, instrumenting, serving
 
 HERE = pathlib.Path(__file__).parent

@@ -13,7 +13,7 @@ import pytest
 
 from fakes import apps
 
-from iwcbench.pipeline import settings
+from iwcbench.pipeline.contracts import settings
 from iwcbench.pipeline.stages import instrumenting
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from iwcbench.pipeline import istanbul
+from iwcbench.pipeline.stages.exploring import coverage as istanbul
 
 pytestmark = pytest.mark.browser
 

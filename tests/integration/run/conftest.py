@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from fakes import runs
-from iwcbench.pipeline import batching
+from iwcbench.pipeline.runs import local
 
 
 @pytest.fixture(scope="session")
@@ -19,7 +19,7 @@ def bad_run(tmp_path_factory):
     shutil.copytree(src / "apps", apps)
     (apps / "mischief-1b" / "empty-folder").mkdir()  # git keeps no empty folders
     out = base / "out"
-    run = batching.execute(runs.quick_settings(src / "tasks.jsonl", apps, out, base / "mirror"))
+    run = local.execute(runs.quick_settings(src / "tasks.jsonl", apps, out, base / "mirror"))
     return run, out
 
 
@@ -31,4 +31,4 @@ def example_run(tmp_path_factory):
     out = base / "out"
     config = runs.quick_settings(runs.ROOT / "examples/tasks.jsonl", runs.ROOT / "examples/apps",
                                  out, base / "mirror", fetch=True, max_steps=25, app_timeout_s=120)
-    return batching.execute(config), out
+    return local.execute(config), out

@@ -7,7 +7,8 @@ from __future__ import annotations
 import playwright.sync_api as pw
 import pytest
 
-from iwcbench.pipeline.kits import browser, cdn, routing
+from iwcbench.pipeline.kits import browser
+from iwcbench.pipeline.kits.mirror import cdn, routing
 from iwcbench.pipeline.stages import serving
 
 PAGE = """<!doctype html>

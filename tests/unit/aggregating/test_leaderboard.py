@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from iwcbench.pipeline.contracts import results
+from iwcbench.pipeline.contracts import metrics, results
 from iwcbench.pipeline.stages import aggregating, scoring
 
 W = {"coverage_statements": 0.75, "runtime_errors": 0.25}
@@ -20,8 +20,7 @@ def score(value: float | None, higher: bool = True) -> results.Score:
 
 
 def app(model: str, task: str, outcome: str = "evaluated", **values: float | None) -> results.AppResult:
-    scores = {n: score(v, scoring.HIGHER_IS_BETTER.get(n, aggregating.metric_directions().get(n, True)))
-              for n, v in values.items()}
+    scores = {n: score(v, metrics.higher_is_better(n)) for n, v in values.items()}
     return results.AppResult(model=model, task_id=task, outcome=outcome, reason="test", scores=scores)
 
 

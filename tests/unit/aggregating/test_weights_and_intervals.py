@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from iwcbench.pipeline.contracts import results
+from iwcbench.pipeline.contracts import metrics, results
 from iwcbench.pipeline.stages import aggregating, judging, scoring
 
 
@@ -15,26 +15,26 @@ def score(value: float | None, higher: bool = True) -> results.Score:
 
 
 def app(model: str, task: str, **values: float | None) -> results.AppResult:
-    directions = aggregating.metric_directions()
     return results.AppResult(model=model, task_id=task, outcome="evaluated", reason="",
-                             scores={n: score(v, directions[n]) for n, v in values.items()})
+                             scores={n: score(v, metrics.higher_is_better(n)) for n, v in values.items()})
 
 
 def test_weights_sum_to_one_and_name_the_real_scores():
-    assert math.isclose(sum(aggregating.DEFAULT_WEIGHTS.values()), 1.0)
-    assert math.isclose(sum(aggregating.IWC_WEIGHTS.values()), 1.0)
-    assert set(aggregating.DEFAULT_WEIGHTS) == set(scoring.NAMES)
-    assert set(aggregating.IWC_WEIGHTS) == set(judging.SCORE_NAMES)
-    assert aggregating.IWC_WEIGHTS["aesthetics"] == pytest.approx(1 / 3)
-    assert aggregating.IWC_WEIGHTS["alignment_visual"] == pytest.approx(1 / 9)
+    default, iwc = metrics.weights("default"), metrics.weights("iwc")
+    assert math.isclose(sum(default.values()), 1.0)
+    assert math.isclose(sum(iwc.values()), 1.0)
+    assert set(default) == set(scoring.NAMES)
+    assert set(iwc) == set(judging.SCORE_NAMES)
+    assert iwc["aesthetics"] == pytest.approx(1 / 3)
+    assert iwc["alignment_visual"] == pytest.approx(1 / 9)
 
 
-def test_directions_agree_with_what_scoring_says():
-    directions = aggregating.metric_directions()
-    assert {n: directions[n] for n in scoring.NAMES} == scoring.HIGHER_IS_BETTER
+def test_scores_carry_the_direction_and_unit_of_their_table_entry():
     offline = scoring.score_offline(None, None, None, None)
-    assert all(directions[n] == s.higher_is_better for n, s in offline.items())
-    assert all(directions[n] for n in judging.SCORE_NAMES)
+    assert all(metrics.BY_NAME[n].higher_is_better == s.higher_is_better for n, s in offline.items())
+    assert all(metrics.BY_NAME[n].unit == s.unit for n, s in offline.items())
+    assert offline["runtime_errors"].higher_is_better is False
+    assert all(metrics.higher_is_better(n) for n in judging.SCORE_NAMES)
 
 
 def test_judge_scores_switch_to_the_iwc_weights():
@@ -43,14 +43,14 @@ def test_judge_scores_switch_to_the_iwc_weights():
                 alignment_visual=85, states=2, runtime_errors=3),
             app("busy", "t1", aesthetics=40, usability=50, alignment_functional=60, alignment_content=70,
                 alignment_visual=50, states=9, runtime_errors=0)]
-    assert aggregating.weights_for(apps) == aggregating.IWC_WEIGHTS
+    assert aggregating.weights_for(apps) == metrics.weights("iwc")
     _, rows = aggregating.aggregate(apps, bootstrap=0)
     assert rows[0].model == "polished" and rows[0].overall == pytest.approx(1.0)
     assert rows[1].z["states"] == pytest.approx(1.0)  # offline metrics are still reported
     offline_only = [app("a", "t1", states=2), app("b", "t1", states=9)]
-    assert aggregating.weights_for(offline_only) == aggregating.DEFAULT_WEIGHTS
+    assert aggregating.weights_for(offline_only) == metrics.weights("default")
     unscored_judge = [app("a", "t1", states=2, aesthetics=None)]
-    assert aggregating.weights_for(unscored_judge) == aggregating.DEFAULT_WEIGHTS
+    assert aggregating.weights_for(unscored_judge) == metrics.weights("default")
 
 
 def test_zscores_helper():

@@ -7,7 +7,7 @@ import tarfile
 import pytest
 
 from fakes import npm_registry
-from iwcbench.pipeline.kits import npm
+from iwcbench.pipeline.kits.mirror import npm
 
 
 def _member(name: str, kind: bytes = tarfile.REGTYPE, size: int = 0, link: str = "") -> tarfile.TarInfo:

@@ -10,7 +10,7 @@ import pytest
 
 from fakes import npm_registry
 from fakes.npm_registry import Package
-from iwcbench.pipeline.kits import cdn, npm
+from iwcbench.pipeline.kits.mirror import cdn, npm
 
 JQUERY = Package("jquery", "3.7.1", {"dist/jquery.min.js": "window.jQuery = 1;", "dist/jquery.js": "x"},
                  {"main": "dist/jquery.js"})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from iwcbench.pipeline.kits import cdn
+from iwcbench.pipeline.kits.mirror import cdn
 
 CASES = [
     # jsdelivr

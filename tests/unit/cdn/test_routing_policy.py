@@ -8,7 +8,7 @@ import re
 import pytest
 
 from fakes import npm_registry
-from iwcbench.pipeline.kits import cdn, routing
+from iwcbench.pipeline.kits.mirror import cdn, routing
 
 APP = "http://127.0.0.1:41234/"
 

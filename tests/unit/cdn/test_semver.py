@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from iwcbench.pipeline.kits import semver
+from iwcbench.pipeline.kits.mirror import semver
 
 VERSIONS = ["3.9.1", "4.0.0-beta.1", "4.0.0", "4.3.0", "4.4.0", "4.4.1", "4.5.0-rc.1", "4.4.9",
             "5.0.0-alpha.0", "0.2.3", "0.2.9", "0.3.0", "0.0.3", "0.0.4"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from iwcbench.pipeline import settings
+from iwcbench.pipeline.contracts import settings
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import pytest
 from fakes.archives import (EXAMPLES, FIXTURES, REGULAR, SYMLINK, make_tar, make_zip,
                             tar_member)
 
-from iwcbench.pipeline import settings
+from iwcbench.pipeline.contracts import settings
 from iwcbench.pipeline.contracts import evidence
 from iwcbench.pipeline.stages import ingesting
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from iwcbench.pipeline import istanbul
+from iwcbench.pipeline.stages.exploring import coverage as istanbul
 
 SOURCE = "\n".join(f"line {n}" for n in range(1, 30))
 

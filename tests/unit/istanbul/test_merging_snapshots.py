@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 
-from iwcbench.pipeline import istanbul
+from iwcbench.pipeline.stages.exploring import coverage as istanbul
 
 
 def test_counts_restarting_after_navigation_keep_what_was_covered(file_coverage, hit):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from iwcbench.pipeline import istanbul
+from iwcbench.pipeline.stages.exploring import coverage as istanbul
 
 
 def test_nothing_run_is_zero_percent(coverage_map):

@@ -6,12 +6,12 @@ import pytest
 from fakes.anthropic_server import tool_use
 from fakes.judge_evidence import TODO_TASK, ScriptedJudge, reader, sample_files
 
-from iwcbench.pipeline.contracts import task
+from iwcbench.pipeline.contracts import settings, task
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.stages import judging
 from iwcbench.pipeline.stages.judging import alignment, bundle, neutralising
 
-ONLY = judging.Settings(dimensions=("alignment",))
+ONLY = settings.Judging(dimensions=("alignment",))
 
 
 def _client(fake):
@@ -65,7 +65,7 @@ def test_missing_verdicts_are_asked_again_then_left_unscored(fake_anthropic):
                 "confidence": 0.7}]
     fake_anthropic.handler = lambda body: tool_use("submit_verdicts", {"verdicts": partial})
     scores = judging.judge_app(TODO_TASK, reader(sample_files()), _client(fake_anthropic),
-                               judging.Settings(dimensions=("alignment",), parse_retries=1))
+                               settings.Judging(dimensions=("alignment",), parse_retries=1))
     assert scores["alignment_content"].value == 100.0
     assert scores["alignment_functional"].value is None
     assert "no usable verdict for F1, F2" in scores["alignment_functional"].reason
@@ -79,7 +79,7 @@ def test_tool_budget_forces_the_verdicts(fake_anthropic):
         tool_use("submit_verdicts", {"verdicts": []}) if body["tool_choice"]["type"] == "tool"
         else tool_use("view_graph", {"state": ""}))
     judging.judge_app(TODO_TASK, reader(sample_files()), _client(fake_anthropic),
-                      judging.Settings(dimensions=("alignment",), alignment_max_tool_calls=3, parse_retries=0))
+                      settings.Judging(dimensions=("alignment",), alignment_max_tool_calls=3, parse_retries=0))
     choices = [r.body["tool_choice"] for r in fake_anthropic.requests]
     assert choices == [{"type": "any"}] * 3 + [{"type": "tool", "name": "submit_verdicts"}]
     assert [t["name"] for t in fake_anthropic.requests[-1].body["tools"]] == ["submit_verdicts"]

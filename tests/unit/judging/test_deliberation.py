@@ -7,10 +7,11 @@ from fakes.anthropic_server import text, tool_use
 from fakes.judge_evidence import TODO_TASK, ScriptedJudge, reader, role_of, sample_files, verdict
 
 from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.contracts import settings
 from iwcbench.pipeline.stages import judging
 from iwcbench.pipeline.stages.judging import deliberation
 
-ONLY = judging.Settings(dimensions=("usability",))
+ONLY = settings.Judging(dimensions=("usability",))
 
 
 def _client(fake, **kw):
@@ -20,7 +21,7 @@ def _client(fake, **kw):
 def test_each_dimension_calls_advocate_critic_then_five_judges(fake_anthropic):
     fake_anthropic.handler = ScriptedJudge()
     scores = judging.judge_app(TODO_TASK, reader(sample_files()), _client(fake_anthropic),
-                               judging.Settings(dimensions=("aesthetics", "usability")))
+                               settings.Judging(dimensions=("aesthetics", "usability")))
     roles = [role_of(r.body) for r in fake_anthropic.requests]
     assert roles == (["aesthetics.advocate", "aesthetics.critic"] + ["aesthetics.judge"] * 5
                      + ["usability.advocate", "usability.critic"] + ["usability.judge"] * 5)
@@ -97,8 +98,8 @@ def test_too_few_usable_runs_leave_the_dimension_unscored_not_zero(fake_anthropi
         return scripted(body)
 
     fake_anthropic.handler = handler
-    settings = judging.Settings(dimensions=("usability",), parse_retries=1)
-    score = judging.judge_app(TODO_TASK, reader(sample_files()), _client(fake_anthropic), settings)["usability"]
+    judging_settings = settings.Judging(dimensions=("usability",), parse_retries=1)
+    score = judging.judge_app(TODO_TASK, reader(sample_files()), _client(fake_anthropic), judging_settings)["usability"]
     assert score.value is None
     assert "only 2 of 5 final-judge runs were usable" in score.reason
     assert "no submit_verdict call" in score.reason

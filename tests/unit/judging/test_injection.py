@@ -7,6 +7,7 @@ import re
 from fakes.judge_evidence import TODO_TASK, ScriptedJudge, nonce_of, reader, role_of, sample_files
 
 from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.contracts import settings
 from iwcbench.pipeline.stages import judging
 from iwcbench.pipeline.stages.judging import neutralising
 
@@ -32,7 +33,7 @@ def test_injection_in_the_dom_and_title_stays_inside_the_fence(fake_anthropic):
     files = sample_files(dom_extra=f"<div>{ATTACK}</div>", title=ATTACK)
     client = llm.Client(llm.Config(model="claude-sonnet-test"))
     scores = judging.judge_app(TODO_TASK, reader(files), client,
-                               judging.Settings(dimensions=("usability", "alignment")))
+                               settings.Judging(dimensions=("usability", "alignment")))
     seen = 0
     for req in fake_anthropic.requests:
         nonce = nonce_of(req.system)

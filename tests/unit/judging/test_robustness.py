@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from iwcbench.pipeline.stages.judging import robustness
+from iwcbench.pipeline.stages.analysing import robustness
 
 
 def test_identical_order_and_linear_change():

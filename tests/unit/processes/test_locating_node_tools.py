@@ -24,9 +24,3 @@ def test_no_node_on_path_is_a_missing_tool(monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
     with pytest.raises(processes.ToolMissing, match="no node on PATH"):
         processes.node_binary()
-
-
-def test_our_own_scripts_are_found():
-    assert processes.node_script("instrument.js").name == "instrument.js"
-    with pytest.raises(processes.ToolMissing):
-        processes.node_script("nope.js")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from iwcbench.pipeline.contracts import metrics
 from iwcbench.pipeline.stages import scoring
 
 
@@ -17,7 +18,7 @@ def test_an_app_that_did_not_start_gets_the_floor_of_every_bounded_metric():
     }
     assert s["states"].reason == "the app did not start: no index.html in the app folder"
     assert "no floor" in s["runtime_errors"].reason
-    assert all(v.higher_is_better == scoring.HIGHER_IS_BETTER[n] for n, v in s.items())
+    assert all(v.higher_is_better == metrics.BY_NAME[n].higher_is_better for n, v in s.items())
 
 
 def test_our_own_failure_leaves_every_metric_unscored():

@@ -1,7 +1,7 @@
 """Telemetry: spans nest run → app → stage, metrics carry their attributes, and
 without an endpoint nothing is exported."""
 
-from iwcbench.pipeline import telemetry
+from iwcbench.pipeline.kits import telemetry
 
 
 def test_spans_nest_and_metrics_are_labelled():

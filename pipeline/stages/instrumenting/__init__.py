@@ -3,7 +3,8 @@
 ``instrument(src, dest, settings)`` copies the app from ``src`` into the fresh folder
 ``dest`` (``src`` is never modified), detects the framework, finds the start page and
 instruments every script the browser can run: external files, inline ``<script>``
-blocks, module scripts and inline event-handler attributes, in one Node process (pipeline/js/instrument.js). It writes
+blocks, module scripts and inline event-handler attributes, in one Node process
+(instrument.js beside this module, with facts.js, handlers.js and vendor.js). It writes
 
     dest/.iwc/coverage-map.json   coverage key -> Istanbul's initial FileCoverage data
     dest/.iwc/sources.json        coverage key -> the original source text
@@ -28,10 +29,11 @@ import re
 import shutil
 import time
 
-from iwcbench.pipeline import settings as settings_mod
+from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.contracts import evidence
 from iwcbench.pipeline.kits import processes
 
+SCRIPT = pathlib.Path(__file__).resolve().parent / "instrument.js"  # this stage's Node side
 IWC_DIR = ".iwc"
 COVERAGE_MAP = "coverage-map.json"
 SOURCES = "sources.json"
@@ -103,7 +105,7 @@ def instrument(
         "vendored": str((dest / IWC_DIR / VENDORED).resolve()),
     }
     done = processes.run(
-        [processes.node_binary(), str(processes.node_script("instrument.js"))],
+        [processes.node_binary(), str(SCRIPT)],
         stdin=json.dumps(job).encode(),
         timeout_s=settings.timeout_s,
         cwd=dest,

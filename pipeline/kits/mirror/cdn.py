@@ -33,7 +33,7 @@ import re
 import urllib.parse
 from typing import Any, Literal
 
-from iwcbench.pipeline.kits import cdnjs, mediatypes, npm, semver
+from iwcbench.pipeline.kits.mirror import cdnjs, mediatypes, npm, semver
 
 JSDELIVR = ("cdn.jsdelivr.net", "fastly.jsdelivr.net", "gcore.jsdelivr.net", "testingcf.jsdelivr.net")
 HOSTS = frozenset(JSDELIVR + ("esm.run", "unpkg.com", "cdnjs.cloudflare.com", "esm.sh",

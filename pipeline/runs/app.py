@@ -1,8 +1,7 @@
-"""Running one app through the stages, and a whole run on one machine.
+"""One app through the stages: the order of an app's stages lives here and only here.
 
-This is the only module that knows the order of the stages. Each stage is one typed
-call; this module moves their outputs into the store and turns every failure into a
-recorded outcome. It must not implement any stage itself.
+Each stage is one typed call; this module moves their outputs into the store and turns
+every failure into a recorded outcome. It must not implement any stage itself.
 
 The per-app work is split in three pieces so that the Kubernetes pod (init container,
 sidecar, explorer container) runs exactly the same code as ``iwc run``:
@@ -22,20 +21,13 @@ import shutil
 import tempfile
 import time
 import traceback
-from typing import Callable, Protocol
+from typing import Callable, Mapping, Protocol
 
-from iwcbench.pipeline import settings as settings_mod
-from iwcbench.pipeline import telemetry
-from iwcbench.pipeline.contracts import evidence, results, task
-from iwcbench.pipeline.kits import cdn, routing, store as store_mod
-from iwcbench.pipeline.stages import (
-    abstracting,
-    exploring,
-    ingesting,
-    instrumenting,
-    scoring,
-    serving,
-)
+from iwcbench.pipeline.contracts import evidence, layout, results, settings as settings_mod, task
+from iwcbench.pipeline.kits import store as store_mod, telemetry
+from iwcbench.pipeline.kits.mirror import cdn, routing
+from iwcbench.pipeline.stages import abstracting, exploring, ingesting, instrumenting, scoring, serving
+from iwcbench.pipeline.stages.exploring import policy as policies
 
 log = logging.getLogger(__name__)
 
@@ -44,19 +36,31 @@ REPORT = "instrument.json"
 
 
 class AppAssistant(Protocol):
-    """The LLM side of one app (llm_wiring.AppLLM): a tester policy or None, judges."""
+    """The LLM side of one app (runs/assistants.AppLLM): a tester policy or None, judges."""
 
-    policy: object | None
+    policy: policies.Policy | None
 
     @property
     def judging(self) -> bool: ...
 
     def judge(self, item: task.Task, read: Callable[[str], bytes | None]) -> dict[str, results.Score]: ...
 
-    def usage(self) -> dict: ...
+    def usage(self) -> results.LLMUsage | None: ...
 
 
 AssistantFactory = Callable[["Prepared"], AppAssistant]
+
+
+@dataclasses.dataclass(frozen=True)
+class Context:
+    """What every app of a run shares: the settings, the store, the tasks, the CDN
+    mirror's cache folder and the LLM side (None: offline)."""
+
+    evaluation: settings_mod.Evaluation
+    store: store_mod.Store
+    tasks: Mapping[str, task.Task] = dataclasses.field(default_factory=dict)
+    mirror_dir: str | None = None
+    assistants: AssistantFactory | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,14 +108,14 @@ def failed_result(
 
 
 def save_result(store: store_mod.Store, result: results.AppResult) -> None:
-    store_mod.put_model(store, f"{result.evidence}/result.json", result)
+    store_mod.put_model(store, f"{result.evidence}/{layout.RESULT}", result)
 
 
 def prepare_app(
     app: evidence.AppRef,
     work: pathlib.Path,
     store: store_mod.Store,
-    config: settings_mod.RunSettings,
+    evaluation: settings_mod.Evaluation,
 ) -> Prepared | results.AppResult:
     """Materialise and instrument one app into ``work/site``.
 
@@ -123,7 +127,7 @@ def prepare_app(
     src_root.mkdir(parents=True)
     with telemetry.span("stage.materialize", model=app.model, task=app.task_id):
         try:
-            src = ingesting.materialize(app, src_root, config.input)
+            src = ingesting.materialize(app, src_root, evaluation.input)
         except ingesting.AppDefect as exc:
             result = failed_result(app, "start_failed", str(exc))
             save_result(store, result)
@@ -131,7 +135,7 @@ def prepare_app(
     site = work / SITE
     shutil.rmtree(site, ignore_errors=True)
     with telemetry.span("stage.instrument", model=app.model, task=app.task_id):
-        report = instrumenting.instrument(src, site, config.instrumentation)
+        report = instrumenting.instrument(src, site, evaluation.instrumentation)
     telemetry.record_stage("instrument", report.duration_s)
     shutil.rmtree(src_root, ignore_errors=True)
     # Keep Istanbul's maps and the original sources out of the served folder: the app
@@ -170,10 +174,10 @@ def sources_of(work: pathlib.Path) -> dict[str, str]:
     return _read_json(work / instrumenting.IWC_DIR / instrumenting.SOURCES)
 
 
-def _mirror(config: settings_mod.RunSettings) -> cdn.Mirror:
-    folder = config.sandbox.mirror_dir or str(pathlib.Path.home() / ".cache" / "iwc-bench" / "cdn")
-    return cdn.Mirror(pathlib.Path(folder), registry=config.sandbox.npm_registry,
-                      fetch=config.sandbox.mirror_fetch)
+def mirror_for(sandbox: settings_mod.Sandbox, folder: str | None) -> cdn.Mirror:
+    """The CDN mirror, its cache in ``folder`` (default ~/.cache/iwc-bench/cdn)."""
+    path = pathlib.Path(folder) if folder else pathlib.Path.home() / ".cache" / "iwc-bench" / "cdn"
+    return cdn.Mirror(path, registry=sandbox.npm_registry, fetch=sandbox.mirror_fetch)
 
 
 def _exploration_summary(
@@ -194,14 +198,13 @@ def _exploration_summary(
 def explore_app(
     prepared: Prepared,
     url: str,
-    store: store_mod.Store,
-    config: settings_mod.RunSettings,
-    tasks: dict[str, task.Task],
-    assistant: "AppAssistant | None" = None,
+    ctx: Context,
+    assistant: AppAssistant | None = None,
 ) -> results.AppResult:
     """Explore a served app, abstract, score, and write evidence + result.json.
     ``assistant`` brings the LLM tester (its policy) and the judges, when asked for."""
     app, report = prepared.app, prepared.report
+    store, evaluation = ctx.store, ctx.evaluation
     key = app.key
     timings: dict[str, float] = {}
 
@@ -215,17 +218,17 @@ def explore_app(
             return None
 
     start_url = url.rstrip("/") + "/" + (report.entry or "index.html").lstrip("/")
-    hermetic = routing.Hermetic(url, _mirror(config))
+    hermetic = routing.Hermetic(url, mirror_for(evaluation.sandbox, ctx.mirror_dir))
     t0 = time.monotonic()
     with telemetry.span("stage.explore", model=app.model, task=app.task_id):
         outcome_of_exploring = exploring.explore(
             start_url,
-            config.exploration,
+            evaluation.exploration,
             sink,
             coverage_map=prepared.coverage_map or None,
             policy=assistant.policy if assistant is not None else None,
             hermetic=hermetic,
-            accessibility=config.scoring.accessibility,
+            accessibility=evaluation.scoring.accessibility,
             facts=_read_json(prepared.work / instrumenting.IWC_DIR / instrumenting.FACTS),
             originals=instrumenting.originals(prepared.work / instrumenting.IWC_DIR) if prepared.coverage_map else None,
             vendored=_read_json(prepared.work / instrumenting.IWC_DIR / instrumenting.VENDORED),
@@ -258,8 +261,8 @@ def explore_app(
     t0 = time.monotonic()
     with telemetry.span("stage.score", model=app.model, task=app.task_id):
         scores = dict(scoring.score_offline(report, trace, graph, outcome_of_exploring.a11y))
-        if assistant is not None and assistant.judging and app.task_id in tasks:
-            scores.update(assistant.judge(tasks[app.task_id], read))
+        if assistant is not None and assistant.judging and app.task_id in ctx.tasks:
+            scores.update(assistant.judge(ctx.tasks[app.task_id], read))
     timings["score"] = round(time.monotonic() - t0, 3)
     black_box = report.mode == "black_box"
     result = results.AppResult(
@@ -273,7 +276,7 @@ def explore_app(
         scores=scores,
         evidence=key,
         timings=timings,
-        llm_usage=assistant.usage() if assistant is not None else {},
+        llm_usage=assistant.usage() if assistant is not None else None,
     )
     save_result(store, result)
     return result
@@ -302,36 +305,29 @@ def _blank_reason(prepared: Prepared, seen: str | None) -> str:
     return f"the page shows nothing after it loaded: {seen}"
 
 
-def evaluate_app(
-    app: evidence.AppRef,
-    store: store_mod.Store,
-    config: settings_mod.RunSettings,
-    tasks: dict[str, task.Task],
-    work_root: pathlib.Path | None = None,
-    assistants: "AssistantFactory | None" = None,
-) -> results.AppResult:
+def evaluate_app(app: evidence.AppRef, ctx: Context, work_root: pathlib.Path | None = None) -> results.AppResult:
     """All stages for one app on this machine. Never raises for an app's defects;
     an unexpected failure of ours is recorded as outcome ``error`` with the reason."""
     started = time.monotonic()
     with telemetry.span("app", model=app.model, task=app.task_id):
         work = pathlib.Path(tempfile.mkdtemp(prefix="iwc-app-", dir=work_root))
         try:
-            prepared = prepare_app(app, work, store, config)
+            prepared = prepare_app(app, work, ctx.store, ctx.evaluation)
             if isinstance(prepared, results.AppResult):
                 result = prepared
             else:
                 with serving.serve(prepared.site) as served:
-                    assistant = assistants(prepared) if assistants is not None else None
-                    result = explore_app(prepared, served.url, store, config, tasks, assistant)
+                    assistant = ctx.assistants(prepared) if ctx.assistants is not None else None
+                    result = explore_app(prepared, served.url, ctx, assistant)
                     timings = dict(result.timings)
                     timings["instrument"] = prepared.report.duration_s
                     result = result.model_copy(update={"timings": timings})
         except Exception as exc:  # noqa: BLE001 - the run goes on; the reason is kept
             log.exception("app %s failed", app.key)
-            store.put_bytes(f"{app.key}/error.txt", traceback.format_exc().encode())
+            ctx.store.put_bytes(f"{app.key}/error.txt", traceback.format_exc().encode())
             result = failed_result(app, "error", f"evaluation failed on our side: {type(exc).__name__}: {exc}")
             try:
-                save_result(store, result)
+                save_result(ctx.store, result)
             except Exception:  # noqa: BLE001
                 log.exception("could not save the result of %s", app.key)
         finally:
@@ -339,7 +335,8 @@ def evaluate_app(
     total = round(time.monotonic() - started, 3)
     result = result.model_copy(update={"timings": {**result.timings, "total": total}})
     telemetry.record_app(result.outcome, result.exploration.coverage.statements, total)
-    if result.llm_usage:
-        telemetry.record_tokens(config.scoring.judge or config.tester_model() or "unknown",
-                                result.llm_usage.get("input_tokens", 0), result.llm_usage.get("output_tokens", 0))
+    if result.llm_usage is not None:
+        evaluation = ctx.evaluation
+        telemetry.record_tokens(evaluation.judging.model or evaluation.tester_model() or "unknown",
+                                result.llm_usage.input_tokens, result.llm_usage.output_tokens)
     return result

@@ -3,7 +3,11 @@ the reason, and missing submissions count against their model."""
 
 from __future__ import annotations
 
-from iwcbench.pipeline import batching, settings as settings_mod
+import pytest
+
+from iwcbench.pipeline.contracts import evidence, settings as settings_mod
+from iwcbench.pipeline.kits import store as store_mod
+from iwcbench.pipeline.runs import app as app_run, local, provenance
 
 
 def test_plan_reports_strays_and_missing_apps(tmp_path):
@@ -16,7 +20,7 @@ def test_plan_reports_strays_and_missing_apps(tmp_path):
     (apps / "m1" / "nope" / "index.html").write_text("x")
     (apps / "README.txt").write_text("stray")
     config = settings_mod.RunSettings(tasks=str(tasks), apps=str(apps), out=str(tmp_path / "out"))
-    loaded, todo, decided, skipped = batching.plan(config)
+    loaded, todo, decided, skipped = local.plan(config)
     assert [t.id for t in loaded] == ["t1", "t2"]
     assert [(a.model, a.task_id) for a in todo] == [("m1", "t1")]
     assert [(r.model, r.task_id, r.outcome, r.reason) for r in decided] == [
@@ -36,51 +40,42 @@ def _corpus(tmp_path):
 
 
 def _fake_pool(calls):
-    from iwcbench.pipeline import running
-    from iwcbench.pipeline.kits import store as store_mod
-
     def pool(apps, config, tasks, on_done):
         """Stands in for the worker pool: records what it was asked to evaluate and,
         like a worker, saves each app's result."""
         calls.append([a.key for a in apps])
-        done = [running.failed_result(a, "start_failed", "fake: evaluated") for a in apps]
+        done = [app_run.failed_result(a, "start_failed", "fake: evaluated") for a in apps]
         for r in done:
-            running.save_result(store_mod.LocalStore(config.out), r)
+            app_run.save_result(store_mod.LocalStore(config.out), r)
             on_done(r)
         return done
     return pool
 
 
 def test_resume_evaluates_only_what_is_missing_or_failed_on_our_side(tmp_path, monkeypatch):
-    import pytest
-
-    from iwcbench.pipeline import running
-    from iwcbench.pipeline.contracts import evidence
-    from iwcbench.pipeline.kits import store as store_mod
-
     config = _corpus(tmp_path)
     calls: list[list[str]] = []
-    monkeypatch.setattr(batching, "_run_pool", _fake_pool(calls))
-    first = batching.execute(config)
+    monkeypatch.setattr(local, "_run_pool", _fake_pool(calls))
+    first = local.execute(config)
     assert calls == [["apps/m1/t1", "apps/m1/t2"]]
     store = store_mod.LocalStore(tmp_path / "out")
     # t1 was interrupted (no result); t2 failed on our side: both go again.
     (tmp_path / "out" / "apps/m1/t1/result.json").unlink()
-    running.save_result(store, running.failed_result(
+    app_run.save_result(store, app_run.failed_result(
         evidence.AppRef(model="m1", task_id="t2", source=""), "error", "worker died"))
-    batching.execute(config, resume=True)
+    local.execute(config, resume=True)
     assert calls[1] == ["apps/m1/t1", "apps/m1/t2"]
-    batching.execute(config, resume=True)
+    local.execute(config, resume=True)
     assert calls[2] == [], "everything was recorded: nothing to evaluate again"
     assert len(first.apps) == 2
 
     other = config.model_copy(update={"exploration": config.exploration.model_copy(update={"seed": 7})})
-    with pytest.raises(batching.ResumeMismatch, match="another configuration"):
-        batching.execute(other, resume=True)
+    with pytest.raises(local.ResumeMismatch, match="another configuration"):
+        local.execute(other, resume=True)
 
 
 def test_results_name_the_tools_that_produced_them():
-    found = batching.versions()
+    found = provenance.versions()
     assert found["chromium"] and found["chromium"].startswith("Chromium")
     assert found["node"] and found["node"].startswith("v")
     assert found["istanbul-lib-instrument"] and found["axe-core"] and found["playwright"]

@@ -20,7 +20,7 @@ import threading
 import urllib.parse
 from typing import Any
 
-from iwcbench.pipeline.kits import cdn
+from iwcbench.pipeline.kits.mirror import cdn
 
 log = logging.getLogger(__name__)
 URL_CAP = 300  # characters of a URL kept in a record

@@ -28,9 +28,8 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
-import tenacity
-
-from iwcbench.pipeline.kits import semver
+from iwcbench.pipeline.kits import retrying
+from iwcbench.pipeline.kits.mirror import semver
 
 DEFAULT_REGISTRY = "https://registry.npmjs.org"
 _ACCEPT = "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8"
@@ -274,12 +273,9 @@ class Packages:
             raise _Transient(f"{url}: {error}") from None
 
     def _retrying(self):
-        return tenacity.Retrying(
-            retry=tenacity.retry_if_exception_type(_Transient),
-            stop=tenacity.stop_after_attempt(self.limits.attempts),
-            wait=tenacity.wait_exponential(multiplier=self.limits.retry_wait_s, max=4.0),
-            reraise=True,
-        )
+        policy = retrying.Policy(attempts=self.limits.attempts, initial_wait_s=self.limits.retry_wait_s,
+                                 max_wait_s=4.0)
+        return retrying.retrying(policy, lambda exc: isinstance(exc, _Transient), what="npm registry request")
 
     def _fetch_metadata(self, package: str) -> dict[str, Any]:
         url = f"{self.registry}/{urllib.parse.quote(package, safe='@')}"

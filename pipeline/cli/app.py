@@ -1,0 +1,106 @@
+"""``iwc app instrument|serve|explore``: one app's pieces, as a Kubernetes app pod runs
+them (init container, sidecar, explorer container) — the same code as ``iwc run``."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import pathlib
+import sys
+import tempfile
+
+from iwcbench.pipeline.cli import options
+from iwcbench.pipeline.contracts import evidence, results
+from iwcbench.pipeline.kits import store as store_mod
+from iwcbench.pipeline.runs import app as app_run, assistants, inputs
+from iwcbench.pipeline.stages import serving
+
+log = logging.getLogger(__name__)
+
+OUTCOME = "outcome.json"  # in the work folder: decided at instrumentation, nothing to explore
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    app = sub.add_parser("app", help="one app's stages (what a Kubernetes app pod runs)")
+    app_sub = app.add_subparsers(dest="app_command", required=True)
+    ins = app_sub.add_parser("instrument", help="materialise and instrument one app into WORK/site")
+    ins.add_argument("--apps", required=True, help="apps folder or s3:// URI")
+    ins.add_argument("--model", required=True)
+    ins.add_argument("--task", required=True)
+    ins.add_argument("--work", required=True, help="work folder shared with the other containers")
+    ins.add_argument("--store", required=True, help="evidence store: folder or s3:// URI")
+    ins.add_argument("--settings", help="the evaluation settings as one JSON document")
+    ins.set_defaults(handler=instrument)
+    srv = app_sub.add_parser("serve", help="serve an instrumented app (long-running)")
+    srv.add_argument("--root", required=True)
+    srv.add_argument("--port", type=int, default=8080)
+    srv.add_argument("--host", default="127.0.0.1")
+    srv.set_defaults(handler=serve)
+    exp = app_sub.add_parser("explore", help="explore a served app, score it, store the evidence")
+    exp.add_argument("--work", required=True)
+    exp.add_argument("--url", required=True)
+    exp.add_argument("--store", required=True)
+    exp.add_argument("--tasks", required=True)
+    exp.add_argument("--model", required=True)
+    exp.add_argument("--task", required=True)
+    exp.add_argument("--llm-cache", help="LLM response cache folder (default: none)")
+    options.add_evaluation_options(exp)
+    exp.set_defaults(handler=explore)
+
+
+def instrument(args: argparse.Namespace) -> int:
+    evaluation = options.evaluation(args)
+    work = pathlib.Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        store = store_mod.open_store(args.store)
+        with tempfile.TemporaryDirectory() as tmp:
+            app = inputs.locate_app(args.apps, args.model, args.task, pathlib.Path(tmp))
+            prepared = app_run.prepare_app(app, work, store, evaluation)
+    except Exception as exc:  # noqa: BLE001 - app defects never reach here
+        log.exception("instrumenting failed on our side")
+        print(f"iwc app instrument: infrastructure failure: {exc}", file=sys.stderr)
+        return options.EXIT_INFRA
+    if isinstance(prepared, results.AppResult):
+        # The defect is recorded; mark the work folder so the explorer does not run.
+        (work / OUTCOME).write_text(prepared.model_dump_json())
+        print(f"{args.model}/{args.task}: {prepared.outcome}: {prepared.reason}")
+    else:
+        print(f"{args.model}/{args.task}: {prepared.report.mode}: {prepared.report.reason}")
+    return 0
+
+
+def serve(args: argparse.Namespace) -> int:
+    serving.serve_forever(pathlib.Path(args.root), args.host, args.port)
+    return 0
+
+
+def explore(args: argparse.Namespace) -> int:
+    evaluation = options.evaluation(args)
+    work = pathlib.Path(args.work)
+    app = evidence.AppRef(model=args.model, task_id=args.task, source=str(work))
+    if (work / OUTCOME).is_file():
+        print(f"{app.key}: already decided at instrumentation; nothing to explore")
+        return 0
+    try:
+        tasks = {t.id: t for t in inputs.load_tasks(args.tasks)}
+    except inputs.BadInput as exc:
+        raise options.UsageError(str(exc)) from None
+    try:
+        ctx = app_run.Context(evaluation=evaluation, store=store_mod.open_store(args.store), tasks=tasks,
+                              mirror_dir=args.mirror_dir,
+                              assistants=assistants.factory(evaluation, args.llm_cache))
+        prepared = app_run.load_prepared(app, work)
+        assistant = ctx.assistants(prepared) if ctx.assistants is not None else None
+    except Exception as exc:  # noqa: BLE001
+        log.exception("explorer set-up failed")
+        print(f"iwc app explore: infrastructure failure: {exc}", file=sys.stderr)
+        return options.EXIT_INFRA
+    try:
+        result = app_run.explore_app(prepared, args.url, ctx, assistant)
+    except Exception as exc:  # noqa: BLE001
+        log.exception("exploring failed on our side")
+        print(f"iwc app explore: infrastructure failure: {exc}", file=sys.stderr)
+        return options.EXIT_INFRA
+    print(f"{app.key}: {result.outcome}: {result.reason}")
+    return 0

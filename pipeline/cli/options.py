@@ -1,0 +1,75 @@
+"""Command-line options that build the evaluation settings tree, shared by the commands
+that run apps (``iwc run``, ``iwc app explore``). Each flag is one field of
+contracts/settings; argparse only, no defaults of its own (the settings have them).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Callable
+
+from iwcbench.pipeline.contracts import settings as settings_mod
+
+EXIT_CONFIG = 2  # bad configuration or input file: the message names the field
+EXIT_INFRA = 75  # EX_TEMPFAIL: our side failed; a retry may succeed (podFailurePolicy)
+
+
+class UsageError(Exception):
+    """A bad argument or input file; the message says which and why."""
+
+
+# flag → (dotted settings field, how to read the parsed value)
+_FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "max_steps": ("exploration.max_steps", lambda v: v),
+    "seed": ("exploration.seed", lambda v: v),
+    "explorer": ("exploration.policy", lambda v: v),
+    "explorer_model": ("exploration.model", lambda v: v),
+    "app_timeout": ("exploration.app_timeout_s", lambda v: v),
+    "step_timeout": ("exploration.step_timeout_s", lambda v: v),
+    "judge": ("judging.model", lambda v: v),
+    "judge_runs": ("judging.runs", lambda v: v),
+    "effort": ("llm.effort", lambda v: v),
+    "no_accessibility": ("scoring.accessibility", lambda v: False if v else None),
+    "offline_mirror": ("sandbox.mirror_fetch", lambda v: False if v else None),
+}
+
+
+def add_evaluation_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--settings", help="the evaluation settings as one JSON document (flags below override it)")
+    p.add_argument("--max-steps", type=int, help="actions per app (default 100)")
+    p.add_argument("--seed", type=int, help="explorer seed (default 0)")
+    p.add_argument("--explorer", choices=["heuristic", "llm", "random"],
+                   help="exploration policy (default heuristic; random: the seeded baseline clicker)")
+    p.add_argument("--judge", help="LLM judge model, e.g. claude-opus-4-5 (needs ANTHROPIC_API_KEY)")
+    p.add_argument("--judge-runs", type=int, help="final-judge runs per deliberated dimension (default 5)")
+    p.add_argument("--explorer-model", help="LLM tester model for --explorer llm (default: the judge)")
+    p.add_argument("--effort", choices=["low", "medium", "high", "xhigh", "max"],
+                   help="reasoning effort for the LLM tester and judges (default: API default)")
+    p.add_argument("--app-timeout", type=float, help="seconds for one app's exploration (default 300)")
+    p.add_argument("--step-timeout", type=float, help="seconds for one action (default 10)")
+    p.add_argument("--no-accessibility", action="store_true", help="skip axe-core")
+    p.add_argument("--mirror-dir", help="CDN mirror cache folder (default ~/.cache/iwc-bench/cdn)")
+    p.add_argument("--offline-mirror", action="store_true", help="serve CDN files from the cache only")
+
+
+def evaluation_data(args: argparse.Namespace) -> dict:
+    """The settings tree as a nested dict: the --settings document, then each flag given."""
+    data: dict = {}
+    if getattr(args, "settings", None):
+        data = settings_mod.parse_document(args.settings).model_dump(exclude_defaults=True)
+    for flag, (path, read) in _FIELDS.items():
+        value = read(getattr(args, flag, None))
+        if value is None:
+            continue
+        section, field = path.split(".")
+        data.setdefault(section, {})[field] = value
+    return data
+
+
+def evaluation(args: argparse.Namespace) -> settings_mod.Evaluation:
+    return settings_mod.Evaluation.model_validate(evaluation_data(args))
+
+
+def run_settings(args: argparse.Namespace, **where: Any) -> settings_mod.RunSettings:
+    return settings_mod.RunSettings.model_validate(
+        {**evaluation_data(args), **where, "mirror_dir": getattr(args, "mirror_dir", None)})

@@ -1,0 +1,25 @@
+"""``iwc rescore``: re-judge a finished run's stored evidence (no new exploration)."""
+
+from __future__ import annotations
+
+import argparse
+
+from iwcbench.pipeline.runs import rescoring
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("rescore", help="re-judge stored evidence (no new exploration)")
+    p.add_argument("run", help="a run's output folder or store URI")
+    p.add_argument("--tasks", required=True)
+    p.add_argument("--judge", required=True, help="judge model")
+    p.add_argument("--out", help="write the re-scored run here (default: in place)")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    done = rescoring.rescore(args.run, args.tasks, args.judge, args.out)
+    usage = done.usage
+    calls, hits = (usage.calls, usage.cache_hits) if usage else (0, 0)
+    cost = (usage.cost_usd or 0) if usage else 0
+    print(f"re-scored {done.apps} apps with {args.judge}: {calls} calls, {hits} from the cache, cost ${cost:.4f}")
+    return 0

@@ -1,0 +1,44 @@
+"""``iwc run``: evaluate a folder of apps end to end on this machine."""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+
+from iwcbench.pipeline.cli import options, progress
+from iwcbench.pipeline.kits import telemetry
+from iwcbench.pipeline.runs import local
+from iwcbench.pipeline.stages import ingesting
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="evaluate apps/<model>/<task_id> end to end")
+    p.add_argument("--tasks", required=True, help="tasks.jsonl (WebGen-Bench / ArtifactsBench files accepted)")
+    p.add_argument("--apps", required=True, help="folder holding <model>/<task_id>/ apps")
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--workers", type=int, default=1, help="apps in parallel (default 1)")
+    p.add_argument("--models", nargs="*", default=(), help="only these models")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the apps an interrupted run with the same settings already recorded")
+    options.add_evaluation_options(p)
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = options.run_settings(args, tasks=args.tasks, apps=args.apps, out=args.out,
+                                  workers=args.workers, models=tuple(args.models))
+    if not pathlib.Path(config.apps).is_dir():
+        raise options.UsageError(f"--apps: no such folder: {config.apps}")
+    if not pathlib.Path(config.tasks).is_file():
+        raise options.UsageError(f"--tasks: no such file: {config.tasks}")
+    telemetry.setup("iwc")
+    display = progress.Display(stream=sys.stderr)
+    try:
+        run_results = local.execute(config, on_plan=display.plan, on_done=display.done, resume=args.resume)
+    except (ingesting.TaskFileError, local.ResumeMismatch) as exc:
+        raise options.UsageError(str(exc)) from None
+    finally:
+        display.close()
+    progress.print_leaderboard(run_results, pathlib.Path(config.out), stream=sys.stdout)
+    return 0

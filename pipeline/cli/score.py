@@ -1,0 +1,39 @@
+"""``iwc score``: aggregate stored per-app results into results.json and the report
+(the Kubernetes scoring Job). Every (model, task) gets a result, as in ``iwc run``."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+
+from iwcbench.pipeline.cli import options
+from iwcbench.pipeline.kits import store as store_mod
+from iwcbench.pipeline.runs import finishing, inputs, provenance
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("score", help="aggregate stored results into results.json and the report")
+    p.add_argument("--store", required=True)
+    p.add_argument("--tasks", required=True)
+    p.add_argument("--apps", help="the apps folder or s3:// URI: apps with no result are recorded too")
+    p.add_argument("--models", nargs="*", default=(), help="only these models (with --apps)")
+    p.add_argument("--settings", help="the run's evaluation settings (recorded in results.json)")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    evaluation = options.evaluation(args)
+    store = store_mod.open_store(args.store)
+    tasks = inputs.load_tasks(args.tasks)
+    app_results = finishing.collect_results(store)
+    if args.apps:
+        task_ids = [t.id for t in tasks]
+        expected = inputs.expected_apps(args.apps, tuple(args.models), task_ids)
+        app_results = finishing.complete_results(app_results, expected, task_ids)
+    started = datetime.datetime.now(datetime.timezone.utc)
+    run_results = finishing.finish(evaluation, started, store, app_results, [])
+    data = store.get_bytes("results.json")
+    print(json.dumps({"results": f"{store.uri}/results.json", "digest": provenance.digest(data),
+                      "apps": len(run_results.apps)}))
+    return 0

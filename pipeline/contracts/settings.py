@@ -1,0 +1,247 @@
+"""The one settings tree of an evaluation. Every field says its unit and default.
+
+``Evaluation`` is everything that changes results: exploration, instrumentation, input
+limits, sandbox, scoring, judging and LLM options. The CLI builds it (``iwc run``), the
+EvaluationRun spec embeds the same models (operator/api.py: camelCase on the wire through
+the aliases here), a Kubernetes pod receives it as one JSON document (``--settings``),
+and the config hash covers all of it. ``RunSettings`` adds where a local run reads and
+writes (tasks, apps, output, workers, cache folders), which never changes results.
+
+Cross-field rules are checked here once; a violation names the field
+(``FieldProblem``), so the CLI and the operator's condition say the same thing.
+Pure data: no I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Literal
+
+import pydantic
+import pydantic.alias_generators
+
+Effort = Literal["low", "medium", "high", "xhigh", "max"]
+Dimension = Literal["aesthetics", "usability", "alignment"]
+
+
+class FieldProblem(ValueError):
+    """A cross-field rule broken; ``path`` names the field to change (snake_case)."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+        self.message = message
+
+
+class Section(pydantic.BaseModel):
+    """A frozen settings model: unknown fields are an error; snake_case in Python,
+    camelCase accepted too (the CRD's spelling)."""
+
+    model_config = pydantic.ConfigDict(
+        frozen=True, extra="forbid", populate_by_name=True,
+        alias_generator=pydantic.alias_generators.to_camel,
+    )
+
+    def wire(self) -> dict:
+        """The camelCase dict as a Kubernetes resource stores it (unset optionals left out)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class Exploration(Section):
+    policy: Literal["heuristic", "llm", "random"] = pydantic.Field(
+        "heuristic", description="heuristic (offline), llm (Claude as the tester; needs a model) "
+        "or random (the seeded random clicker the heuristic is measured against)")
+    max_steps: int = pydantic.Field(100, ge=1, le=1000, description="actions per app (default 100)")
+    seed: int = pydantic.Field(0, ge=0, description="seed of the explorer's choices (default 0)")
+    step_timeout_s: float = pydantic.Field(10.0, gt=0, description="seconds one action may take (default 10)")
+    app_timeout_s: float = pydantic.Field(
+        300.0, gt=0, description="seconds for a whole exploration (default 300)")
+    load_timeout_s: float = pydantic.Field(20.0, gt=0, description="seconds for the first page load (default 20)")
+    plateau_steps: int = pydantic.Field(
+        3, ge=1, description="steps without coverage gain that make a plateau (default 3)")
+    stop_after_idle_steps: int = pydantic.Field(
+        15, ge=1, description="heuristic: stop after this many steps that found nothing new (default 15)")
+    viewport_width: int = pydantic.Field(1280, ge=320, description="pixels (default 1280)")
+    viewport_height: int = pydantic.Field(800, ge=240, description="pixels (default 800)")
+    max_dom_bytes: int = pydantic.Field(
+        2_000_000, ge=10_000, description="DOM snapshot cap, bytes (default 2,000,000)")
+    model: str | None = pydantic.Field(
+        None, min_length=1, description="LLM tester model for policy llm (default: judging.model)")
+
+
+class Instrumentation(Section):
+    timeout_s: float = pydantic.Field(120.0, gt=0, description="seconds for one app's Node process (default 120)")
+    max_file_bytes: int = pydantic.Field(
+        5_000_000, ge=1, description="larger scripts stay uninstrumented, bytes (default 5,000,000)")
+
+
+class Input(Section):
+    max_archive_bytes: int = pydantic.Field(
+        200_000_000, ge=1, description="cap on an app archive's extracted size, bytes (default 200,000,000)")
+    max_archive_members: int = pydantic.Field(20_000, ge=1, description="files per archive (default 20,000)")
+
+
+class Sandbox(Section):
+    mirror_fetch: bool = pydantic.Field(
+        True, description="fill the CDN mirror from the npm registry on a miss (default true)")
+    npm_registry: str = pydantic.Field(
+        "https://registry.npmjs.org", min_length=1, description="npm registry URL the mirror fills from")
+
+
+class Scoring(Section):
+    accessibility: bool = pydantic.Field(True, description="run axe-core on each new state (default true)")
+    judge: str | None = pydantic.Field(
+        None, min_length=1, description="old spelling of judging.model (kept for existing EvaluationRuns)")
+
+
+class Judging(Section):
+    model: str | None = pydantic.Field(
+        None, min_length=1, description="LLM judge model; unset = offline scores only")
+    dimensions: tuple[Dimension, ...] = pydantic.Field(
+        ("aesthetics", "usability", "alignment"), description="judged dimensions (default all three)")
+    runs: int = pydantic.Field(5, ge=1, le=25, description="final-judge runs per deliberated dimension (default 5)")
+    min_usable_runs: int = pydantic.Field(
+        3, ge=1, description="fewer usable final-judge runs → unscored (default 3)")
+    parse_retries: int = pydantic.Field(2, ge=0, le=10, description="re-asks after an unreadable answer (default 2)")
+    max_adjustment: float = pydantic.Field(
+        1.0, gt=0, le=5, description="largest |adjustment| per aspect, score points (default 1)")
+    temperature: float | None = pydantic.Field(
+        None, ge=0, le=1, description="temperature of the final-judge runs; unset = the client's (API default)")
+    max_screenshots: int = pydantic.Field(5, ge=1, le=20, description="screenshots the aesthetics judge sees (default 5)")
+    alignment_max_tool_calls: int = pydantic.Field(
+        40, ge=1, description="alignment agent tool calls per app before verdicts are demanded (default 40)")
+    alignment_page_lines: int = pydantic.Field(80, ge=10, description="lines per page of the read tool (default 80)")
+    alignment_max_hits: int = pydantic.Field(40, ge=1, description="search hits shown per call (default 40)")
+
+
+class LLM(Section):
+    effort: Effort | None = pydantic.Field(
+        None, description="reasoning effort sent with every LLM call (tester and judges); unset = API default")
+
+
+# The cross-field rules ``Evaluation`` checks, in words (docs/settings.md lists them).
+RULES: tuple[str, ...] = (
+    "`exploration.model`: `exploration.policy: llm` needs `exploration.model` or `judging.model`.",
+    "`judging.min_usable_runs` cannot exceed `judging.runs`.",
+    "`judging.dimensions` cannot be empty when a judge model is set.",
+    "`scoring.judge` is the old spelling of `judging.model`; naming two different models is an error.",
+)
+
+
+class Evaluation(Section):
+    """Everything that changes an evaluation's results."""
+
+    exploration: Exploration = Exploration()
+    instrumentation: Instrumentation = Instrumentation()
+    input: Input = Input()
+    sandbox: Sandbox = Sandbox()
+    scoring: Scoring = Scoring()
+    judging: Judging = Judging()
+    llm: LLM = LLM()
+
+    @pydantic.model_validator(mode="before")
+    @classmethod
+    def _old_judge_spelling(cls, data: object) -> object:
+        """``scoring.judge`` is the old place of ``judging.model``: move it there."""
+        if not isinstance(data, dict):
+            return data
+        scoring = data.get("scoring")
+        if isinstance(scoring, dict) and scoring.get("judge") is not None:
+            judging = data.get("judging") or {}
+            if isinstance(judging, Judging):
+                judging = judging.model_dump(exclude_unset=True)
+            if not isinstance(judging, dict):
+                return data
+            named = judging.get("model")
+            if named is not None and named != scoring["judge"]:
+                raise FieldProblem("scoring.judge", f"names {scoring['judge']!r} while judging.model names "
+                                   f"{named!r}; set only judging.model")
+            data = {**data, "scoring": {k: v for k, v in scoring.items() if k != "judge"},
+                    "judging": {**judging, "model": scoring["judge"]}}
+        return data
+
+    @pydantic.model_validator(mode="after")
+    def _cross_field_rules(self) -> "Evaluation":
+        if self.exploration.policy == "llm" and not self.tester_model():
+            raise FieldProblem("exploration.model", "the llm explorer needs a model: set exploration.model "
+                               "or judging.model (--explorer-model or --judge)")
+        if self.judging.min_usable_runs > self.judging.runs:
+            raise FieldProblem("judging.min_usable_runs", f"{self.judging.min_usable_runs} usable runs can "
+                               f"never come from {self.judging.runs} judging.runs")
+        if not self.judging.dimensions and self.judging.model:
+            raise FieldProblem("judging.dimensions", "a judge model with no dimension to judge")
+        return self
+
+    def tester_model(self) -> str | None:
+        return self.exploration.model or self.judging.model
+
+    def uses_llm(self) -> bool:
+        return bool(self.judging.model) or self.exploration.policy == "llm"
+
+    def evaluation(self) -> "Evaluation":
+        """Only the evaluation part (a ``RunSettings`` drops where it runs)."""
+        return Evaluation.model_validate(self.model_dump(include=set(Evaluation.model_fields)))
+
+    def document(self) -> str:
+        """The evaluation as the one JSON document a pod receives (``--settings``)."""
+        return self.evaluation().model_dump_json(exclude_defaults=True)
+
+    def config_hash(self) -> str:
+        """Hash of everything that changes results."""
+        data = self.evaluation().model_dump(mode="json")
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+class RunSettings(Evaluation):
+    """An evaluation plus where a local run reads and writes."""
+
+    tasks: str = pydantic.Field(description="tasks.jsonl path or URI")
+    apps: str = pydantic.Field(description="folder (or URI) holding apps/<model>/<task_id>")
+    out: str = pydantic.Field(description="output folder or store URI")
+    workers: int = pydantic.Field(1, ge=1, le=64, description="apps evaluated in parallel (default 1)")
+    models: tuple[str, ...] = pydantic.Field((), description="only these models (default all)")
+    mirror_dir: str | None = pydantic.Field(
+        None, description="CDN mirror cache folder (default ~/.cache/iwc-bench/cdn)")
+    llm_cache_dir: str | None = pydantic.Field(
+        None, description="LLM response cache folder (default OUT/llm-cache; none for an s3:// OUT)")
+
+    def config_hash(self) -> str:
+        """The evaluation's hash plus the inputs (which tasks, apps and models)."""
+        data = {"evaluation": super().config_hash(), "tasks": self.tasks, "apps": self.apps,
+                "models": list(self.models)}
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def parse_document(text: str) -> Evaluation:
+    """An evaluation from its JSON document (what ``Evaluation.document`` wrote)."""
+    return Evaluation.model_validate_json(text or "{}")
+
+
+def field_path(item: dict, alias: bool = False) -> str:
+    """The dotted path of one pydantic error item; a FieldProblem's own path when the
+    error came from a cross-field rule. ``alias``: camelCase (the CRD's spelling)."""
+    problem = (item.get("ctx") or {}).get("error")
+    if isinstance(problem, FieldProblem):
+        parts = problem.path.split(".")
+    else:
+        parts = [str(p) for p in item["loc"]]
+    if alias:
+        parts = [pydantic.alias_generators.to_camel(p) for p in parts]
+    return ".".join(parts)
+
+
+def problem_message(item: dict) -> str:
+    problem = (item.get("ctx") or {}).get("error")
+    if isinstance(problem, FieldProblem):
+        return problem.message
+    return item["msg"].removeprefix("Value error, ")
+
+
+def describe_error(error: pydantic.ValidationError) -> str:
+    """A one-line-per-problem message naming each bad field by its dotted path."""
+    lines = []
+    for item in error.errors():
+        where = field_path(item)
+        lines.append(f"{where}: {problem_message(item)}" if where else problem_message(item))
+    return "invalid configuration:\n  " + "\n  ".join(lines)

@@ -1,0 +1,167 @@
+"""A whole run on one machine: plan (discover the apps), resume, evaluate them in a
+pool of worker processes, then finish (aggregate, results.json, the report).
+
+Worker processes (spawned, not forked) keep one app's crash or leak from taking the
+run down; a worker that dies is replaced and its app recorded as ``error``. This
+module must not implement stage logic: it schedules ``runs.app.evaluate_app``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import datetime
+import json
+import logging
+import multiprocessing
+import pathlib
+from concurrent.futures.process import BrokenProcessPool
+from typing import Callable
+
+from iwcbench.pipeline.contracts import evidence, results, settings as settings_mod, task
+from iwcbench.pipeline.kits import store as store_mod, telemetry
+from iwcbench.pipeline.runs import app as app_run, assistants, finishing
+from iwcbench.pipeline.stages import ingesting
+
+log = logging.getLogger(__name__)
+
+# Per worker process: set once by the pool initializer.
+_WORKER: dict[str, app_run.Context] = {}
+
+
+def context(config: settings_mod.RunSettings, tasks: list[task.Task]) -> app_run.Context:
+    """What every app of this run shares, the LLM side included when asked for."""
+    return app_run.Context(
+        evaluation=config.evaluation(),
+        store=store_mod.open_store(config.out),
+        tasks={t.id: t for t in tasks},
+        mirror_dir=config.mirror_dir,
+        assistants=assistants.factory(config, assistants.cache_dir(config.out, config.llm_cache_dir)),
+    )
+
+
+def _init_worker(config_json: str, tasks_json: str) -> None:
+    logging.basicConfig(level=logging.WARNING)
+    telemetry.setup("iwc-worker")
+    config = settings_mod.RunSettings.model_validate_json(config_json)
+    tasks = [task.Task.model_validate(d) for d in json.loads(tasks_json)]
+    _WORKER["context"] = context(config, tasks)
+
+
+def _evaluate(app_json: str) -> str:
+    app = evidence.AppRef.model_validate_json(app_json)
+    return app_run.evaluate_app(app, _WORKER["context"]).model_dump_json()
+
+
+def plan(config: settings_mod.RunSettings) -> tuple[list[task.Task], list[evidence.AppRef], list[results.AppResult], list[results.SkippedInput]]:
+    """Tasks, apps to evaluate, results already decided (missing apps), and input
+    entries that cannot be evaluated at all (with reasons)."""
+    tasks = ingesting.load_tasks(pathlib.Path(config.tasks))
+    discovery = ingesting.discover_apps(pathlib.Path(config.apps), [t.id for t in tasks])
+    wanted = set(config.models)
+    apps = [a for a in discovery.apps if not wanted or a.model in wanted]
+    decided = []
+    for model, task_id in discovery.missing:
+        if wanted and model not in wanted:
+            continue
+        app = evidence.AppRef(model=model, task_id=task_id, source="", packaging="folder")
+        decided.append(app_run.failed_result(app, "start_failed", "no app submitted for this task"))
+    skipped = [results.SkippedInput(path=f"{p.model}/{p.name}" if p.model else p.name, reason=p.reason)
+               for p in discovery.problems]
+    return tasks, apps, decided, skipped
+
+
+def _run_pool(
+    apps: list[evidence.AppRef],
+    config: settings_mod.RunSettings,
+    tasks: list[task.Task],
+    on_done: Callable[[results.AppResult], None],
+) -> list[results.AppResult]:
+    """Evaluate apps in worker processes; a dead worker costs only its own app."""
+    ctx = multiprocessing.get_context("spawn")
+    args = (config.model_dump_json(), json.dumps([t.model_dump(mode="json") for t in tasks]))
+    pending = list(apps)
+    done: list[results.AppResult] = []
+    while pending:
+        with concurrent.futures.ProcessPoolExecutor(
+            max_workers=config.workers, mp_context=ctx, initializer=_init_worker, initargs=args
+        ) as pool:
+            futures = {pool.submit(_evaluate, a.model_dump_json()): a for a in pending}
+            pending = []
+            broken = False
+            for future in concurrent.futures.as_completed(futures):
+                app = futures[future]
+                try:
+                    result = results.AppResult.model_validate_json(future.result())
+                except BrokenProcessPool:
+                    if not broken:
+                        # The first casualty is the app that killed its worker; the
+                        # others never ran and go round again.
+                        broken = True
+                        result = app_run.failed_result(
+                            app, "error", "the worker process evaluating this app died "
+                            "(out of memory or a crash in the browser)")
+                    else:
+                        pending.append(app)
+                        continue
+                except Exception as exc:  # noqa: BLE001
+                    result = app_run.failed_result(app, "error", f"worker failed: {type(exc).__name__}: {exc}")
+                done.append(result)
+                on_done(result)
+    return done
+
+
+class ResumeMismatch(ValueError):
+    """--resume on an output folder written with another configuration."""
+
+
+RUN_MARKER = "run.json"  # config hash of the run writing this folder, for --resume
+
+
+def _reusable(store: store_mod.Store, config: settings_mod.RunSettings, apps: list[evidence.AppRef],
+              resume: bool) -> dict[str, results.AppResult]:
+    """Results a resumed run keeps: apps already recorded by a run with the same
+    configuration. An ``error`` (our side failed) is evaluated again."""
+    mine = config.config_hash()
+    if resume and store.exists(RUN_MARKER):
+        theirs = store_mod.get_json(store, RUN_MARKER).get("config_hash")
+        if theirs != mine:
+            raise ResumeMismatch(
+                f"--resume: {config.out} was written with another configuration "
+                f"(config hash {theirs}, this run {mine}); use another --out or drop --resume")
+    store_mod.put_json(store, RUN_MARKER, {"config_hash": mine})
+    kept: dict[str, results.AppResult] = {}
+    if not resume:
+        return kept
+    for app in apps:
+        key = f"{app.key}/result.json"
+        if store.exists(key):
+            result = results.AppResult.model_validate_json(store.get_bytes(key))
+            if result.outcome != "error":
+                kept[app.key] = result
+    return kept
+
+
+def execute(
+    config: settings_mod.RunSettings,
+    on_plan: Callable[[int], None] = lambda total: None,
+    on_done: Callable[[results.AppResult], None] = lambda r: None,
+    resume: bool = False,
+) -> results.RunResults:
+    """Run everything; write results.json and the report into ``config.out``.
+    ``resume`` keeps the apps a previous, interrupted run of the same configuration
+    already recorded, and evaluates only the rest."""
+    started = datetime.datetime.now(datetime.timezone.utc)
+    out = pathlib.Path(config.out)
+    out.mkdir(parents=True, exist_ok=True)
+    store = store_mod.LocalStore(out)
+    with telemetry.span("run", apps=config.apps, tasks=config.tasks):
+        tasks, apps, decided, skipped = plan(config)
+        kept = _reusable(store, config, apps, resume)
+        on_plan(len(apps) + len(decided))
+        for result in decided:
+            app_run.save_result(store, result)
+        for result in [*decided, *kept.values()]:
+            on_done(result)
+        todo = [a for a in apps if a.key not in kept]
+        evaluated = _run_pool(todo, config, tasks, on_done)
+        return finishing.finish(config, started, store, [*decided, *kept.values(), *evaluated], skipped)

@@ -1,0 +1,75 @@
+"""What produced a set of results, for reproducibility: tool versions and the git
+commit of this checkout. Read once per run (it starts a few short processes)."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import pathlib
+import platform
+
+from iwcbench.pipeline.kits import browser, processes
+
+NODE_PACKAGES = ("istanbul-lib-instrument", "axe-core")
+
+
+def versions() -> dict[str, str | None]:
+    found: dict[str, str | None] = {"python": platform.python_version()}
+    for dist in ("iwc-bench", "playwright", "pydantic", "networkx", "anthropic"):
+        try:
+            found[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            found[dist] = None
+    for name, argv in (("chromium", [_chromium(), "--version"]), ("node", [_node(), "--version"])):
+        try:
+            done = processes.run(argv, timeout_s=20) if argv[0] else None
+            found[name] = done.stdout.decode().strip() if done is not None and done.ok else None
+        except (OSError, processes.ToolMissing):
+            found[name] = None
+    try:
+        tools = processes.node_tools_dir()
+    except processes.ToolMissing:
+        tools = None
+    for pkg in NODE_PACKAGES:
+        manifest = tools / pkg / "package.json" if tools is not None else None
+        found[pkg] = json.loads(manifest.read_text())["version"] if manifest and manifest.is_file() else None
+    return found
+
+
+def _chromium() -> str | None:
+    try:
+        return browser.chromium_path()
+    except RuntimeError:
+        return None
+
+
+def _node() -> str | None:
+    try:
+        return processes.node_binary()
+    except processes.ToolMissing:
+        return None
+
+
+def git_commit() -> str | None:
+    """The commit of this checkout, read from .git without running git."""
+    root = pathlib.Path(__file__).resolve().parents[2]
+    head = root / ".git" / "HEAD"
+    try:
+        ref = head.read_text().strip()
+        if ref.startswith("ref: "):
+            target = root / ".git" / ref[5:]
+            if target.is_file():
+                return target.read_text().strip()
+            packed = root / ".git" / "packed-refs"
+            for line in packed.read_text().splitlines():
+                if line.endswith(" " + ref[5:]):
+                    return line.split()[0]
+            return None
+        return ref
+    except OSError:
+        return None
+
+
+def digest(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
