@@ -316,9 +316,9 @@ class HeuristicPolicy:
         options = elements + self._page_actions(obs, reach, nothing_else=not elements)
         if not options:
             return None
-        if self._done(obs, options, reach):
-            return evidence.Action(kind="finish", target="page", intent=(
-                f"nothing new for {self.idle} steps and nothing left that could reach more"))
+        done = self._done(obs, options, reach)
+        if done is not None:
+            return evidence.Action(kind="finish", target="page", intent=done)
         harmful, held = self._destructive(obs, options)
         if self.rng.random() < EPSILON:
             # (waiting and scrolling are chosen for what they promise, never by chance)
@@ -346,19 +346,20 @@ class HeuristicPolicy:
         return reaching.Reach(self.code, self.context.coverage())
 
     def _done(self, obs: observing.Observation, options: list[tuple[str, evidence.Action]],
-              reach: reaching.Reach | None) -> bool:
-        """Nothing new for a while and nothing left that could find something."""
+              reach: reaching.Reach | None) -> str | None:
+        """Why to stop (nothing new for a while and nothing left that could find
+        something), or None to go on."""
         limit = self.context.idle_steps if self.context is not None else 15
         if reach is not None and self.idle >= FUNCTIONS_DONE_IDLE and reach.unreached_functions() == 0:
-            return True
+            return f"every function of the app ran and nothing new came for {self.idle} steps"
         if self.idle < limit:
-            return False
+            return None
         for sig, action in options:
             if action.kind in ("wait", "scroll"):
                 continue
             if self.tried[(obs.state, sig)] == 0 or self.steers.get(sig, 0.0) >= STEER_FLOOR:
-                return False
-        return True
+                return None
+        return f"nothing new reachable after {self.idle} steps (nothing untried or promising left)"
 
     def _commit(self, obs: observing.Observation, sig: str, action: evidence.Action) -> evidence.Action:
         self.pending = (obs.state, sig, action)

@@ -312,6 +312,8 @@ class Explorer:
             if action is None:
                 return "the policy had nothing left to try"
             if action.kind == "finish":
+                if self.policy.name == "heuristic" and action.intent:
+                    return action.intent  # the heuristic's own stop rule, worded as such
                 return "the explorer declared testing complete" + (f": {action.intent}" if action.intent else "")
             step_started, notes = time.monotonic(), []
             ok, error = True, None

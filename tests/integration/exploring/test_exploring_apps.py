@@ -118,7 +118,7 @@ def test_time_limit_stops_the_exploration(served):
 
 def test_nothing_new_stops_the_exploration(served):
     run = served.explore("menu", max_steps=60, stop_after_idle_steps=3)
-    assert run.result.trace.stop_reason == "nothing new reachable after 3 steps"
+    assert run.result.trace.stop_reason.startswith("nothing new reachable after 3 steps")
     assert len(run.steps) < 61
 
 
