@@ -26,7 +26,8 @@ Score of an action in a state (higher first):
       other card of a pair)
     + STEER × what it could still add to coverage (steering: the value of the
       handlers it fires, of key plays whose branches never ran, of waiting for
-      timers whose callbacks never ran; capped at STEER_CAP)
+      timers whose callbacks never ran; capped at STEER_CAP), × FADE for each try
+      of it since it last raised coverage
     + a small prior per kind, + a seeded tie-break in [0, 0.75)
 With probability EPSILON a seeded random action (untried in this state, if any is
 left, never a held-back destructive one, never a wait or a scroll) is taken instead, so one dominant action
@@ -65,6 +66,7 @@ STEER_CAP = 4.0
 STEER_FLOOR = 0.5  # an option worth this much keeps the exploration going
 FUNCTIONS_DONE_IDLE = 5
 UNTRIED = 3.0
+FADE = 0.6
 ECHO = 4.0
 
 
@@ -96,6 +98,7 @@ class HeuristicPolicy:
         self.toggled_from: dict[str, bool] = {}  # check signature -> checked before its last try
         self.code: reaching.Code | None = None
         self.steers: dict[str, float] = {}  # signature -> steering value this step
+        self.fruitless: collections.Counter[str] = collections.Counter()  # tries since it last gained
         self.states: set[str] = set()
         self.idle = 0  # steps in a row that found neither coverage nor a new state
         self.names_seen: dict[str, set[str]] = collections.defaultdict(set)  # selector -> names it showed
@@ -187,6 +190,11 @@ class HeuristicPolicy:
             return action.model_copy(update={"value": f"{dx},{dy}"})
         if kind == "key" and action.value is None:
             return action.model_copy(update={"value": playing.concrete_key(sig, self.rng)})
+        if kind == "key" and action.value and action.value.startswith("hold:"):
+            # a hold that is chosen again goes on longer: games reward holding on
+            keys, _, ms = action.value[5:].rpartition(":")
+            longer = min(playing.HOLD_MAX_MS, int(ms) * (1 + self.tried_family[self._family(sig)]))
+            return action.model_copy(update={"value": f"hold:{keys}:{longer}"})
         return action
 
     # ---- choice rules ------------------------------------------------------
@@ -231,7 +239,8 @@ class HeuristicPolicy:
                harmful: set[str], held: set[str]) -> float:
         here = self.tried[(obs.state, sig)]
         score = UNTRIED if here == 0 else -1.0 * here
-        score += STEER * min(self.steers.get(sig, 0.0), STEER_CAP)
+        # (what reaching promises fades each time it was tried and nothing came of it)
+        score += STEER * min(self.steers.get(sig, 0.0), STEER_CAP) * FADE ** self.fruitless[sig]
         if self.revealed is not None and action.kind == "click" and action.selector != self.revealed[0] \
                 and self.revealed[1] in self.names_seen.get(action.selector or "", ()):
             c = next((x for x in obs.candidates if x.selector == action.selector), None)
@@ -355,9 +364,9 @@ class HeuristicPolicy:
         if self.idle < limit:
             return None
         for sig, action in options:
-            if action.kind in ("wait", "scroll"):
-                continue
-            if self.tried[(obs.state, sig)] == 0 or self.steers.get(sig, 0.0) >= STEER_FLOOR:
+            if sig != playing.IDLE_WAIT and self.steers.get(sig, 0.0) * FADE ** self.fruitless[sig] >= STEER_FLOOR:
+                return None  # (a wait for timers whose callbacks never ran counts too)
+            if action.kind not in ("wait", "scroll") and self.tried[(obs.state, sig)] == 0:
                 return None
         return f"nothing new reachable after {self.idle} steps (nothing untried or promising left)"
 
@@ -383,6 +392,7 @@ class HeuristicPolicy:
         self.last = sig
         self.tried_family[self._family(sig)] += 1
         self.gains[sig] = step.coverage_gain
+        self.fruitless[sig] = 0 if step.coverage_gain > 0 else self.fruitless[sig] + 1
         root = self.chain_root
         if root is not None and root != sig and step.coverage_gain > 0 and root in self.gains:
             self.gains[root] += step.coverage_gain

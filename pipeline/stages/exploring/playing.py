@@ -26,9 +26,10 @@ KEY_GROUPS = {
     "escape": ("Escape",),
 }
 MAX_KEY_PLAYS = 16  # code-derived key plays offered per step (the most promising)
-HOLD_MS = 700
+HOLD_MAX_MS = 1500  # the longest hold (a step's time grows with it)
 TIMER_WAIT_MS = (400, 2500)  # a wait for pending timers lasts this long at least / at most
 IDLE_WAIT_MS = 800
+IDLE_WAIT = "wait|"  # the wait offered whatever the code says (it promises nothing)
 POSITIONS_OFFERED = 5  # places per positional element, per kind
 
 
@@ -66,7 +67,7 @@ def wait_options(obs: observing.Observation, reach: reaching.Reach | None, nothi
         lo, hi = TIMER_WAIT_MS
         ms = int(min(hi, max(lo, min(delays))))
         options.append(Option("wait|timer", evidence.Action(kind="wait", target="page", value=str(ms)), steer=1.0))
-    options.append(Option("wait|", evidence.Action(kind="wait", target="page", value=str(IDLE_WAIT_MS)),
+    options.append(Option(IDLE_WAIT, evidence.Action(kind="wait", target="page", value=str(IDLE_WAIT_MS)),
                           steer=0.5 if nothing_else else 0.0))
     return options
 

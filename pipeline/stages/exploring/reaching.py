@@ -27,6 +27,8 @@ _COUNTER = re.compile(r"(cov_[A-Za-z0-9_$]+)\(\)\.f\[(\d+)\]")
 _CALLED = re.compile(r"([A-Za-z_$][\w$]*)\s*\(")
 _NOT_CALLS = {"if", "for", "while", "switch", "catch", "function", "return", "typeof", "new"}
 HANDLER_CHARS = 4000  # of a handler's source read for names when it carries no counter
+HOLD_MS = 700  # a held key's first hold (the heuristic holds longer when it repeats one)
+MOVES = {"ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "w", "a", "s", "d", "W", "A", "S", "D"}
 
 
 def coverage_variable(key: str) -> str:
@@ -159,6 +161,7 @@ class Reach:
         plays: dict[str, KeyPlay] = {}
         for key, facts in self.code.facts.items():
             by_handler: dict[str, list[str]] = {}  # handler fid -> its keys with open arms, in order
+            held: dict[str, float] = {}  # held key -> weight
             for fact in facts.get("keys") or ():
                 guards = fact.get("guards") or []
                 open_arms = [g for g in guards if not self.arm_ran(key, str(g[0]), int(g[1]))]
@@ -169,12 +172,25 @@ class Reach:
                     weight = 0.5
                 else:
                     weight = 0.1
+                if fact.get("hold") and fn is not None:
+                    # A loop reading held keys is a game still to be played while the
+                    # loop (or what it calls) has code that never ran.
+                    weight = max(weight, min(1.2, 0.6 * self.value(key, str(fn))))
                 name = "+".join([*fact.get("mods", []), fact["key"]])
-                value = f"hold:{name}:700" if fact.get("hold") else name
+                value = f"hold:{name}:{HOLD_MS}" if fact.get("hold") else name
+                if fact.get("hold"):
+                    held[name] = max(held.get(name, 0.0), weight)
                 if value not in plays or plays[value].weight < weight:
                     plays[value] = KeyPlay(value=value, hold=bool(fact.get("hold")), weight=weight)
                 if open_arms and fn is not None and not fact.get("hold") and name not in by_handler.get(str(fn), []):
                     by_handler.setdefault(str(fn), []).append(name)
+            # Moving while pressing an action key (fire, jump, sprint): held together.
+            moves = [k for k in held if k in MOVES]
+            actions = [k for k in held if k not in MOVES]
+            for move in moves[:4]:
+                for act in actions[:2]:
+                    value = f"hold:{move}+{act}:{HOLD_MS}"
+                    plays.setdefault(value, KeyPlay(value=value, hold=True, weight=max(held[move], held[act])))
             # One handler's open keys in a row: "Tab Enter" reaches what needs both.
             for names in by_handler.values():
                 if 2 <= len(names):

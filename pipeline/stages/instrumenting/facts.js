@@ -25,7 +25,8 @@ const KEY_NAMES = new Set([
 ]);
 const LEGACY = { Esc: 'Escape', Up: 'ArrowUp', Down: 'ArrowDown', Left: 'ArrowLeft', Right: 'ArrowRight',
     Spacebar: 'Space', ' ': 'Space', ShiftLeft: 'Shift', ShiftRight: 'Shift' };
-const KEY_READERS = /^(key|code|keyCode|which|char|charCode|keyName|pressed|k|ch)$|key$/i;
+// (not `ch` or `c`: those are a string's characters far more often than a key)
+const KEY_READERS = /^(key|code|keyCode|which|char|charCode|keyName|pressed)$|key$/i;
 const HELD_MAPS = /^(keys|keysDown|keysPressed|held|pressed|down|input|controls|keyState|keyMap|pressedKeys)$/i;
 const MODIFIERS = { ctrlKey: 'Control', metaKey: 'Control', shiftKey: 'Shift', altKey: 'Alt' };
 const TIMERS = new Set(['setTimeout', 'setInterval', 'requestAnimationFrame']);
