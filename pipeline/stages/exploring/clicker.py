@@ -1,7 +1,8 @@
 """The seeded random clicker: the baseline every smarter explorer must beat.
 
 It picks uniformly among what the page offers this step — each (element, action
-kind) the observation lists, plus key presses on the page when the page listens to
+kind) the observation lists (not those something else covers, such as the page
+behind an open dialog), plus key presses on the page when the page listens to
 keys or draws on a canvas — with values drawn at random from the same value lists the
 heuristic uses. It never stops early: with nothing to act on it waits, so time-driven
 code gets its chance, exactly as a monkey tester's would. Deterministic for a seed.
@@ -35,8 +36,9 @@ class RandomClicker:
         self.rng = random.Random(context.seed)
 
     def _options(self, obs: observing.Observation) -> list[tuple[str, observing.Candidate | None]]:
+        reachable = [c for c in obs.candidates if not c.covered] or list(obs.candidates)
         options: list[tuple[str, observing.Candidate | None]] = [
-            (kind, c) for c in obs.candidates if not c.external for kind in c.kinds
+            (kind, c) for c in reachable if not c.external for kind in c.kinds
             if kind != "select" or c.options]
         if obs.keyboard or obs.canvases:
             options.append(("key", None))

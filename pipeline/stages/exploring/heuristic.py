@@ -124,7 +124,9 @@ class HeuristicPolicy:
                          ) -> list[tuple[str, evidence.Action]]:
         actions: list[tuple[str, evidence.Action]] = []
         drop = obs.drop_targets[0] if obs.drop_targets else None
-        for c in obs.candidates:
+        # (what something else covers would receive no click: a dialog is open over it)
+        reachable = [c for c in obs.candidates if not c.covered] or list(obs.candidates)
+        for c in reachable:
             if c.external:
                 continue  # recorded by the explorer, never followed
             target = c.describe()

@@ -154,6 +154,16 @@
     '[role=menuitem],[role=checkbox],[role=switch],[role=radio],[role=option],[role=slider],[onclick],' +
     '[contenteditable=""],[contenteditable=true],canvas,[draggable=true],label';
 
+  // Something else (an open dialog's backdrop, a toast) is on top of the element's
+  // middle: a click there would land on that. Unknown (false) when off screen.
+  const coveredAt = (el, r) => {
+    const x = r.x + r.width / 2, y = r.y + r.height / 2;
+    if (x < 0 || y < 0 || x >= window.innerWidth || y >= window.innerHeight) return false;
+    const top = document.elementFromPoint(x, y);
+    if (!top || top === el || el.contains(top) || top.contains(el)) return false;
+    return !(el.labels && Array.from(el.labels).some(l => l === top || l.contains(top)));
+  };
+
   const candidates = [];
   const structure = [];
   const values = [];
@@ -232,6 +242,7 @@
         parents: [parent, parent && parent.parentElement].filter(Boolean).map(refOf),
         hint: clip([el.id, typeof el.className === 'string' ? el.className : '', el.getAttribute('title') || ''].join(' '), 80),
         box: [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)],
+        covered: coveredAt(el, r),
       });
     }
     // the accessibility tree: roles worth naming, refs where one can act

@@ -51,6 +51,7 @@ class Candidate:
     context: str = ""  # that item's visible text ("Buy milk ×")
     parents: tuple[str, ...] = ()  # refs of its parent and grandparent elements
     hint: str = ""  # id, class and title: words a name may lack ("destroy")
+    covered: bool = False  # something else is on top of its middle (a dialog's backdrop)
 
     def describe(self) -> str:
         """``button "Add task"``: how a person would name it."""

@@ -52,7 +52,8 @@ class Explorer:
         self.policy = chooser
         self.router = router if router is not None else browser.OriginGuard(self.origin)
         self.accessibility = accessibility
-        self.action_timeout_s = min(config.step_timeout_s, 3.0)
+        # (an element that is not actionable within 2 s will not be: do not wait longer)
+        self.action_timeout_s = min(config.step_timeout_s, 2.0)
         self.steps: list[evidence.Step] = []
         self.coverage_base: dict = {}  # counters of documents already left
         self.coverage_live: dict | None = None  # counters of the current document
