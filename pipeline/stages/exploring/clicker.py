@@ -65,6 +65,8 @@ class RandomClicker:
             return evidence.Action(kind="wait", target="page", value=WAIT_MS)
         kind, c = options[self.rng.randrange(len(options))]
         value = self._value(kind, c, observation.drop_targets)
+        if value is None and c is not None and c.point and kind in ("click", "hover"):
+            value = f"at:{c.point[0]:g},{c.point[1]:g}"  # where a press lands on it
         if c is None:
             return evidence.Action(kind="key", target="page", value=value)
         return evidence.Action(kind=kind, target=c.describe(), selector=c.selector, value=value)  # type: ignore[arg-type]

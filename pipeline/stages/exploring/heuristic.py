@@ -39,8 +39,11 @@ steps found nothing new and nothing is left that could: no action untried in thi
 state, none whose steering value is at least STEER_FLOOR — or, once every function
 of the app ran, after FUNCTIONS_DONE_IDLE idle steps.
 
-Typing is one unit with what completes it: in a form, the other empty fields and the
-submit button; outside a form, Enter, then the adjacent button (rules.adjacent_button)
+A form's button pressed again is pressed after filling the form (rules.form_fill:
+fields get their usual value, selects on their placeholder their first option,
+consent checkboxes a tick, each radio group one choice): the first press shows the
+form's errors, later ones get past them. Typing is one unit with what completes it: in a form, the
+other empty fields and the submit button; outside a form, Enter, then the adjacent button (rules.adjacent_button)
 if the field still holds its text. A choice in a form (radio, checkbox, option) is
 followed by the form's submit button.
 """
@@ -147,7 +150,8 @@ class HeuristicPolicy:
                 elif kind == "key":
                     actions.append((sig, evidence.Action(kind="key", target=target, selector=c.selector)))
                 else:
-                    actions.append((sig, evidence.Action(kind=kind, target=target, selector=c.selector)))  # type: ignore[arg-type]
+                    at = f"at:{c.point[0]:g},{c.point[1]:g}" if c.point and kind in ("click", "hover") else None
+                    actions.append((sig, evidence.Action(kind=kind, target=target, selector=c.selector, value=at)))  # type: ignore[arg-type]
                 if reach is not None:
                     value = steering.action_value(reach, obs, c.selector, kind)
                     if kind == "drag" and drop:
@@ -341,6 +345,20 @@ class HeuristicPolicy:
             _, best = max(scored)
             sig, action = options[best]
         chosen = self._concrete(sig, action, obs)
+        button = next((c for c in obs.candidates if c.selector == chosen.selector), None) if chosen.kind == "click" else None
+        if button is not None and self.tried_family[self._family(sig)] >= 1:
+            # Pressed once as it was (the form's errors); from then on the form is filled first.
+            fills = rules.form_fill(button, obs)
+            if fills:
+                self.followups.clear()
+                for kind, c, value in fills[1:]:
+                    self.followups.append((rules.signature(kind, c.selector), evidence.Action(
+                        kind=kind, target=c.describe(), selector=c.selector, value=value), None))  # type: ignore[arg-type]
+                self.followups.append((sig, chosen, None))
+                kind, c, value = fills[0]
+                self.chain_root = sig
+                return self._commit(obs, rules.signature(kind, c.selector), evidence.Action(
+                    kind=kind, target=c.describe(), selector=c.selector, value=value))  # type: ignore[arg-type]
         if chosen.kind == "type":
             typed = next(c for c in obs.candidates if c.selector == chosen.selector)
             self._queue_followups(typed, obs)

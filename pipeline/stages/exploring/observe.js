@@ -154,14 +154,22 @@
     '[role=menuitem],[role=checkbox],[role=switch],[role=radio],[role=option],[role=slider],[onclick],' +
     '[contenteditable=""],[contenteditable=true],canvas,[draggable=true],label';
 
-  // Something else (an open dialog's backdrop, a toast) is on top of the element's
-  // middle: a click there would land on that. Unknown (false) when off screen.
-  const coveredAt = (el, r) => {
-    const x = r.x + r.width / 2, y = r.y + r.height / 2;
-    if (x < 0 || y < 0 || x >= window.innerWidth || y >= window.innerHeight) return false;
-    const top = document.elementFromPoint(x, y);
-    if (!top || top === el || el.contains(top) || top.contains(el)) return false;
-    return !(el.labels && Array.from(el.labels).some(l => l === top || l.contains(top)));
+  // Where a press lands on the element: its middle (null), another place of its box
+  // ([fx, fy]) when the middle is not it (a donut chart's slice), or covered when
+  // something else (an open dialog's backdrop) is on top everywhere. Off screen:
+  // unknown, so the middle.
+  const GRID = [0.5, 0.25, 0.75, 0.1, 0.9];
+  const hits = (el, top) => top && (top === el || el.contains(top)
+    || (el.labels && Array.from(el.labels).some(l => l === top || l.contains(top))));
+  const landing = (el, r) => {
+    const inside = (x, y) => x >= 0 && y >= 0 && x < window.innerWidth && y < window.innerHeight;
+    if (!inside(r.x + r.width / 2, r.y + r.height / 2)) return {covered: false, point: null};
+    if (hits(el, document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2))) return {covered: false, point: null};
+    for (const fy of GRID) for (const fx of GRID) {
+      const x = r.x + r.width * fx, y = r.y + r.height * fy;
+      if (inside(x, y) && hits(el, document.elementFromPoint(x, y))) return {covered: false, point: [fx, fy]};
+    }
+    return {covered: true, point: null};
   };
 
   const candidates = [];
@@ -242,7 +250,7 @@
         parents: [parent, parent && parent.parentElement].filter(Boolean).map(refOf),
         hint: clip([el.id, typeof el.className === 'string' ? el.className : '', el.getAttribute('title') || ''].join(' '), 80),
         box: [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)],
-        covered: coveredAt(el, r),
+        ...landing(el, r),
       });
     }
     // the accessibility tree: roles worth naming, refs where one can act

@@ -51,7 +51,8 @@ class Candidate:
     context: str = ""  # that item's visible text ("Buy milk ×")
     parents: tuple[str, ...] = ()  # refs of its parent and grandparent elements
     hint: str = ""  # id, class and title: words a name may lack ("destroy")
-    covered: bool = False  # something else is on top of its middle (a dialog's backdrop)
+    covered: bool = False  # something else is on top of it (a dialog's backdrop)
+    point: tuple[float, float] | None = None  # where a press lands on it, if not its middle
 
     def describe(self) -> str:
         """``button "Add task"``: how a person would name it."""
@@ -104,6 +105,7 @@ def _candidate(raw: dict) -> Candidate:
     data = {k: v for k, v in data.items() if k in fields}
     for key in ("kinds", "options", "listeners", "box", "parents"):
         data[key] = tuple(data.get(key) or ())
+    data["point"] = tuple(data["point"]) if data.get("point") else None
     data["name"] = data.get("name") or ""
     data["context"] = data.get("context") or ""
     data["hint"] = data.get("hint") or ""
