@@ -4,9 +4,10 @@ seed: candidates come in document order, ties break through random.Random(seed).
 It chooses; it must not touch the page.
 
 Score of an action in a state (higher first):
-    +3 never tried in this state, else -1 per earlier try here
-    +2 its family never tried anywhere (the same control in another list item is
-      the same family: rules.family)
+    +3 never tried in this state (+1 once SIBLINGS of its family were tried), else
+      -1 per earlier try here
+    +2 its family never tried anywhere (the same control in another list item, or
+      elements whose listeners run the same handlers, are one family)
     +1.5 its element appeared in the last RECENT_STEPS steps (a new list item's
       checkbox before the filters again)
     +5 typing into a free-standing field after a destructive action took items off
@@ -51,7 +52,9 @@ followed by the form's submit button.
 from __future__ import annotations
 
 import collections
+import hashlib
 import random
+import re
 from typing import Literal
 
 from iwcbench.pipeline.contracts import evidence
@@ -69,6 +72,7 @@ STEER_CAP = 4.0
 STEER_FLOOR = 0.5  # an option worth this much keeps the exploration going
 FUNCTIONS_DONE_IDLE = 5
 UNTRIED = 3.0
+SIBLINGS = 3  # tries of a family after which its untried members count little
 FADE = 0.6
 ECHO = 4.0
 
@@ -107,6 +111,7 @@ class HeuristicPolicy:
         self.names_seen: dict[str, set[str]] = collections.defaultdict(set)  # selector -> names it showed
         self.revealed: tuple[str, str] | None = None  # (selector, the name the last action gave it)
         self.name_before: str | None = None  # the acted-on element's name before the action
+        self.revealing: set[str] = set()  # families whose actions changed the element's own name
 
     def begin(self, context: policy.Context) -> None:
         self.context = context
@@ -136,7 +141,8 @@ class HeuristicPolicy:
             in_item = c.item is not None
             for kind in c.kinds:
                 sig = rules.signature(kind, c.selector)
-                self.families[sig] = rules.family(sig) if in_item else sig
+                shared = steering.handler_family(obs, c.selector, kind)
+                self.families[sig] = rules.family(sig) if in_item else (shared or sig)
                 if sig in self.banned:
                     continue
                 if kind == "type":
@@ -243,8 +249,12 @@ class HeuristicPolicy:
 
     def _score(self, obs: observing.Observation, sig: str, action: evidence.Action,
                harmful: set[str], held: set[str]) -> float:
-        here = self.tried[(obs.state, sig)]
-        score = UNTRIED if here == 0 else -1.0 * here
+        here = self.tried[(place(obs), sig)]
+        family = self.tried_family[self._family(sig)]
+        # (the tenth dot of a chart with one handler for all is hardly worth a step)
+        # (unless its members reveal something each: the cards of a memory game)
+        worth = UNTRIED if family < SIBLINGS or self._family(sig) in self.revealing else 1.0
+        score = worth if here == 0 else -1.0 * here
         # (what reaching promises fades each time it was tried and nothing came of it)
         score += STEER * min(self.steers.get(sig, 0.0), STEER_CAP) * FADE ** self.fruitless[sig]
         if self.revealed is not None and action.kind == "click" and action.selector != self.revealed[0] \
@@ -319,7 +329,7 @@ class HeuristicPolicy:
     def choose(self, observation: observing.Observation) -> evidence.Action | None:
         obs = observation
         self._see(obs)
-        self.states.add(obs.state)
+        self.states.add(place(obs))
         followup = self._next_followup(obs)
         if followup is not None:
             sig, action = followup
@@ -338,7 +348,7 @@ class HeuristicPolicy:
         if self.rng.random() < EPSILON:
             # (waiting and scrolling are chosen for what they promise, never by chance)
             allowed = [o for o in options if o[0] not in held and o[1].kind not in ("wait", "scroll")] or options
-            fresh = [o for o in allowed if self.tried[(obs.state, o[0])] == 0] or allowed
+            fresh = [o for o in allowed if self.tried[(place(obs), o[0])] == 0] or allowed
             sig, action = fresh[self.rng.randrange(len(fresh))]
         else:
             scored = [(self._score(obs, sig, a, harmful, held), i) for i, (sig, a) in enumerate(options)]
@@ -386,12 +396,12 @@ class HeuristicPolicy:
         for sig, action in options:
             if sig != playing.IDLE_WAIT and self.steers.get(sig, 0.0) * FADE ** self.fruitless[sig] >= STEER_FLOOR:
                 return None  # (a wait for timers whose callbacks never ran counts too)
-            if action.kind not in ("wait", "scroll") and self.tried[(obs.state, sig)] == 0:
+            if action.kind not in ("wait", "scroll") and self.tried[(place(obs), sig)] == 0:
                 return None
         return f"nothing new reachable after {self.idle} steps (nothing untried or promising left)"
 
     def _commit(self, obs: observing.Observation, sig: str, action: evidence.Action) -> evidence.Action:
-        self.pending = (obs.state, sig, action)
+        self.pending = (place(obs), sig, action)
         c = next((x for x in obs.candidates if x.selector == action.selector), None)
         self.name_before = c.name if c is not None else None
         if action.kind == "check" and c is not None and c.checked is not None:
@@ -408,6 +418,8 @@ class HeuristicPolicy:
         now = next((c for c in after.candidates if c.selector == done.selector), None) if after and done.selector else None
         revealed = now is not None and now.name and now.name != self.name_before
         self.revealed = (done.selector, now.name) if revealed else None
+        if revealed:
+            self.revealing.add(self._family(sig))
         self.tried[(state, sig)] += 1
         self.last = sig
         self.tried_family[self._family(sig)] += 1
@@ -419,11 +431,11 @@ class HeuristicPolicy:
         if self.pending_items is not None and after is not None and rules.item_count(after) < self.pending_items:
             self.torn_down = True
         self.pending_items = None
-        if after is not None and after.state != state:
+        if after is not None and place(after) != state:
             self.changes[sig] += 1
-        fresh = after is not None and after.state not in self.states
+        fresh = after is not None and place(after) not in self.states
         if after is not None:
-            self.states.add(after.state)
+            self.states.add(place(after))
         self.idle = 0 if step.coverage_gain > 0 or fresh else self.idle + 1
         if not step.ok:
             self.failures[sig] += 1
@@ -434,3 +446,14 @@ class HeuristicPolicy:
 
     def summary(self) -> str | None:
         return None
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def place(obs: observing.Observation) -> str:
+    """Where the explorer is, for counting what it tried there: the page's address
+    and its accessibility tree with numbers blanked, so a ticking timer, a score or a
+    move counter does not make every step a new place (a new question, a new list
+    item or another view does)."""
+    return hashlib.sha1(f"{obs.url}\n{_DIGITS.sub('#', obs.tree)}".encode()).hexdigest()

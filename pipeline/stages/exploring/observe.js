@@ -282,6 +282,9 @@
   // Children of a named leaf (a button's icon span) are not listed, but still counted
   // in the structure and scanned for their own candidates.
   const walkQuiet = (el) => {
+    // (an element with listeners of its own inside the leaf — a chart's slice in a
+    // role="img" svg — is a candidate all the same)
+    if (listenersOf(el).size || el.matches(INTERACTIVE)) { walk(el, 0, false); return; }
     if (scanned++ > limits.maxElements) return;
     structure.push(el.tagName.toLowerCase());
     for (const c of el.children) walkQuiet(c);

@@ -14,7 +14,7 @@ from iwcbench.pipeline.stages.exploring import observing, values
 # state up before they tear it down, so these wait until the constructive ones ran.
 DESTRUCTIVE = re.compile(
     r"\b(delete|remove|clear|reset|trash|destroy|discard|erase|empty|wipe|purge|"
-    r"log ?out|sign ?out|unsubscribe)\b", re.IGNORECASE)
+    r"log ?out|sign ?out|unsubscribe|new game|restart|start over)\b", re.IGNORECASE)
 # In ids and classes only the unambiguous words count ("empty-state" is no action).
 DESTRUCTIVE_HINT = re.compile(r"\b(delete|remove|clear|reset|trash|destroy)\b", re.IGNORECASE)
 # Icon-only names of delete buttons ("x", "×", "🗑").

@@ -12,6 +12,8 @@ clicking at several places.
 
 from __future__ import annotations
 
+import hashlib
+
 from iwcbench.pipeline.stages.exploring import observing, reaching
 
 FIRES = {
@@ -57,3 +59,13 @@ def positional(obs: observing.Observation, candidate: observing.Candidate) -> bo
     if candidate.tag == "canvas":
         return True
     return any(word in item.handler for item in obs.listeners.get(candidate.selector, ()) for word in POSITIONAL)
+
+
+def handler_family(obs: observing.Observation, selector: str, kind: str) -> str | None:
+    """A name shared by elements whose listeners for this action run the same
+    handlers (a chart's thirty dots), or None when it has none."""
+    types = FIRES.get(kind, ())
+    handlers = sorted({item.handler for item in obs.listeners.get(selector, ()) if item.type in types})
+    if not handlers:
+        return None
+    return f"{kind}|handlers:{hashlib.sha1(chr(0).join(handlers).encode()).hexdigest()[:12]}"

@@ -9,7 +9,8 @@
  * code (a script it cannot parse has no facts).
  *
  * facts = {
- *   fns:       { fid: { name, calls: [names], inner: [fids] } },
+ *   fns:       { fid: { name, calls: [names], inner: [fids of nested functions that
+ *                run with it, i.e. not attached as event handlers] } },
  *   keys:      [ { key, mods: ["Control", ...], hold: bool, fn: fid|null, guards: [[bid, arm]] } ],
  *   sequences: [ { keys: [...], users: [fids] } ],
  *   timers:    [ { fn: fid|null (the scheduler), callback: fid|null, callee: name|null, delay: ms|null } ]
@@ -30,6 +31,7 @@ const KEY_READERS = /^(key|code|keyCode|which|char|charCode|keyName|pressed)$|ke
 const HELD_MAPS = /^(keys|keysDown|keysPressed|held|pressed|down|input|controls|keyState|keyMap|pressedKeys)$/i;
 const MODIFIERS = { ctrlKey: 'Control', metaKey: 'Control', shiftKey: 'Shift', altKey: 'Alt' };
 const TIMERS = new Set(['setTimeout', 'setInterval', 'requestAnimationFrame']);
+const ATTACHERS = new Set(['addEventListener', 'on', 'once', 'bind', 'addListener']);
 const FUNCTION_TYPES = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression',
     'ObjectMethod', 'ClassMethod', 'ClassPrivateMethod']);
 const MAX_NODES = 400000; // a huge bundle gets partial facts rather than a slow instrumentation
@@ -109,6 +111,7 @@ function codeFacts(code, fc, parser, sourceType) {
     const seenKeys = new Set();
     const arrayUsers = new Map(); // array variable name → { keys, users:Set }
     const keyTables = new Map(); // `const SHORTCUTS = { b: 'brush', e: 'eraser' }` → its keys
+    const handlers = new Set(); // function nodes attached as event handlers
     let visited = 0;
 
     function fidOf(node) {
@@ -182,7 +185,9 @@ function codeFacts(code, fc, parser, sourceType) {
             const own = fidOf(node);
             if (own !== null) {
                 facts.fns[own] = { name: functionName(node, parent), calls: [], inner: [] };
-                if (fid !== null && facts.fns[fid]) facts.fns[fid].inner.push(own);
+                // A nested function runs with its parent (a forEach callback) — unless it
+                // is a handler: it runs when its event comes, not when it is attached.
+                if (fid !== null && facts.fns[fid] && !handlers.has(node)) facts.fns[fid].inner.push(own);
                 here = own;
             }
         }
@@ -192,6 +197,7 @@ function codeFacts(code, fc, parser, sourceType) {
             case 'NewExpression':
             case 'OptionalCallExpression': {
                 const name = calleeName(node.callee);
+                if (name && ATTACHERS.has(name)) for (const arg of node.arguments) handlers.add(arg);
                 if (fn && name) fn.calls.push(name);
                 if (fn) for (const arg of node.arguments) if (arg.type === 'Identifier') fn.calls.push(arg.name);
                 if (name && TIMERS.has(name)) {
@@ -251,6 +257,11 @@ function codeFacts(code, fc, parser, sourceType) {
                 // { note: 'C', key: 'a' }
                 const k = node.key && (node.key.name || node.key.value);
                 if (k && /^(key|hotkey|shortcut)$/i.test(k)) addKey(stringOf(node.value), stack.concat(node), here, false);
+                break;
+            }
+            case 'AssignmentExpression': {
+                // el.onclick = () => …
+                if (/^on[a-z]+$/.test(calleeName(node.left) || '')) handlers.add(node.right);
                 break;
             }
             case 'VariableDeclarator': {

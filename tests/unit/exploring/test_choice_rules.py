@@ -15,10 +15,12 @@ def _c(ref: str, selector: str, role: str, name: str, kinds: tuple[str, ...], **
     return observing.Candidate(ref=ref, selector=selector, tag=tag, role=role, name=name, kinds=kinds, **extra)
 
 
-def _page(*candidates: observing.Candidate, state: str = "s0", step: int = 1) -> observing.Observation:
+def _page(*candidates: observing.Candidate, state: str = "s0", step: int = 1, tree: str | None = None
+          ) -> observing.Observation:
+    # (a state's tree names the state unless given: different states are different places)
     return observing.Observation(step=step, url="http://127.0.0.1:1/", title="t", doc=1.0, state=state,
-                                 visual=state, candidates=candidates, tree="", keyboard=False, canvases=0,
-                                 scrollable=False)
+                                 visual=state, candidates=candidates, tree=f"- text: {state}" if tree is None else tree,
+                                 keyboard=False, canvases=0, scrollable=False)
 
 
 def _policy(seed: int = 0) -> heuristic.HeuristicPolicy:
@@ -179,4 +181,13 @@ def test_the_idle_stop_waits_for_untried_actions_in_the_current_state(monkeypatc
         chooser.observe(_step(action), page)
     assert action.kind == "finish" and action.intent.startswith("nothing new reachable after")
     assert {"#new", "#all", "#active"} <= seen  # all of them before it gave up
-    assert chooser.choose(_page(FIELD, *FILTERS, state="s1")).kind != "finish"  # a new state: untried again
+    other_view = _page(FIELD, *FILTERS, state="s1", tree='- heading "Archive"')
+    assert chooser.choose(other_view).kind != "finish"  # another place: untried again
+
+
+def test_a_ticking_counter_does_not_make_a_new_place_but_new_text_does():
+    one = _page(FIELD, state="a", tree="- text: Moves: 3 · 00:12")
+    later = _page(FIELD, state="b", tree="- text: Moves: 14 · 01:07")
+    question = _page(FIELD, state="c", tree="- text: Moves: 3 · What is the capital of Peru?")
+    assert heuristic.place(one) == heuristic.place(later)
+    assert heuristic.place(one) != heuristic.place(question)
