@@ -191,3 +191,38 @@ def test_a_ticking_counter_does_not_make_a_new_place_but_new_text_does():
     question = _page(FIELD, state="c", tree="- text: Moves: 3 · What is the capital of Peru?")
     assert heuristic.place(one) == heuristic.place(later)
     assert heuristic.place(one) != heuristic.place(question)
+
+
+def test_a_forms_button_pressed_again_is_pressed_after_filling_the_form(monkeypatch):
+    chooser = _policy()
+    _no_random_picks(chooser, monkeypatch)
+    email = _c("f1", "#email", "textbox", "Email", ("type",), type="email", form=0, value="a", tag="input")
+    country = _c("f2", "#country", "combobox", "Country", ("select",), form=0, value="", options=("", "us", "de"),
+                 tag="select")
+    terms = _c("f3", "#terms", "checkbox", "I agree to the Terms", ("check",), type="checkbox", form=0,
+               checked=False, tag="input")
+    radio_a = _c("f4", "#goal-a", "radio", "Lose weight", ("check",), type="radio", form=0, checked=False,
+                 input_name="goal", tag="input")
+    radio_b = _c("f5", "#goal-b", "radio", "Stay fit", ("check",), type="radio", form=0, checked=False,
+                 input_name="goal", tag="input")
+    next_button = _c("b", "#next", "button", "Next", ("click",), form=0)
+    fills = rules.form_fill(next_button, _page(email, country, terms, radio_a, radio_b, next_button))
+    assert [(kind, c.selector, value) for kind, c, value in fills] == [
+        ("type", "#email", "user@example.com"), ("select", "#country", "us"), ("check", "#terms", None),
+        ("check", "#goal-a", None)]
+    page = _page(email, country, terms, radio_a, radio_b, next_button)
+    chooser.tried_family[rules.signature("click", "#next")] += 1  # pressed once already, as it was
+    chooser.tried[(heuristic.place(page), rules.signature("type", "#email"))] += 5  # (so Next is chosen)
+    chooser.tried[(heuristic.place(page), rules.signature("select", "#country"))] += 5
+    chooser.tried[(heuristic.place(page), rules.signature("check", "#terms"))] += 5
+    chooser.tried[(heuristic.place(page), rules.signature("check", "#goal-a"))] += 5
+    chooser.tried[(heuristic.place(page), rules.signature("check", "#goal-b"))] += 5
+    chooser.tried_family["wait|"] += 1
+    chooser.tried[(heuristic.place(page), "wait|")] += 5
+    done = []
+    for _ in range(5):
+        action = chooser.choose(page)
+        done.append((action.kind, action.selector))
+        chooser.observe(_step(action), page)
+    assert done == [("type", "#email"), ("select", "#country"), ("check", "#terms"), ("check", "#goal-a"),
+                    ("click", "#next")]
