@@ -6,9 +6,13 @@ made. Decisions come from a ``policy.Policy`` (the offline ``heuristic`` by defa
 the LLM tester plugs in through the same protocol). It must not import other stages,
 and an app's defect never escapes as an exception: it is in the trace.
 
-Modules: stepping (the loop), observing + observe.js (what the page offers),
-acting (doing an action), policy (the protocol), heuristic + values (the default),
-clicker (the seeded random baseline, ``--explorer random``).
+Modules: starting (the first load: fallback to the original build, blank pages,
+load times), stepping (the loop), observing + observe.js (what the page offers),
+acting (doing an action), policy (the protocol), heuristic (the default) with
+values, rules, playing (keys, waits, positions), reaching (what of the code never
+ran and what could run it) and steering (which actions lead there), clicker (the
+seeded random baseline, ``--explorer random``), coverage (Istanbul math), guidance
+(plateau help for the LLM tester).
 """
 
 from __future__ import annotations
