@@ -55,7 +55,8 @@ def add_evaluation_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--settings", help="the evaluation settings as one JSON document (flags below override it)")
     p.add_argument("--max-steps", type=int, help="actions per app (default 100)")
     p.add_argument("--seed", type=int, help="explorer seed (default 0)")
-    p.add_argument("--explorer", choices=["heuristic", "llm"], help="exploration policy (default heuristic)")
+    p.add_argument("--explorer", choices=["heuristic", "llm", "random"],
+                   help="exploration policy (default heuristic; random: the seeded baseline clicker)")
     p.add_argument("--judge", help="LLM judge model, e.g. claude-opus-4-5 (needs ANTHROPIC_API_KEY)")
     p.add_argument("--judge-runs", type=int, help="final-judge runs per deliberated dimension (default 5)")
     p.add_argument("--explorer-model", help="LLM tester model for --explorer llm (default: the judge)")

@@ -48,13 +48,26 @@ class AppRef(base.Model):
 
 class InstrumentedFile(base.Model):
     """One script Istanbul instrumented. ``path`` is relative to the app root;
-    inline blocks are named ``index.html#inline-2``."""
+    inline blocks are named ``index.html#inline-2``, a page's inline event-handler
+    attributes together ``index.html#handlers``."""
 
     path: str
-    kind: Literal["external", "inline", "module", "inline-module", "built"]  # built: by the app's bundler
+    kind: Literal["external", "inline", "module", "inline-module", "handlers", "built"]  # built: by the app's bundler
     statements: int
     functions: int
     branches: int
+    # Why some or all of it is library code, not the app's own (a source map that
+    # points into node_modules, a library banner); None: all the app's own, and the
+    # own_* counts are None (they equal the totals).
+    vendored: str | None = None
+    own_statements: int | None = None
+    own_functions: int | None = None
+    own_branches: int | None = None
+
+    def own(self, metric: str) -> int:
+        """How many ``metric`` ("statements", "functions", "branches") are the app's own."""
+        count = getattr(self, f"own_{metric}")
+        return getattr(self, metric) if count is None else count
 
 
 class SkippedFile(base.Model):
@@ -85,6 +98,10 @@ class InstrumentationReport(base.Stored):
     skipped: tuple[SkippedFile, ...] = ()
     duration_s: float = 0.0
     build: BuildReport | None = None  # build frameworks without a prebuilt folder only
+    # Seconds to the load event, each build loaded warm after exploring (None: not
+    # measured — black box, or a build that did not load). Goal: at most 1.5 × original.
+    load_time_s: float | None = None
+    original_load_time_s: float | None = None
 
     @property
     def files_instrumented(self) -> int:
@@ -111,11 +128,17 @@ class Action(base.Model):
 
 
 class CoverageSummary(base.Model):
-    """Cumulative coverage in percent (0–100); None when not measurable (black box)."""
+    """Cumulative coverage in percent (0–100); None when not measurable (black box).
+    ``own_*`` count the app's own code only, without recognised library code
+    (InstrumentedFile.vendored); they equal the totals when there is none. Scores
+    use the own-code figures."""
 
     statements: float | None = None
     functions: float | None = None
     branches: float | None = None
+    own_statements: float | None = None
+    own_functions: float | None = None
+    own_branches: float | None = None
 
 
 class VolatileMark(base.Model):
@@ -149,7 +172,7 @@ class Step(base.Model):
 
 
 class Trace(base.Stored):
-    explorer: Literal["heuristic", "llm", "uitest", "replay"]  # uitest/replay: a UI test case
+    explorer: Literal["heuristic", "llm", "random", "uitest", "replay"]  # uitest/replay: a UI test case
     seed: int
     max_steps: int
     start_url: str

@@ -57,13 +57,16 @@ def _m(name: str, unit: str, higher: bool, floor: float | None, kind: Kind, prod
 # 1/9 per alignment sub-dimension.
 TABLE: tuple[Metric, ...] = (
     _m("coverage_statements", "%", True, 0.0, "rule", "scoring",
-       "share of the app's JavaScript statements executed during exploration (Istanbul)",
+       "share of the app's own JavaScript statements executed during exploration (Istanbul; "
+       "recognised library code left out)",
        "code_quality", default=0.15),
     _m("coverage_functions", "%", True, 0.0, "rule", "scoring",
-       "share of the app's JavaScript functions executed during exploration (Istanbul)",
+       "share of the app's own JavaScript functions executed during exploration (Istanbul; "
+       "recognised library code left out)",
        "code_quality", default=0.05),
     _m("coverage_branches", "%", True, 0.0, "rule", "scoring",
-       "share of the app's branch arms taken during exploration (Istanbul)",
+       "share of the app's own branch arms taken during exploration (Istanbul; "
+       "recognised library code left out)",
        "code_quality", default=0.05),
     _m("runtime_errors", "errors", False, None, "rule", "scoring",
        "uncaught page errors plus console errors over the whole exploration",

@@ -49,8 +49,9 @@ class Section(pydantic.BaseModel):
 
 
 class Exploration(Section):
-    policy: Literal["heuristic", "llm"] = pydantic.Field(
-        "heuristic", description="heuristic (offline) or llm (Claude as the tester; needs a model)")
+    policy: Literal["heuristic", "llm", "random"] = pydantic.Field(
+        "heuristic", description="heuristic (offline), llm (Claude as the tester; needs a model) "
+        "or random (the seeded random clicker the heuristic is measured against)")
     max_steps: int = pydantic.Field(100, ge=1, le=1000, description="actions per app (default 100)")
     seed: int = pydantic.Field(0, ge=0, description="seed of the explorer's choices (default 0)")
     step_timeout_s: float = pydantic.Field(10.0, gt=0, description="seconds one action may take (default 10)")

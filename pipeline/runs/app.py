@@ -242,16 +242,24 @@ def explore_app(
             hermetic=hermetic,
             accessibility=evaluation.scoring.accessibility,
             sites=_read_json(prepared.work / instrumenting.IWC_DIR / instrumenting.SITES),
+            facts=_read_json(prepared.work / instrumenting.IWC_DIR / instrumenting.FACTS),
+            originals=instrumenting.originals(prepared.work / instrumenting.IWC_DIR) if prepared.coverage_map else None,
+            vendored=_read_json(prepared.work / instrumenting.IWC_DIR / instrumenting.VENDORED),
         )
     timings["explore"] = round(time.monotonic() - t0, 3)
     telemetry.record_stage("explore", timings["explore"])
     trace = outcome_of_exploring.trace
+    report = _explored_report(report, outcome_of_exploring)
+    if report is not prepared.report:
+        store_mod.put_model(store, f"{key}/{REPORT}", report)
     store_mod.put_model(store, f"{key}/trace.json", trace)
     store_mod.put_model(store, f"{key}/a11y.json", outcome_of_exploring.a11y)
     store_mod.put_json(store, f"{key}/coverage.json", outcome_of_exploring.coverage)
-    if trace.load_error:
+    if trace.load_error or outcome_of_exploring.blank:
+        reason = (f"the app did not load: {trace.load_error}" if trace.load_error
+                  else f"blank page: {_blank_reason(prepared, outcome_of_exploring.blank)}")
         result = failed_result(
-            app, "start_failed", f"the app did not load: {trace.load_error}", report,
+            app, "start_failed", reason, report,
             exploration=_exploration_summary(trace, None), timings=timings,
         )
         save_result(store, result)
@@ -294,6 +302,29 @@ def explore_app(
     )
     save_result(store, result)
     return result
+
+
+def _explored_report(report: evidence.InstrumentationReport, explored: exploring.Exploration
+                     ) -> evidence.InstrumentationReport:
+    """The instrumentation report with what exploring found out about it: the load
+    times of both builds, or that the instrumented build did not load (black box on
+    the original, with that reason)."""
+    if explored.fallback is not None:
+        return report.model_copy(update={"mode": "black_box", "reason": explored.fallback})
+    if explored.load_time_s is None and explored.original_load_time_s is None:
+        return report
+    return report.model_copy(update={"load_time_s": explored.load_time_s,
+                                     "original_load_time_s": explored.original_load_time_s})
+
+
+def _blank_reason(prepared: Prepared, seen: str | None) -> str:
+    entry = prepared.site / (prepared.report.entry or "index.html")
+    try:
+        if entry.is_file() and not entry.read_bytes().strip():
+            return f"{prepared.report.entry} is empty ({entry.stat().st_size} bytes)"
+    except OSError:
+        pass
+    return f"the page shows nothing after it loaded: {seen}"
 
 
 def evaluate_app(app: evidence.AppRef, ctx: Context, work_root: pathlib.Path | None = None) -> results.AppResult:

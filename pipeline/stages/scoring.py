@@ -69,16 +69,22 @@ def _coverage(report: evidence.InstrumentationReport | None,
         if report.mode == "black_box":
             scores[name] = _score(name, None, f"not measured in black-box mode: {report.reason}")
             continue
-        total = sum(getattr(f, metric) for f in report.files)
-        percent = getattr(trace.final_coverage, metric) if trace is not None else None
+        # The app's own code: library code instrumenting recognised is left out.
+        total = sum(f.own(metric) for f in report.files)
+        libraries = sum(getattr(f, metric) for f in report.files) - total
+        final = trace.final_coverage if trace is not None else None
+        percent = None if final is None else getattr(final, f"own_{metric}")
+        if percent is None and final is not None:
+            percent = getattr(final, metric)
         if total == 0:
-            scores[name] = _score(name, None, f"not measurable: the app has no {metric} to execute")
+            scores[name] = _score(name, None, f"not measurable: the app has no {metric} of its own to execute")
         elif percent is None:
             scores[name] = _score(name, None, "not measured: no coverage was read during exploration")
         else:
             done = round(percent * total / 100)
-            scores[name] = _score(name, round(percent, 2), f"{done} of {total} {metric} executed",
-                                  raw={"covered": done, "total": total})
+            aside = f" (its own code; {libraries} {metric} of library code left out)" if libraries else ""
+            scores[name] = _score(name, round(percent, 2), f"{done} of {total} {metric} executed{aside}",
+                                  raw={"covered": done, "total": total, "library": libraries})
     return scores
 
 

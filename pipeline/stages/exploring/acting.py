@@ -23,6 +23,16 @@ def _pair(value: str | None, default: tuple[float, float]) -> tuple[float, float
     return dx, dy
 
 
+def _place(value: str | None) -> tuple[float, float] | None:
+    """``"at:0.2,0.75"``: fractions of the element's box; None for its middle."""
+    if not value or not value.startswith("at:"):
+        return None
+    fx, fy = _pair(value[3:], (0.5, 0.5))
+    if not (0 <= fx <= 1 and 0 <= fy <= 1):
+        raise BadAction(f"a place is two fractions of the box between 0 and 1, got {value!r}")
+    return fx, fy
+
+
 def _need(action: evidence.Action) -> str:
     if not action.selector:
         # a target without a selector names an element the policy could not find
@@ -35,13 +45,14 @@ def perform(tab: browser.Tab, action: evidence.Action, timeout_s: float, start_u
     """Do ``action``. ``timeout_s`` bounds each wait for an element to be actionable."""
     kind = action.kind
     if kind == "click" or kind == "check":
-        tab.click(_need(action), timeout_s, count=2 if action.value == "double" else 1)
+        where = _place(action.value)
+        tab.click(_need(action), timeout_s, count=2 if action.value == "double" else 1, at=where)
     elif kind == "type":
         tab.fill(_need(action), action.value or "", timeout_s)
     elif kind == "select":
         tab.select(_need(action), action.value or "", timeout_s)
     elif kind == "hover":
-        tab.hover(_need(action), timeout_s)
+        tab.hover(_need(action), timeout_s, at=_place(action.value))
     elif kind == "drag":
         value = action.value or "0,0"
         if value.startswith("to:"):
@@ -55,8 +66,8 @@ def perform(tab: browser.Tab, action: evidence.Action, timeout_s: float, start_u
         value = (action.value or "").strip()
         if value.startswith("hold:"):
             try:
-                _, key, ms = value.split(":")
-                tab.hold(key, min(int(ms), int(timeout_s * 1000)), timeout_s)
+                _, keys, ms = value.split(":")
+                tab.hold(keys.split("+"), min(int(ms), int(timeout_s * 1000)), timeout_s)
             except ValueError:
                 raise BadAction(f"expected 'hold:Key:ms', got {value!r}") from None
         elif value:

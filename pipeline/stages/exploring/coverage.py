@@ -39,6 +39,39 @@ def merge(total: dict, snapshot: dict) -> dict:
     return merged
 
 
+def with_counts(coverage_map: dict, counters: dict) -> dict:
+    """Istanbul's full format again: each file of ``coverage_map`` (and any file only
+    the counters know) with the counters read from the page (``s``, ``f``, ``b``)."""
+    full = {}
+    for key, initial in coverage_map.items():
+        counts = counters.get(key)
+        full[key] = {**initial, **{m: counts[m] for m in ("s", "f", "b") if isinstance(counts, dict) and m in counts}}
+    for key, counts in counters.items():
+        if key not in full and isinstance(counts, dict):
+            full[key] = counts
+    return full
+
+
+def own_code(coverage_map: dict, vendored: dict) -> dict:
+    """``coverage_map`` without the library code instrumenting recognised
+    (``vendored``: key -> {"s", "f", "b"}: vendored counter ids); a file that is all
+    library code is left out."""
+    own = {}
+    for key, initial in coverage_map.items():
+        found = vendored.get(key)
+        if not found:
+            own[key] = initial
+            continue
+        drop = {metric: {str(i) for i in found.get(metric, ())} for metric in ("s", "f", "b")}
+        kept = dict(initial)
+        for metric, field in (("s", "statementMap"), ("f", "fnMap"), ("b", "branchMap")):
+            kept[field] = {i: v for i, v in (initial.get(field) or {}).items() if str(i) not in drop[metric]}
+            kept[metric] = {i: v for i, v in (initial.get(metric) or {}).items() if str(i) not in drop[metric]}
+        if kept["statementMap"] or kept["fnMap"] or kept["branchMap"]:
+            own[key] = kept
+    return own
+
+
 def summarize(coverage: dict, coverage_map: dict) -> evidence.CoverageSummary:
     """Percent of statements, functions and branch arms covered over every file of
     ``coverage_map`` (a file never loaded counts as wholly uncovered); None for a
@@ -62,6 +95,14 @@ def summarize(coverage: dict, coverage_map: dict) -> evidence.CoverageSummary:
         return 100.0 * covered / total if total else None
 
     return evidence.CoverageSummary(statements=percent("s"), functions=percent("f"), branches=percent("b"))
+
+
+def summarize_both(coverage: dict, coverage_map: dict, own_map: dict) -> evidence.CoverageSummary:
+    """Totals over ``coverage_map`` and own-code figures over ``own_map``."""
+    total = summarize(coverage, coverage_map)
+    own = total if own_map is coverage_map else summarize(coverage, own_map)
+    return total.model_copy(update={"own_statements": own.statements, "own_functions": own.functions,
+                                    "own_branches": own.branches})
 
 
 def uncovered(coverage: dict, coverage_map: dict, sources: dict[str, str], limit: int) -> list[dict]:

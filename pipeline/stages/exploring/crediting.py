@@ -9,7 +9,8 @@ Istanbul counter is incremented in the served code and that code's SHA-256
 copy the page evals (even one claiming the file's URL) has another hash and proves
 nothing. A counter with several sites (the app's source spelled an increment out) is
 confirmed only when all of them ran. Keys without sites are not credited. A framework build's bundle holds many keys, each
-with the bundle's hash (sites.js, builtSitesOf).
+with the bundle's hash (sites.js, builtSitesOf); a page's handler attributes are one
+script each, so that key's sites are a list, one entry per script.
 
 Pure functions on plain data: ``sites`` as in sites.json, V8 coverage as
 ``Profiler.takePreciseCoverage`` gives ``functions`` (lists of ranges with counts).
@@ -55,21 +56,34 @@ def counts_at(functions: list[dict], offsets: Iterable[int]) -> dict[int, int]:
     return result
 
 
+def entries(info) -> list[dict]:
+    """The scripts one key's sites are in: one dict, or a list of them (a page's
+    handler attributes are one script each)."""
+    parts = info if isinstance(info, list) else [info]
+    return [p for p in parts if isinstance(p, dict) and p.get("sha256")]
+
+
+def hashes(sites: dict) -> frozenset[str]:
+    """Every script hash the sites name: the scripts whose V8 coverage matters."""
+    return frozenset(e["sha256"] for info in sites.values() for e in entries(info))
+
+
 def confirmations(sites: dict, takes: Iterable[tuple[str, list[dict]]]) -> set[Counter]:
-    """Counters whose every site ran, from V8 coverage ``takes``: (script SHA-256,
-    functions) pairs, several scripts with the same hash each one pair."""
-    by_hash: dict[str, list[str]] = {}  # a framework's bundle holds many keys' counters
+    """Counters whose every site in one script ran, from V8 coverage ``takes``:
+    (script SHA-256, functions) pairs, several scripts with the same hash each one pair."""
+    by_hash: dict[str, list[tuple[str, int]]] = {}  # a framework's bundle holds many keys' counters
     for key, info in sites.items():
-        if isinstance(info, dict) and info.get("sha256"):
-            by_hash.setdefault(info["sha256"], []).append(key)
-    ran: dict[str, set[int]] = {}
+        for n, entry in enumerate(entries(info)):
+            by_hash.setdefault(entry["sha256"], []).append((key, n))
+    ran: dict[tuple[str, int], set[int]] = {}
     for digest, functions in takes:
-        for key in by_hash.get(digest, ()):
-            offsets = [o for _, offs in _site_list(sites[key]) for o in offs]
-            ran.setdefault(key, set()).update(o for o, n in counts_at(functions, offsets).items() if n > 0)
+        for key, n in by_hash.get(digest, ()):
+            entry = entries(sites[key])[n]
+            offsets = [o for _, offs in _site_list(entry) for o in offs]
+            ran.setdefault((key, n), set()).update(o for o, c in counts_at(functions, offsets).items() if c > 0)
     confirmed: set[Counter] = set()
-    for key, executed in ran.items():
-        for (_, kind, cid, arm), offsets in _site_list(sites[key]):
+    for (key, n), executed in ran.items():
+        for (_, kind, cid, arm), offsets in _site_list(entries(sites[key])[n]):
             if offsets and all(o in executed for o in offsets):
                 confirmed.add((key, kind, cid, arm))
     return confirmed

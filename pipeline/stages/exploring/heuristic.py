@@ -4,9 +4,10 @@ seed: candidates come in document order, ties break through random.Random(seed).
 It chooses; it must not touch the page.
 
 Score of an action in a state (higher first):
-    +3 never tried in this state, else -1 per earlier try here
-    +2 its family never tried anywhere (the same control in another list item is
-      the same family: rules.family)
+    +3 never tried in this state (+1 once SIBLINGS of its family were tried), else
+      -1 per earlier try here
+    +2 its family never tried anywhere (the same control in another list item, or
+      elements whose listeners run the same handlers, are one family)
     +1.5 its element appeared in the last RECENT_STEPS steps (a new list item's
       checkbox before the filters again)
     +5 typing into a free-standing field after a destructive action took items off
@@ -21,13 +22,29 @@ Score of an action in a state (higher first):
     -5 the checkbox / radio / switch toggled last step (twice in a row undoes it)
     +0.5 per time it changed the page state (capped at 1.5)
     -2.5 per failure; actions that hung the page are never chosen again
+    +4 (ECHO) an element that once showed the name the last action just revealed on
+      another, and shows something else now (a tester remembers where they saw the
+      other card of a pair)
+    + STEER × what it could still add to coverage (steering: the value of the
+      handlers it fires, of key plays whose branches never ran, of waiting for
+      timers whose callbacks never ran; capped at STEER_CAP), × FADE for each try
+      of it since it last raised coverage
     + a small prior per kind, + a seeded tie-break in [0, 0.75)
 With probability EPSILON a seeded random action (untried in this state, if any is
-left, never a held-back destructive one) is taken instead, so one dominant action
+left, never a held-back destructive one, never a wait or a scroll) is taken instead, so one dominant action
 cannot trap the explorer.
 
-Typing is one unit with what completes it: in a form, the other empty fields and the
-submit button; outside a form, Enter, then the adjacent button (rules.adjacent_button)
+Besides element actions it plays keys, waits and presses positional elements at
+several places (playing.py). It stops ("finish") only when the last ``idle_steps``
+steps found nothing new and nothing is left that could: no action untried in this
+state, none whose steering value is at least STEER_FLOOR — or, once every function
+of the app ran, after FUNCTIONS_DONE_IDLE idle steps.
+
+A form's button pressed again is pressed after filling the form (rules.form_fill:
+fields get their usual value, selects on their placeholder their first option,
+consent checkboxes a tick, each radio group one choice): the first press shows the
+form's errors, later ones get past them. Typing is one unit with what completes it: in a form, the
+other empty fields and the submit button; outside a form, Enter, then the adjacent button (rules.adjacent_button)
 if the field still holds its text. A choice in a form (radio, checkbox, option) is
 followed by the form's submit button.
 """
@@ -35,11 +52,13 @@ followed by the form's submit button.
 from __future__ import annotations
 
 import collections
+import hashlib
 import random
+import re
 from typing import Literal
 
 from iwcbench.pipeline.contracts import evidence
-from iwcbench.pipeline.stages.exploring import observing, policy, rules, values
+from iwcbench.pipeline.stages.exploring import observing, playing, policy, reaching, rules, steering, values
 
 EPSILON = 0.1
 RECENT_STEPS = 2
@@ -48,20 +67,20 @@ REBUILD = 5.0
 UNDO = -5.0  # the toggle just clicked, again at once
 PRIORS = {"type": 0.6, "click": 0.5, "select": 0.4, "check": 0.4, "key": 0.3, "hover": 0.1,
           "drag": 0.0, "scroll": -0.5, "wait": -1.0, "back": -1.5}
-ARROWS = ("ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight")
-KEY_GROUPS = {
-    "arrows": ARROWS,
-    "space": ("Space",),
-    "enter": ("Enter",),
-    "wasd": ("w", "a", "s", "d"),
-    "escape": ("Escape",),
-}
+STEER = 2.0
+STEER_CAP = 4.0
+STEER_FLOOR = 0.5  # an option worth this much keeps the exploration going
+FUNCTIONS_DONE_IDLE = 5
+UNTRIED = 3.0
+SIBLINGS = 3  # tries of a family after which its untried members count little
+FADE = 0.6
+ECHO = 4.0
 
 
 class HeuristicPolicy:
     """See the module docstring."""
 
-    name: Literal["heuristic", "llm"] = "heuristic"
+    name: Literal["heuristic", "llm", "random"] = "heuristic"
 
     def __init__(self) -> None:
         self.rng = random.Random(0)
@@ -84,10 +103,21 @@ class HeuristicPolicy:
         self.chain_root: str | None = None  # the typing that queued the pending follow-ups
         self.last: str | None = None  # the signature performed last
         self.toggled_from: dict[str, bool] = {}  # check signature -> checked before its last try
+        self.code: reaching.Code | None = None
+        self.steers: dict[str, float] = {}  # signature -> steering value this step
+        self.fruitless: collections.Counter[str] = collections.Counter()  # tries since it last gained
+        self.states: set[str] = set()
+        self.idle = 0  # steps in a row that found neither coverage nor a new state
+        self.names_seen: dict[str, set[str]] = collections.defaultdict(set)  # selector -> names it showed
+        self.revealed: tuple[str, str] | None = None  # (selector, the name the last action gave it)
+        self.name_before: str | None = None  # the acted-on element's name before the action
+        self.revealing: set[str] = set()  # families whose actions changed the element's own name
 
     def begin(self, context: policy.Context) -> None:
         self.context = context
         self.rng = random.Random(context.seed)
+        if context.coverage_map:
+            self.code = reaching.Code(context.coverage_map, context.facts)
 
     # ---- candidate actions -------------------------------------------------
     def _next_value(self, key: str, options: list[str], blank: bool = True) -> str:
@@ -98,17 +128,21 @@ class HeuristicPolicy:
                 return value
         return options[0]
 
-    def _element_actions(self, obs: observing.Observation) -> list[tuple[str, evidence.Action]]:
+    def _element_actions(self, obs: observing.Observation, reach: reaching.Reach | None
+                         ) -> list[tuple[str, evidence.Action]]:
         actions: list[tuple[str, evidence.Action]] = []
         drop = obs.drop_targets[0] if obs.drop_targets else None
-        for c in obs.candidates:
+        # (what something else covers would receive no click: a dialog is open over it)
+        reachable = [c for c in obs.candidates if not c.covered] or list(obs.candidates)
+        for c in reachable:
             if c.external:
                 continue  # recorded by the explorer, never followed
             target = c.describe()
             in_item = c.item is not None
             for kind in c.kinds:
                 sig = rules.signature(kind, c.selector)
-                self.families[sig] = rules.family(sig) if in_item else sig
+                shared = steering.handler_family(obs, c.selector, kind)
+                self.families[sig] = rules.family(sig) if in_item else (shared or sig)
                 if sig in self.banned:
                     continue
                 if kind == "type":
@@ -122,25 +156,35 @@ class HeuristicPolicy:
                 elif kind == "key":
                     actions.append((sig, evidence.Action(kind="key", target=target, selector=c.selector)))
                 else:
-                    actions.append((sig, evidence.Action(kind=kind, target=target, selector=c.selector)))  # type: ignore[arg-type]
+                    at = f"at:{c.point[0]:g},{c.point[1]:g}" if c.point and kind in ("click", "hover") else None
+                    actions.append((sig, evidence.Action(kind=kind, target=target, selector=c.selector, value=at)))  # type: ignore[arg-type]
+                if reach is not None:
+                    value = steering.action_value(reach, obs, c.selector, kind)
+                    if kind == "drag" and drop:
+                        value = max(value, steering.drop_value(reach, obs, drop))
+                    self.steers[sig] = value
+                if kind in ("click", "hover") and steering.positional(obs, c):
+                    for option in playing.positional_options(obs, c, sig, kind, self.steers.get(sig, 0.0)):
+                        self.families[option.sig] = self.families[sig]
+                        if option.sig not in self.banned:
+                            actions.append((option.sig, option.action))
+                            self.steers[option.sig] = option.steer
             double = rules.signature("dblclick", c.selector)
             self.families[double] = rules.family(double) if in_item else double
             if "dblclick" in c.listeners and double not in self.banned:
                 actions.append((double, evidence.Action(kind="click", target=target, selector=c.selector,
                                                         value="double")))
+                if reach is not None:
+                    self.steers[double] = steering.action_value(reach, obs, c.selector, "dblclick")
         return actions
 
-    def _page_actions(self, obs: observing.Observation) -> list[tuple[str, evidence.Action]]:
-        actions: list[tuple[str, evidence.Action]] = []
-        if obs.keyboard or obs.canvases:
-            for group in KEY_GROUPS:
-                actions.append((f"key|{group}", evidence.Action(kind="key", target="page")))
-            actions.append(("key|hold", evidence.Action(kind="key", target="page")))
-            actions.append(("wait|", evidence.Action(kind="wait", target="page", value="700")))
-        if obs.scrollable:
-            actions.append(("scroll|down", evidence.Action(kind="scroll", target="page", value="0,600")))
-            actions.append(("scroll|up", evidence.Action(kind="scroll", target="page", value="0,-600")))
-        return [(sig, a) for sig, a in actions if sig not in self.banned]
+    def _page_actions(self, obs: observing.Observation, reach: reaching.Reach | None, nothing_else: bool
+                      ) -> list[tuple[str, evidence.Action]]:
+        options = (playing.key_options(obs, reach) + playing.wait_options(obs, reach, nothing_else)
+                   + playing.scroll_options(obs))
+        for option in options:
+            self.steers[option.sig] = option.steer
+        return [(o.sig, o.action) for o in options if o.sig not in self.banned]
 
     def _concrete(self, sig: str, action: evidence.Action, obs: observing.Observation) -> evidence.Action:
         """Fill in the value at choice time (rotating values per field / key group)."""
@@ -157,17 +201,21 @@ class HeuristicPolicy:
             dx, dy = self.rng.choice(((120, 0), (-120, 0), (0, 120), (80, -60), (-60, 90)))
             return action.model_copy(update={"value": f"{dx},{dy}"})
         if kind == "key" and action.value is None:
-            group = sig.split("|", 1)[1]
-            if group == "hold":
-                return action.model_copy(update={"value": f"hold:{self.rng.choice(ARROWS)}:{self.rng.choice((300, 600))}"})
-            keys = KEY_GROUPS.get(group) or ARROWS + ("Space", "Enter")
-            count = self.rng.randint(1, 4) if len(keys) > 1 else 1
-            return action.model_copy(update={"value": " ".join(self.rng.choice(keys) for _ in range(count))})
+            return action.model_copy(update={"value": playing.concrete_key(sig, self.rng)})
+        if kind == "key" and action.value and action.value.startswith("hold:"):
+            # a hold that is chosen again goes on longer: games reward holding on
+            keys, _, ms = action.value[5:].rpartition(":")
+            longer = min(playing.HOLD_MAX_MS, int(ms) * (1 + self.tried_family[self._family(sig)]))
+            return action.model_copy(update={"value": f"hold:{keys}:{longer}"})
         return action
 
     # ---- choice rules ------------------------------------------------------
     def _see(self, obs: observing.Observation) -> None:
-        """Note which elements are new on the page and how many items it shows."""
+        """Note which elements are new on the page and how many items it shows, and
+        the names each element has shown."""
+        for c in obs.candidates:
+            if c.name and len(self.names_seen[c.selector]) < 8:
+                self.names_seen[c.selector].add(c.name)
         selectors = {rules.signature("", c.selector) for c in obs.candidates}
         for selector in selectors - self.present:
             self.born[selector] = obs.step
@@ -201,8 +249,19 @@ class HeuristicPolicy:
 
     def _score(self, obs: observing.Observation, sig: str, action: evidence.Action,
                harmful: set[str], held: set[str]) -> float:
-        here = self.tried[(obs.state, sig)]
-        score = 3.0 if here == 0 else -1.0 * here
+        here = self.tried[(place(obs), sig)]
+        family = self.tried_family[self._family(sig)]
+        # (the tenth dot of a chart with one handler for all is hardly worth a step)
+        # (unless its members reveal something each: the cards of a memory game)
+        worth = UNTRIED if family < SIBLINGS or self._family(sig) in self.revealing else 1.0
+        score = worth if here == 0 else -1.0 * here
+        # (what reaching promises fades each time it was tried and nothing came of it)
+        score += STEER * min(self.steers.get(sig, 0.0), STEER_CAP) * FADE ** self.fruitless[sig]
+        if self.revealed is not None and action.kind == "click" and action.selector != self.revealed[0] \
+                and self.revealed[1] in self.names_seen.get(action.selector or "", ()):
+            c = next((x for x in obs.candidates if x.selector == action.selector), None)
+            if c is not None and c.name != self.revealed[1]:  # it shows something else now: hidden again
+                score += ECHO
         score += 2.0 if self.tried_family[self._family(sig)] == 0 else 0.0
         if sig not in harmful and not self._flipped(obs, sig, action):
             # (a delete pays once; repeating it only empties the page; a toggle paid
@@ -270,24 +329,46 @@ class HeuristicPolicy:
     def choose(self, observation: observing.Observation) -> evidence.Action | None:
         obs = observation
         self._see(obs)
+        self.states.add(place(obs))
         followup = self._next_followup(obs)
         if followup is not None:
             sig, action = followup
             return self._commit(obs, sig, self._concrete(sig, action, obs))
         self.chain_root = None
-        options = self._element_actions(obs) + self._page_actions(obs)
+        self.steers = {}
+        reach = self._reach()
+        elements = self._element_actions(obs, reach)
+        options = elements + self._page_actions(obs, reach, nothing_else=not elements)
         if not options:
             return None
+        done = self._done(obs, options, reach)
+        if done is not None:
+            return evidence.Action(kind="finish", target="page", intent=done)
         harmful, held = self._destructive(obs, options)
         if self.rng.random() < EPSILON:
-            allowed = [o for o in options if o[0] not in held] or options
-            fresh = [o for o in allowed if self.tried[(obs.state, o[0])] == 0] or allowed
+            # (waiting and scrolling are chosen for what they promise, never by chance)
+            allowed = [o for o in options if o[0] not in held and o[1].kind not in ("wait", "scroll")] or options
+            fresh = [o for o in allowed if self.tried[(place(obs), o[0])] == 0] or allowed
             sig, action = fresh[self.rng.randrange(len(fresh))]
         else:
             scored = [(self._score(obs, sig, a, harmful, held), i) for i, (sig, a) in enumerate(options)]
             _, best = max(scored)
             sig, action = options[best]
         chosen = self._concrete(sig, action, obs)
+        button = next((c for c in obs.candidates if c.selector == chosen.selector), None) if chosen.kind == "click" else None
+        if button is not None and self.tried_family[self._family(sig)] >= 1:
+            # Pressed once as it was (the form's errors); from then on the form is filled first.
+            fills = rules.form_fill(button, obs)
+            if fills:
+                self.followups.clear()
+                for kind, c, value in fills[1:]:
+                    self.followups.append((rules.signature(kind, c.selector), evidence.Action(
+                        kind=kind, target=c.describe(), selector=c.selector, value=value), None))  # type: ignore[arg-type]
+                self.followups.append((sig, chosen, None))
+                kind, c, value = fills[0]
+                self.chain_root = sig
+                return self._commit(obs, rules.signature(kind, c.selector), evidence.Action(
+                    kind=kind, target=c.describe(), selector=c.selector, value=value))  # type: ignore[arg-type]
         if chosen.kind == "type":
             typed = next(c for c in obs.candidates if c.selector == chosen.selector)
             self._queue_followups(typed, obs)
@@ -298,9 +379,31 @@ class HeuristicPolicy:
             self._queue_submit(picked, obs)
         return self._commit(obs, sig, chosen)
 
+    def _reach(self) -> reaching.Reach | None:
+        if self.code is None or self.context is None or self.context.coverage is None:
+            return None
+        return reaching.Reach(self.code, self.context.coverage())
+
+    def _done(self, obs: observing.Observation, options: list[tuple[str, evidence.Action]],
+              reach: reaching.Reach | None) -> str | None:
+        """Why to stop (nothing new for a while and nothing left that could find
+        something), or None to go on."""
+        limit = self.context.idle_steps if self.context is not None else 15
+        if reach is not None and self.idle >= FUNCTIONS_DONE_IDLE and reach.unreached_functions() == 0:
+            return f"every function of the app ran and nothing new came for {self.idle} steps"
+        if self.idle < limit:
+            return None
+        for sig, action in options:
+            if sig != playing.IDLE_WAIT and self.steers.get(sig, 0.0) * FADE ** self.fruitless[sig] >= STEER_FLOOR:
+                return None  # (a wait for timers whose callbacks never ran counts too)
+            if action.kind not in ("wait", "scroll") and self.tried[(place(obs), sig)] == 0:
+                return None
+        return f"nothing new reachable after {self.idle} steps (nothing untried or promising left)"
+
     def _commit(self, obs: observing.Observation, sig: str, action: evidence.Action) -> evidence.Action:
-        self.pending = (obs.state, sig, action)
+        self.pending = (place(obs), sig, action)
         c = next((x for x in obs.candidates if x.selector == action.selector), None)
+        self.name_before = c.name if c is not None else None
         if action.kind == "check" and c is not None and c.checked is not None:
             self.toggled_from[sig] = c.checked
         if action.kind in ("click", "check") and c is not None and rules.destructive(c):
@@ -310,20 +413,30 @@ class HeuristicPolicy:
     def observe(self, step: evidence.Step, after: observing.Observation | None) -> None:
         if self.pending is None:
             return
-        state, sig, _ = self.pending
+        state, sig, done = self.pending
         self.pending = None
+        now = next((c for c in after.candidates if c.selector == done.selector), None) if after and done.selector else None
+        revealed = now is not None and now.name and now.name != self.name_before
+        self.revealed = (done.selector, now.name) if revealed else None
+        if revealed:
+            self.revealing.add(self._family(sig))
         self.tried[(state, sig)] += 1
         self.last = sig
         self.tried_family[self._family(sig)] += 1
         self.gains[sig] = step.coverage_gain
+        self.fruitless[sig] = 0 if step.coverage_gain > 0 else self.fruitless[sig] + 1
         root = self.chain_root
         if root is not None and root != sig and step.coverage_gain > 0 and root in self.gains:
             self.gains[root] += step.coverage_gain
         if self.pending_items is not None and after is not None and rules.item_count(after) < self.pending_items:
             self.torn_down = True
         self.pending_items = None
-        if after is not None and after.state != state:
+        if after is not None and place(after) != state:
             self.changes[sig] += 1
+        fresh = after is not None and place(after) not in self.states
+        if after is not None:
+            self.states.add(place(after))
+        self.idle = 0 if step.coverage_gain > 0 or fresh else self.idle + 1
         if not step.ok:
             self.failures[sig] += 1
             self.followups.clear()
@@ -333,3 +446,14 @@ class HeuristicPolicy:
 
     def summary(self) -> str | None:
         return None
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def place(obs: observing.Observation) -> str:
+    """Where the explorer is, for counting what it tried there: the page's address
+    and its accessibility tree with numbers blanked, so a ticking timer, a score or a
+    move counter does not make every step a new place (a new question, a new list
+    item or another view does)."""
+    return hashlib.sha1(f"{obs.url}\n{_DIGITS.sub('#', obs.tree)}".encode()).hexdigest()

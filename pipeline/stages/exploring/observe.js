@@ -168,6 +168,24 @@
     '[role=menuitem],[role=checkbox],[role=switch],[role=radio],[role=option],[role=slider],[onclick],' +
     '[contenteditable=""],[contenteditable=true],canvas,[draggable=true],label';
 
+  // Where a press lands on the element: its middle (null), another place of its box
+  // ([fx, fy]) when the middle is not it (a donut chart's slice), or covered when
+  // something else (an open dialog's backdrop) is on top everywhere. Off screen:
+  // unknown, so the middle.
+  const GRID = [0.5, 0.25, 0.75, 0.1, 0.9];
+  const hits = (el, top) => top && (top === el || el.contains(top)
+    || (el.labels && Array.from(el.labels).some(l => l === top || l.contains(top))));
+  const landing = (el, r) => {
+    const inside = (x, y) => x >= 0 && y >= 0 && x < window.innerWidth && y < window.innerHeight;
+    if (!inside(r.x + r.width / 2, r.y + r.height / 2)) return {covered: false, point: null};
+    if (hits(el, document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2))) return {covered: false, point: null};
+    for (const fy of GRID) for (const fx of GRID) {
+      const x = r.x + r.width * fx, y = r.y + r.height * fy;
+      if (inside(x, y) && hits(el, document.elementFromPoint(x, y))) return {covered: false, point: [fx, fy]};
+    }
+    return {covered: true, point: null};
+  };
+
   const candidates = [];
   const structure = [];
   const values = [];
@@ -246,6 +264,7 @@
         parents: [parent, parent && parent.parentElement].filter(Boolean).map(refOf),
         hint: clip([el.id, typeof el.className === 'string' ? el.className : '', el.getAttribute('title') || ''].join(' '), 80),
         box: [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)],
+        ...landing(el, r),
       });
     }
     // the accessibility tree: roles worth naming, refs where one can act
@@ -277,6 +296,9 @@
   // Children of a named leaf (a button's icon span) are not listed, but still counted
   // in the structure and scanned for their own candidates.
   const walkQuiet = (el) => {
+    // (an element with listeners of its own inside the leaf — a chart's slice in a
+    // role="img" svg — is a candidate all the same)
+    if (listenersOf(el).size || el.matches(INTERACTIVE)) { walk(el, 0, false); return; }
     if (scanned++ > limits.maxElements) return;
     structure.push(el.tagName.toLowerCase());
     for (const c of el.children) walkQuiet(c);

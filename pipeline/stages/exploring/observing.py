@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import pathlib
+from typing import Mapping
 
 from iwcbench.pipeline.contracts import evidence
-from iwcbench.pipeline.kits import browser
+from iwcbench.pipeline.kits import browser, inspecting
 
 SCRIPT = (pathlib.Path(__file__).parent / "observe.js").read_text(encoding="utf-8")
 VOLATILITY = (pathlib.Path(__file__).parent / "volatility.js").read_text(encoding="utf-8")
@@ -64,6 +65,8 @@ class Candidate:
     context: str = ""  # that item's visible text ("Buy milk ×")
     parents: tuple[str, ...] = ()  # refs of its parent and grandparent elements
     hint: str = ""  # id, class and title: words a name may lack ("destroy")
+    covered: bool = False  # something else is on top of it (a dialog's backdrop)
+    point: tuple[float, float] | None = None  # where a press lands on it, if not its middle
 
     def describe(self) -> str:
         """``button "Add task"``: how a person would name it."""
@@ -98,6 +101,10 @@ class Observation:
     coverage: evidence.CoverageSummary = evidence.CoverageSummary()
     elapsed_s: float = 0.0
     budget_left: int = 0  # steps still allowed
+    # Event listeners by candidate selector (the element's and its form's) and of
+    # window / document / body, when the explorer read them (instrumented apps).
+    listeners: Mapping[str, tuple[inspecting.Listener, ...]] = dataclasses.field(default_factory=dict)
+    page_listeners: tuple[inspecting.Listener, ...] = ()
 
     def by_ref(self, ref: str) -> Candidate | None:
         return next((c for c in self.candidates if c.ref == ref), None)
@@ -112,6 +119,7 @@ def _candidate(raw: dict) -> Candidate:
     data = {k: v for k, v in data.items() if k in fields}
     for key in ("kinds", "options", "listeners", "box", "parents"):
         data[key] = tuple(data.get(key) or ())
+    data["point"] = tuple(data["point"]) if data.get("point") else None
     data["name"] = data.get("name") or ""
     data["context"] = data.get("context") or ""
     data["hint"] = data.get("hint") or ""

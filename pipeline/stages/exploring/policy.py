@@ -4,15 +4,17 @@ the budget and the evidence; a policy only chooses. It must not touch the page.
 Action grammar a policy returns (``evidence.Action``; ``selector`` is a CSS selector,
 normally a candidate's ``selector``; ``target`` is its ``describe()``):
 
-    click   selector                    a left click ("double" as value: a double click)
+    click   selector                    a left click ("double" as value: a double click;
+                                        "at:0.2,0.75": at that fraction of its box)
     type    selector, value             replace the field's content with ``value``
     select  selector, value             choose the option whose value is ``value``
     check   selector                    toggle a checkbox / radio / switch (a click)
-    hover   selector                    move the mouse over it
+    hover   selector                    move the mouse over it (value "at:fx,fy" as for click)
     drag    selector, value "dx,dy"     press in its middle, move by dx,dy, release
     drag    selector, value "to:<css>"  HTML drag and drop onto another element
-    key     value "ArrowUp Space"       press keys in order (Playwright key names);
-            value "hold:ArrowRight:600" hold one key for 600 ms;
+    key     value "ArrowUp Space"       press keys in order (Playwright key names,
+                                        "Control+z" for a combination);
+            value "hold:ArrowRight:600" hold a key (or "Shift+ArrowRight") for 600 ms;
             optional selector: focus it first
     scroll  value "dx,dy"               mouse wheel (default "0,600")
     back    -                           history back (the explorer returns to the app
@@ -46,9 +48,12 @@ class Context:
     instrumented: bool  # coverage is measured (False: black box)
     step_timeout_s: float
     plateau_steps: int  # steps without coverage gain that make a plateau
-    # The live merged Istanbul coverage (None in black box): lets a policy ask what
+    # The live merged Istanbul counters (None in black box): lets a policy ask what
     # code has not run yet, e.g. for coverage-plateau guidance.
     coverage: Callable[[], dict] | None = None
+    coverage_map: dict | None = None  # Istanbul's location maps of the app's files
+    facts: dict | None = None  # code facts per file (instrumenting's code-facts.json)
+    idle_steps: int = 15  # steps that found nothing new before a policy may stop
 
 
 class Policy(Protocol):
@@ -58,7 +63,7 @@ class Policy(Protocol):
     ("the policy had nothing left to try"); an Action of kind "finish" ends it as
     "the explorer declared testing complete"."""
 
-    name: Literal["heuristic", "llm", "uitest", "replay"]
+    name: Literal["heuristic", "llm", "random", "uitest", "replay"]
 
     def begin(self, context: Context) -> None: ...
 

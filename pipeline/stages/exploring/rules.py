@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import re
 
-from iwcbench.pipeline.stages.exploring import observing
+from iwcbench.pipeline.stages.exploring import observing, values
 
 # Words (in a name, id, class or title) of actions that tear state down. Testers build
 # state up before they tear it down, so these wait until the constructive ones ran.
 DESTRUCTIVE = re.compile(
     r"\b(delete|remove|clear|reset|trash|destroy|discard|erase|empty|wipe|purge|"
-    r"log ?out|sign ?out|unsubscribe)\b", re.IGNORECASE)
+    r"log ?out|sign ?out|unsubscribe|new game|restart|start over)\b", re.IGNORECASE)
 # In ids and classes only the unambiguous words count ("empty-state" is no action).
 DESTRUCTIVE_HINT = re.compile(r"\b(delete|remove|clear|reset|trash|destroy)\b", re.IGNORECASE)
 # Icon-only names of delete buttons ("x", "×", "🗑").
 DELETE_ICONS = {"x", "×", "✕", "✖", "✗", "❌", "🗑", "🗑️"}
 _POSITION = re.compile(r":nth-(of-type|child)\(\d+\)")
+# Checkboxes a form usually refuses to go on without.
+CONSENT = re.compile(r"\b(agree|terms|accept|consent|privacy|conditions)\b", re.IGNORECASE)
 
 
 def destructive(candidate: observing.Candidate) -> bool:
@@ -63,3 +65,30 @@ def adjacent_button(field: observing.Candidate, obs: observing.Observation) -> o
             if c.parents and field.parents and c.parents[0] in field.parents and not destructive(c):
                 return c
     return None
+
+
+def form_fill(button: observing.Candidate, obs: observing.Observation) -> list[tuple[str, observing.Candidate, str | None]]:
+    """What a tester fills in before pressing a form's button: each field of the
+    same form that does not hold its usual value gets it, each select still on its placeholder with its
+    first real option, each unchecked consent checkbox, one radio of each group none
+    of which is checked — as (kind, candidate, value) in document order."""
+    if button.form < 0:
+        return []
+    fills: list[tuple[str, observing.Candidate, str | None]] = []
+    groups_done: set[str] = set()
+    fields = [c for c in obs.candidates if c.form == button.form and not c.covered and c.selector != button.selector]
+    for c in fields:
+        if "type" in c.kinds:
+            first = values.values_for(c)[0]
+            if first.strip() and (c.value or "") != first:
+                fills.append(("type", c, first))
+        elif "select" in c.kinds and not (c.value or "") and any(o for o in c.options):
+            fills.append(("select", c, next(o for o in c.options if o)))
+        elif "check" in c.kinds and c.type == "checkbox" and c.checked is False \
+                and (c.required or CONSENT.search(f"{c.name} {c.hint} {c.input_name or ''}")):
+            fills.append(("check", c, None))
+        elif "check" in c.kinds and c.type == "radio" and c.input_name and c.input_name not in groups_done:
+            groups_done.add(c.input_name)
+            if not any(x.type == "radio" and x.input_name == c.input_name and x.checked for x in fields):
+                fills.append(("check", c, None))
+    return fills

@@ -8,16 +8,18 @@ never as an exception out of here. Browser calls go through kits/browser.py.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import time
 from typing import Callable
 
 from iwcbench.pipeline.contracts import evidence, settings
-from iwcbench.pipeline.kits import browser
+from iwcbench.pipeline.kits import browser, inspecting
 from iwcbench.pipeline.stages.exploring import acting, coverage as istanbul, crediting, observing
 from iwcbench.pipeline.stages.exploring import policy as policies
 
 HANG_S = 5.0  # a page that does not answer a script call for this long is hung
-SETTLE_MS = 150  # after an action: let handlers, timers and transitions run
+SETTLE_MS = 40  # after an action: let handlers, microtasks and a couple of frames run
+SHOT_EVERY = 3  # a look that changed without a new state is shot at most every 3 steps
 MAX_PAGE_FAILURES = 2  # hung or crashed pages tolerated before stopping
 MAX_AXE_STATES = 25  # axe-core runs per exploration (one per new state)
 AXE_LIMIT_S = 8.0
@@ -39,16 +41,22 @@ class Explorer:
         router: browser.Router | None,
         accessibility: bool,
         sites: dict | None = None,
+        facts: dict | None = None,
+        own_map: dict | None = None,
     ) -> None:
         self.url = url
         self.origin = browser.origin_of(url)
         self.config = config
         self.sink = sink
         self.coverage_map = coverage_map
+        # the app's own code (coverage_map without recognised library code)
+        self.own_map = own_map if own_map is not None else coverage_map
+        self.facts = facts
         self.policy = chooser
         self.router = router if router is not None else browser.OriginGuard(self.origin)
         self.accessibility = accessibility
-        self.action_timeout_s = min(config.step_timeout_s, 3.0)
+        # (an element that is not actionable within 2 s will not be: do not wait longer)
+        self.action_timeout_s = min(config.step_timeout_s, 2.0)
         self.steps: list[evidence.Step] = []
         self.coverage_base: dict = {}  # counters of documents already left
         self.coverage_live: dict | None = None  # counters of the current document
@@ -59,9 +67,9 @@ class Explorer:
         self.forged_noted = 0
         self.summary = evidence.CoverageSummary()
         self.visuals: set[str] = set()
-        self.states: set[str] = set()
-        self.known_actions: set[str] = set()
-        self.done: set[tuple[str, str]] = set()  # (state, "kind|selector") performed there
+        self.shot_states: set[str] = set()
+        self.last_shot = -SHOT_EVERY
+        self.last_dom: tuple[bytes, str] | None = None  # digest and key of the last snapshot
         self.externals: set[str] = set()
         self.axe: dict[int, tuple[evidence.AxeViolation, ...]] = {}
         self.axe_version: str | None = None
@@ -71,6 +79,9 @@ class Explorer:
         self.mirrored: list[str] = []
         self.session: browser.Session | None = None
         self.tab: browser.Tab | None = None
+        # (document, element ref) -> its listeners; (document, global types) -> the page's
+        self.heard: dict[tuple[float, str], tuple[inspecting.Listener, ...]] = {}
+        self.heard_page: tuple[tuple[float, tuple[str, ...]], tuple[inspecting.Listener, ...]] | None = None
 
     # ---- coverage ------------------------------------------------------------
     @property
@@ -124,7 +135,7 @@ class Explorer:
             self._page_left()
         self.coverage_live, self.coverage_doc = snapshot, obs.doc
         self._confirm(notes)
-        self.summary = istanbul.summarize(self.coverage_total(), self.coverage_map)
+        self.summary = istanbul.summarize_both(self.coverage_total(), self.coverage_map, self.own_map)
         return round((self.summary.statements or 0.0) - before, 4)
 
     # ---- routing ----------------------------------------------------------
@@ -141,13 +152,14 @@ class Explorer:
         return self.tab.goto(self.url, timeout_s)
 
     def _settle(self, notes: list[str]) -> None:
+        # (the page runs on while this process sleeps: no browser round trip needed)
+        time.sleep(SETTLE_MS / 1000)
         try:
             self.tab.wait_for_load(min(self.config.step_timeout_s, 5.0))
         except browser.PageLost:
             raise
         except browser.BrowserError:
             notes.append("the page was still loading when the step was recorded")
-        self.tab.pause(SETTLE_MS)
 
     def _look(self, index: int, notes: list[str]) -> observing.Observation:
         obs = observing.observe(self.tab, index, HANG_S)
@@ -156,7 +168,26 @@ class Explorer:
             self._fresh_page(self.config.load_timeout_s)
             self.tab.pause(SETTLE_MS)
             obs = observing.observe(self.tab, index, HANG_S)
-        return obs
+        return self._listen(obs) if self.instrumented else obs
+
+    def _listen(self, obs: observing.Observation) -> observing.Observation:
+        """Attach the candidates' event listeners, reading only those of elements
+        (and page-level listener types) not seen before in this document."""
+        fresh = [c for c in obs.candidates if (obs.doc, c.ref) not in self.heard]
+        page_key = (obs.doc, obs.global_listeners)
+        if fresh or self.heard_page is None or self.heard_page[0] != page_key:
+            try:
+                per_element, page = inspecting.listeners(self.tab, [c.selector for c in fresh], HANG_S)
+            except browser.PageLost:
+                raise
+            except browser.BrowserError:
+                per_element, page = [() for _ in fresh], ()
+            for c, heard in zip(fresh, per_element):
+                self.heard[(obs.doc, c.ref)] = heard
+            self.heard_page = (page_key, page)
+        return dataclasses.replace(
+            obs, listeners={c.selector: self.heard.get((obs.doc, c.ref), ()) for c in obs.candidates},
+            page_listeners=self.heard_page[1])
 
     def _lost(self, error: browser.PageLost, notes: list[str], after: str = "") -> None:
         """A hung or crashed page: note it, count it, reload the app or stop."""
@@ -169,9 +200,13 @@ class Explorer:
         self._fresh_page(self.config.load_timeout_s)
 
     def _accessibility(self, index: int, obs: observing.Observation, notes: list[str]) -> None:
-        if not self.accessibility or obs.state in self.axe_states or len(self.axe_states) >= MAX_AXE_STATES:
+        """axe-core on each new layout: what is on the page and where, not what its
+        text says (a calculator's display or a timer makes a new state every step,
+        never a new accessibility problem)."""
+        layout = _layout(obs)
+        if not self.accessibility or layout in self.axe_states or len(self.axe_states) >= MAX_AXE_STATES:
             return
-        self.axe_states.add(obs.state)
+        self.axe_states.add(layout)
         try:
             result = browser.inject_axe(self.tab, AXE_LIMIT_S)
         except browser.PageLost:
@@ -182,6 +217,30 @@ class Explorer:
             return
         self.axe_version = result.get("version")
         self.axe[index] = tuple(evidence.AxeViolation(**v) for v in result.get("violations", ()))
+
+    def _snapshot(self, index: int) -> tuple[str, tuple[evidence.VolatileMark, ...]]:
+        """The step's DOM snapshot and its volatile marks; a DOM identical to the last
+        one is not stored again, the step names the earlier file."""
+        data, volatile = observing.snapshot(self.tab, self.config.max_dom_bytes, HANG_S)
+        digest = hashlib.sha1(data).digest()
+        if self.last_dom is not None and self.last_dom[0] == digest:
+            return self.last_dom[1], volatile
+        key = f"dom/{index:04d}.html"
+        self.sink(key, data)
+        self.last_dom = (digest, key)
+        return key, volatile
+
+    def _shoot(self, index: int, obs: observing.Observation) -> bool:
+        """A screenshot for each new state; for a new look of a known state (typed
+        text, an animating canvas) at most one every SHOT_EVERY steps."""
+        if obs.visual in self.visuals:
+            return False
+        if obs.state in self.shot_states and index - self.last_shot < SHOT_EVERY:
+            return False
+        self.visuals.add(obs.visual)
+        self.shot_states.add(obs.state)
+        self.last_shot = index
+        return True
 
     def record(
         self, index: int, action: evidence.Action, ok: bool, error: str | None,
@@ -202,15 +261,12 @@ class Explorer:
                         self._settle(notes)
                     obs = self._look(index, notes)
                     gain = self._read_coverage(obs, notes)
-                    if obs.visual not in self.visuals:
-                        self.visuals.add(obs.visual)
+                    if self._shoot(index, obs):
                         shot = f"shots/{index:04d}.png"
                         self.sink(shot, browser.screenshot(self.tab, HANG_S))
                     # After the screenshot, which spends part of the idle window the
                     # snapshot waits for; before axe-core, which must not be in it.
-                    dom = f"dom/{index:04d}.html"
-                    html, volatile = observing.snapshot(self.tab, self.config.max_dom_bytes, HANG_S)
-                    self.sink(dom, html)
+                    dom, volatile = self._snapshot(index)
                     self._accessibility(index, obs, notes)
                     break
                 except browser.PageLost as again:
@@ -248,25 +304,10 @@ class Explorer:
             raise stop
         return step, obs
 
-    def novel(self, step: evidence.Step, obs: observing.Observation | None) -> bool:
-        """Did this step find anything new (state, coverage, or an action to try)?"""
-        if obs is None:
-            return False
-        actions = {f"{k}|{c.selector}" for c in obs.candidates for k in c.kinds}
-        new = obs.state not in self.states or step.coverage_gain > 0 or not actions <= self.known_actions
-        self.states.add(obs.state)
-        self.known_actions |= actions
-        return new
-
-    def untried(self, obs: observing.Observation) -> bool:
-        """Does the page offer an element action not yet performed in this state?"""
-        return any((obs.state, f"{kind}|{c.selector}") not in self.done
-                   for c in obs.candidates if not c.external for kind in c.kinds)
-
     # ---- the run ----------------------------------------------------------
-    def load(self) -> tuple[str | None, observing.Observation | None]:
-        """Step 0. Returns (load_error, observation)."""
-        started, notes = time.monotonic(), [self.session.isolation]
+    def load(self, note: str | None = None) -> tuple[str | None, observing.Observation | None]:
+        """Step 0 (``note`` goes into its notes). Returns (load_error, observation)."""
+        started, notes = time.monotonic(), [self.session.isolation] + ([note] if note else [])
         action = evidence.Action(kind="load", target=self.url)
         self.tab = self.session.new_tab()
         try:
@@ -300,7 +341,6 @@ class Explorer:
             return self._load_failed(action, started, str(stop))
         if obs is None:
             return self._load_failed(action, started, "; ".join(step.notes) or "the page was lost")
-        self.novel(step, obs)
         return None, obs
 
     def _load_failed(self, action: evidence.Action, started: float, reason: str):
@@ -316,7 +356,6 @@ class Explorer:
     def loop(self, obs: observing.Observation, deadline: float, started: float) -> str:
         """Steps 1..max_steps. Returns the stop reason."""
         config = self.config
-        idle = 0
         for index in range(1, config.max_steps + 1):
             if time.monotonic() >= deadline:
                 return f"time limit {config.app_timeout_s:g} s"
@@ -327,7 +366,9 @@ class Explorer:
             if action is None:
                 return "the policy had nothing left to try"
             if action.kind == "finish":
-                return "the explorer declared testing complete"
+                if self.policy.name == "heuristic" and action.intent:
+                    return action.intent  # the heuristic's own stop rule, worded as such
+                return "the explorer declared testing complete" + (f": {action.intent}" if action.intent else "")
             step_started, notes = time.monotonic(), []
             ok, error = True, None
             lost: browser.PageLost | None = None
@@ -339,15 +380,17 @@ class Explorer:
                 raise
             except browser.BrowserError as failed:
                 ok, error = False, str(failed)
-            if action.selector:
-                self.done.add((obs.state, f"{action.kind}|{action.selector}"))
             step, after = self.record(index, action, ok, error, notes, step_started, lost)
             self.policy.observe(step, after)
             if after is None:
                 return "the page could not be observed"
             obs = after
-            idle = 0 if self.novel(step, after) else idle + 1
-            # (not while this state still offers something never tried in it)
-            if self.policy.name == "heuristic" and idle >= config.stop_after_idle_steps and not self.untried(after):
-                return f"nothing new reachable after {idle} steps"
         return f"budget of {config.max_steps} steps used"
+
+
+def _layout(obs: observing.Observation) -> str:
+    """What is on the page and where it is: the page's address and title and the
+    kinds of its controls, without their text."""
+    kinds = sorted({(c.tag, c.role, c.type, c.kinds, c.item is not None) for c in obs.candidates})
+    where = obs.url.split("?", 1)[0]
+    return hashlib.sha1(repr((where, obs.title, obs.canvases, kinds)).encode()).hexdigest()

@@ -4,6 +4,8 @@ Pure: a candidate in, a list of strings out (the heuristic cycles through it).
 
 from __future__ import annotations
 
+import re
+
 from iwcbench.pipeline.stages.exploring import observing
 
 LONG_TEXT = ("Lorem ipsum dolor sit amet, consectetur adipiscing elit. " * 9).strip()
@@ -39,8 +41,46 @@ def _hint(c: observing.Candidate) -> str:
     return " ".join(filter(None, (c.name, c.placeholder, c.autocomplete, c.input_name))).lower()
 
 
+_EXAMPLE = re.compile(r"^\s*(?:e\.?\s?g\.?|ex(?:ample)?|such as|like)\s*[:,]?\s*[\"'“]?(.+?)[\"'”]?\s*$", re.IGNORECASE)
+_VALUE_LIKE = re.compile(r"^[\d][\d:./,+ -]*$")
+
+
+def _example(c: observing.Candidate) -> str | None:
+    """The value a placeholder shows as an example ("e.g. WELCOME10", "12345")."""
+    text = (c.placeholder or "").strip()
+    found = _EXAMPLE.match(text)
+    if found:
+        return found.group(1).strip()
+    return text if _VALUE_LIKE.match(text) and any(ch.isdigit() for ch in text) else None
+
+
+def _with_example(c: observing.Candidate, values: list[str]) -> list[str]:
+    example = _example(c)
+    if example is None or example in values:
+        return values
+    return [example] + values
+
+
+# (words in a field's name, placeholder, autocomplete or input name) -> what a tester types
+_BY_HINT = (
+    (("cc-number", "card number", "cardnumber", "card-number"), ["4242 4242 4242 4242", "1234 5678 9012 3456", ""]),
+    (("cc-exp", "expiry", "expiration", "mm/yy"), ["12/30", "01/20", "13/99", ""]),
+    (("cc-csc", "cvv", "cvc", "security code"), ["123", "12", "abcd", ""]),
+    (("postal-code", "zip", "postcode", "postal"), ["12345", "1234", "ABCDE", ""]),
+    (("street-address", "address-line1", "street", "address"), ["221B Baker Street", "", "x"]),
+    (("address-level2", "city", "town"), ["Springfield", ""]),
+    (("username", "user name", "login", "customer id", "customerid", "account id"), ["alex", "12345678", ""]),
+    (("coupon", "promo", "voucher", "discount code"), ["SAVE10", "INVALID-CODE", ""]),
+)
+
+
 def values_for(c: observing.Candidate) -> list[str]:
-    """Ordered values for a text-like field (never empty)."""
+    """Ordered values for a text-like field (never empty): what its placeholder
+    shows as an example (if it shows one), the usual value, then boundaries."""
+    return _with_example(c, _values(c))
+
+
+def _values(c: observing.Candidate) -> list[str]:
     kind = c.type or "text"
     hint = _hint(c)
     if kind == "number":
@@ -51,7 +91,8 @@ def values_for(c: observing.Candidate) -> list[str]:
     if kind == "email" or "email" in hint or "e-mail" in hint:
         return ["user@example.com", "not-an-email", "", "a@b", "x" * 70 + "@example.com"]
     if kind == "date":
-        return [v for v in ("2024-02-29", c.min, c.max, "1970-01-01", "2099-12-31", "") if v is not None]
+        first = "1990-05-15" if ("birth" in hint or "bday" in hint or "dob" in hint.split()) else "2024-02-29"
+        return [v for v in (first, c.min, c.max, "1970-01-01", "2099-12-31", "") if v is not None]
     if kind == "time":
         return ["09:30", "00:00", "23:59"]
     if kind == "datetime-local":
@@ -68,6 +109,9 @@ def values_for(c: observing.Candidate) -> list[str]:
         return ["https://example.com", "not a url", ""]
     if kind == "password" or "password" in hint:
         return ["Secret123!", "a", ""]
+    for words, found in _BY_HINT:
+        if kind not in ("number", "textarea", "contenteditable") and any(w in hint for w in words):
+            return list(found)
     if kind == "search" or "search" in hint or "filter" in hint:
         return ["test", "a", "zzzz-no-match", ""]
     if any(word in hint for word in ("age", "amount", "price", "qty", "quantity", "count", "number")):

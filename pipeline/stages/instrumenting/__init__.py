@@ -3,12 +3,16 @@
 ``instrument(src, dest, settings)`` copies the app from ``src`` into the fresh folder
 ``dest`` (``src`` is never modified), detects the framework, finds the start page and
 instruments every script the browser can run: external files, inline ``<script>``
-blocks and module scripts, in one Node process (instrument.js beside this module). It writes
+blocks, module scripts and inline event-handler attributes, in one Node process
+(instrument.js beside this module, with facts.js, handlers.js and vendor.js). It writes
 
     dest/.iwc/coverage-map.json   coverage key -> Istanbul's initial FileCoverage data
     dest/.iwc/sources.json        coverage key -> the original source text
     dest/.iwc/sites.json          coverage key -> where its counters sit in the served
                                   code, and that code's SHA-256 (pipeline/js/sites.js)
+    dest/.iwc/code-facts.json     coverage key -> facts for the explorer (calls, keys, timers)
+    dest/.iwc/original/<path>     every file it rewrote, as it was (the explorer's fallback)
+    dest/.iwc/vendored.json       coverage key -> library code in it (source map or banner)
 
 Coverage keys are paths relative to the served root ("js/app.js"); inline blocks are
 "<page>#inline-N" (N counts a page's inline JavaScript blocks from 1, in document
@@ -39,6 +43,9 @@ IWC_DIR = ".iwc"
 COVERAGE_MAP = "coverage-map.json"
 SOURCES = "sources.json"
 SITES = "sites.json"
+FACTS = "code-facts.json"  # what the explorer reads from the code (pipeline/js/facts.js)
+ORIGINALS = "original"  # folder: each file instrumenting rewrote, as it was
+VENDORED = "vendored.json"  # coverage key -> {reason, s, f, b}: counter ids of library code
 BUILD_FRAMEWORKS = ("next", "astro", "cra", "vite")  # first match wins
 PREBUILT_DIRS = ("dist", "build", "out")  # static output folders of the build frameworks
 NOT_COPIED = {".git"}
@@ -105,6 +112,9 @@ def instrument(
         "coverageMap": str((dest / IWC_DIR / COVERAGE_MAP).resolve()),
         "sources": str((dest / IWC_DIR / SOURCES).resolve()),
         "sites": str((dest / IWC_DIR / SITES).resolve()),
+        "facts": str((dest / IWC_DIR / FACTS).resolve()),
+        "originals": str((dest / IWC_DIR / ORIGINALS).resolve()),
+        "vendored": str((dest / IWC_DIR / VENDORED).resolve()),
     }
     done = processes.run(
         [processes.node_binary(), str(SCRIPT)],
@@ -121,11 +131,19 @@ def instrument(
     files = [evidence.InstrumentedFile(**f) for f in outcome["files"]]
     node_skips = [evidence.SkippedFile(**s) for s in outcome["skipped"]]
     skipped += node_skips
-    if not files:
+    scripts_failed = [s for s in node_skips if s.reason.startswith(PARSE_FAILED)]
+    if not files or (scripts_failed and all(f.kind == "handlers" for f in files)):
+        # Inline handlers call the app's scripts: without any script they measure nothing.
+        if files:
+            shutil.rmtree(dest, ignore_errors=True)
+            copy_app(src / prebuilt if prebuilt else src, dest)
         reason = _black_box_reason(node_skips, where)
-        return _report(framework, "black_box", reason, entry, entry_problem, files, skipped, started)
+        return _report(framework, "black_box", reason, entry, entry_problem, [], skipped, started)
     noun = "script" if len(files) == 1 else "scripts"
     reason = f"instrumented {where}{len(files)} {noun}"
+    libraries = [f for f in files if f.vendored]
+    if libraries:
+        reason += f" ({len(libraries)} with library code: {libraries[0].path}: {libraries[0].vendored})"
     if skipped:
         reason += f" ({len(skipped)} skipped)"
     return _report(framework, "instrumented", reason, entry, entry_problem, files, skipped, started)
@@ -179,6 +197,15 @@ def _built_sites(dest: pathlib.Path, keys: list[str], timeout_s: float) -> str |
         return None
     return (f"the counters of {len(keys) - placed} of {len(keys)} files were not found in the built "
             f"scripts; their coverage is not credited")
+
+
+def originals(meta: pathlib.Path) -> dict[str, bytes]:
+    """The files instrumenting rewrote, as they were, by served path ("js/app.js"),
+    from an app's metadata folder (``<site>/.iwc`` or wherever it was moved)."""
+    root = meta / ORIGINALS
+    if not root.is_dir():
+        return {}
+    return {rel: (root / rel).read_bytes() for rel in sorted(_walk(root, set()))}
 
 
 def detect_framework(root: pathlib.Path) -> evidence.Framework:
@@ -341,9 +368,13 @@ def _package_entry_points(root: pathlib.Path) -> set[str]:
     return {os.path.normpath(p).replace(os.sep, "/") for p in found if isinstance(p, str) and p}
 
 
+_PAGE_CODE = re.compile(rb"<script|\son[a-z]+\s*=", re.IGNORECASE)
+
+
 def _mentions_script(path: pathlib.Path) -> bool:
+    """Does the page hold code: a script, or an inline handler attribute?"""
     try:
-        return b"<script" in path.read_bytes().lower()
+        return _PAGE_CODE.search(path.read_bytes()) is not None
     except OSError:
         return False
 

@@ -12,7 +12,10 @@
  *   { "tools": "<node_modules dir>", "root": "<app copy>", "maxFileBytes": 5000000,
  *     "pages":   ["index.html", ...],                      HTML pages, relative to root
  *     "scripts": [{"path": "app.js", "skip": null | "why", "soft": bool}, ...],
- *     "coverageMap": "<file>", "sources": "<file>" }       where to write the maps
+ *     "coverageMap": "<file>", "sources": "<file>",         where to write the maps
+ *     "facts": "<file>",                                    the explorer's code facts (facts.js)
+ *     "originals": "<dir>",                                 where each rewritten file's original goes
+ *     "vendored": "<file>" }                                vendored counter ids per key (vendor.js)
  * A script with "soft": true is skipped only when no page references it.
  *
  * Result (stdout):
@@ -20,16 +23,17 @@
  *     "skipped": [{"path", "reason"}] }
  *
  * Coverage keys: a file's path relative to root ("js/app.js"); the N-th inline
- * JavaScript block of a page (1-based, document order) is "<page>#inline-N". Inline
- * blocks are instrumented with their page's line/column offsets, so the locations in
- * the coverage map are lines of the HTML page.
+ * JavaScript block of a page (1-based, document order) is "<page>#inline-N"; a
+ * page's inline event-handler attributes together are "<page>#handlers" (handlers.js).
+ * Inline blocks and handlers are instrumented with their page's line offsets, so the
+ * locations in the coverage map are lines of the HTML page.
  */
 'use strict';
 
 const fs = require('fs');
 const path = require('path');
 const Module = require('module');
-const { sitesOf } = require('./sites');
+const { sitesOf, handlerSitesOf } = require('./sites');
 
 // HTML's JavaScript MIME type essences, plus "module". Anything else (JSON,
 // importmap, text/babel, templates) is data, not code the browser runs.
@@ -62,6 +66,16 @@ function writeAtomically(file, text, encoding) {
     const tmp = file + '.iwc-tmp';
     fs.writeFileSync(tmp, Buffer.from(text, encoding));
     fs.renameSync(tmp, file);
+}
+
+/* Keep the file as it was before its first rewrite (the explorer falls back to it
+ * when the instrumented app does not load). */
+function keepOriginal(job, rel, buf) {
+    if (!job.originals) return;
+    const target = path.join(job.originals, rel);
+    if (fs.existsSync(target)) return;
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, buf);
 }
 
 function attr(node, name) {
@@ -117,13 +131,47 @@ function parseMessage(err, filename) {
     return msg.length > 300 ? msg.slice(0, 300) + '…' : msg;
 }
 
-function counts(fc) {
+/*
+ * Istanbul embeds the whole coverage map (statement, function and branch locations)
+ * in every instrumented file; the page only needs the counters. The map is already
+ * in coverage-map.json, so the served code keeps path, counters, schema and hash:
+ * about half the bytes, and the page parses and runs less at load. Returns the code
+ * unchanged when Istanbul's output does not look as expected.
+ */
+function slim(code, fc) {
+    const head = /^function cov_[\w$]+\(\)\{var path=("(?:[^"\\]|\\.)*");var hash="([0-9a-f]+)";/.exec(code);
+    if (!head) return code;
+    const start = code.indexOf('var coverageData={');
+    const tail = `",hash:"${head[2]}"};var coverage=global[gcv]`;
+    const end = code.indexOf(tail, start);
+    if (start < 0 || end < 0) return code;
+    const schema = /_coverageSchema:"([0-9a-f]+)$/.exec(code.slice(start, end));
+    if (!schema) return code;
+    const data = `var coverageData={path:${head[1]},s:${JSON.stringify(fc.s)},f:${JSON.stringify(fc.f)},` +
+        `b:${JSON.stringify(fc.b)},_coverageSchema:"${schema[1]}",hash:"${head[2]}"};`;
+    return code.slice(0, start) + data + code.slice(end + tail.length - 'var coverage=global[gcv]'.length);
+}
+
+function counts(fc, library) {
     let branches = 0;
-    for (const arms of Object.values(fc.b)) branches += arms.length;
-    return {
+    let ownBranches = 0;
+    const libraryBranches = new Set(library ? library.b : []);
+    for (const [bid, arms] of Object.entries(fc.b)) {
+        branches += arms.length;
+        if (!libraryBranches.has(bid)) ownBranches += arms.length;
+    }
+    const total = {
         statements: Object.keys(fc.statementMap).length,
         functions: Object.keys(fc.fnMap).length,
         branches
+    };
+    if (!library) return total;
+    return {
+        ...total,
+        vendored: library.reason,
+        own_statements: total.statements - library.s.length,
+        own_functions: total.functions - library.f.length,
+        own_branches: ownBranches
     };
 }
 
@@ -132,6 +180,11 @@ function main() {
     const toolsRequire = Module.createRequire(path.join(job.tools, 'iwc-tools.js'));
     const { createInstrumenter } = toolsRequire('istanbul-lib-instrument');
     const parse5 = toolsRequire('parse5');
+    const babelParser = toolsRequire('@babel/parser');
+    const { codeFacts } = require('./facts.js');
+    const { instrumentHandlers } = require('./handlers.js');
+    const { vendored } = require('./vendor.js');
+    const traceMapping = toolsRequire('@jridgewell/trace-mapping');
     const common = {
         coverageVariable: '__coverage__',
         produceSourceMap: false,
@@ -152,6 +205,8 @@ function main() {
     const coverageMap = {};
     const sources = {};
     const sites = {};
+    const facts = {};
+    const vendoredIds = {};
 
     /* Instrument `code` under coverage key `key`; 'auto' tries a classic script first,
      * then a module (import/export/top-level await). Returns the new code or null. */
@@ -160,9 +215,12 @@ function main() {
         let firstError = null;
         for (const inst of attempts) {
             try {
-                const out = inst.instrumentSync(code, key);
+                const raw = inst.instrumentSync(code, key);
                 const fc = inst.lastFileCoverage();
+                const out = slim(raw, fc);
                 coverageMap[key] = fc;
+                const found = codeFacts(code, fc, babelParser, inst === asModule ? 'module' : 'script');
+                if (found) facts[key] = found;
                 return { code: out, fc, module: inst === asModule };
             } catch (err) {
                 if (firstError === null) firstError = err;
@@ -236,14 +294,29 @@ function main() {
             const done = instrument(padded, key, kind);
             if (done === null) continue;
             sources[key] = padded;
+            const library = vendored(code, done.fc, abs, root, traceMapping);
+            if (library) vendoredIds[key] = library;
             // `</script` inside the output would end the block early; `<\/` means the
             // same inside strings, templates, regexes and comments.
             const safe = done.code.replace(/<\/(script)/gi, '<\\/$1');
             edits.push({ start, end, code: safe });
             // The browser's HTML parser turns CR and CRLF into LF before the script sees them.
             sites[key] = sitesOf(safe.replace(/\r\n?/g, '\n'), key);
-            files.push({ path: key, kind: kind === 'module' ? 'inline-module' : 'inline', ...counts(done.fc) });
+            files.push({ path: key, kind: kind === 'module' ? 'inline-module' : 'inline', ...counts(done.fc, library) });
         }
+        const handlers = instrumentHandlers(page, doc, asScript, babelParser, slim);
+        if (handlers) {
+            coverageMap[handlers.key] = handlers.fc;
+            sources[handlers.key] = handlers.source;
+            const found = codeFacts(handlers.source, handlers.fc, babelParser, 'script');
+            if (found) facts[handlers.key] = found;
+            edits.push(...handlers.edits);
+            // (the HTML parser turns CR and CRLF into LF in attributes too)
+            sites[handlers.key] = handlers.scripts.map((code) => handlerSitesOf(code.replace(/\r\n?/g, '\n'), handlers.key));
+            files.push({ path: handlers.key, kind: 'handlers', ...counts(handlers.fc) });
+        }
+        // (an insertion — start equal to end — goes before an edit starting there)
+        edits.sort((a, b) => a.start - b.start || (a.end - a.start) - (b.end - b.start));
         if (edits.length) {
             let outText = '';
             let cursor = 0;
@@ -252,6 +325,7 @@ function main() {
                 cursor = e.end;
             }
             outText += text.slice(cursor);
+            keepOriginal(job, page, buf);
             writeAtomically(abs, outText, encoding);
         }
     }
@@ -301,15 +375,20 @@ function main() {
         const done = instrument(code, rel, kind);
         if (done === null) continue;
         sources[rel] = code;
+        const library = vendored(code, done.fc, abs, root, traceMapping);
+        if (library) vendoredIds[rel] = library;
+        keepOriginal(job, rel, buf);
         writeAtomically(abs, bom + done.code, encoding);
         sites[rel] = sitesOf(done.code, rel);
-        files.push({ path: rel, kind: done.module ? 'module' : 'external', ...counts(done.fc) });
+        files.push({ path: rel, kind: done.module ? 'module' : 'external', ...counts(done.fc, library) });
     }
 
     fs.mkdirSync(path.dirname(job.coverageMap), { recursive: true });
     fs.writeFileSync(job.coverageMap, JSON.stringify(coverageMap));
     fs.writeFileSync(job.sources, JSON.stringify(sources));
     if (job.sites) fs.writeFileSync(job.sites, JSON.stringify(sites));
+    if (job.facts) fs.writeFileSync(job.facts, JSON.stringify(facts));
+    if (job.vendored) fs.writeFileSync(job.vendored, JSON.stringify(vendoredIds));
     process.stdout.write(JSON.stringify({ files, skipped }));
 }
 

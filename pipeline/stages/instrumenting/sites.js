@@ -3,6 +3,8 @@
  * where V8 saw the code run (stages/exploring/crediting.py, kits/devtools.py).
  *
  * sitesOf(code, key) -> { sha256, s: {id: [offset]}, f: {id: [offset]}, b: {id: [[offset], ...]} }
+ * A key whose counters sit in several scripts (a page's handler attributes) has a list
+ * of these, one per script.
  * `code` is exactly the text the browser runs (V8's script source); offsets are its
  * UTF-16 indices, as V8's coverage ranges are. `sha256` is V8's script hash (SHA-256
  * of the text as UTF-8), which tells the genuine script from any copy a page evals.
@@ -43,6 +45,13 @@ function sitesOf(code, key) {
     const found = { sha256: sha256(code), s: {}, f: {}, b: {} };
     if (!code.includes('function ' + own + '(){')) return found;
     return collect(code, INCREMENT, own, found);
+}
+
+/* Sites of `key` in one of a page's handler attributes: V8 runs each as a script of
+ * its own (the attribute's text), calling the counter function the page's first
+ * script declares. */
+function handlerSitesOf(code, key) {
+    return collect(code, INCREMENT, counterName(key), { sha256: sha256(code), s: {}, f: {}, b: {} });
 }
 
 function collect(code, pattern, own, found) {
@@ -159,6 +168,6 @@ function main() {
     process.stdout.write(JSON.stringify({ keys: Object.keys(sites).length }));
 }
 
-module.exports = { sitesOf, builtSitesOf };
+module.exports = { sitesOf, builtSitesOf, handlerSitesOf };
 
 if (require.main === module) main();

@@ -52,11 +52,15 @@ def coverage_bars(coverage: evidence.CoverageSummary) -> str:
 
 
 def coverage_final(coverage: evidence.CoverageSummary) -> str:
-    """The final coverage as three wide bars."""
+    """The final coverage as three wide bars; the app's own code beside them when
+    library code was left out of it (what the scores count)."""
     rows = []
     for name, _, kind, _ in COVERAGE_SERIES:
         value = getattr(coverage, name)
         shown = f"{layout.number(value)}%" if value is not None else layout.DASH
+        own = getattr(coverage, f"own_{name}", None)
+        if own is not None and value is not None and round(own, 1) != round(value, 1):
+            shown += f' · own code {layout.number(own)}%'
         rows.append(f"<span>{name}</span>{bar(value, 100, kind)}<span class=\"v\">{shown}</span>")
     return f'<div class="covfinal">{"".join(rows)}</div>'
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from iwcbench.pipeline.contracts import settings
 from iwcbench.pipeline.contracts import evidence
-from iwcbench.pipeline.stages.exploring import heuristic, observing, policy, rules, stepping
+from iwcbench.pipeline.stages.exploring import heuristic, observing, policy, rules
 
 
 def _c(ref: str, selector: str, role: str, name: str, kinds: tuple[str, ...], **extra) -> observing.Candidate:
@@ -16,10 +15,12 @@ def _c(ref: str, selector: str, role: str, name: str, kinds: tuple[str, ...], **
     return observing.Candidate(ref=ref, selector=selector, tag=tag, role=role, name=name, kinds=kinds, **extra)
 
 
-def _page(*candidates: observing.Candidate, state: str = "s0", step: int = 1) -> observing.Observation:
+def _page(*candidates: observing.Candidate, state: str = "s0", step: int = 1, tree: str | None = None
+          ) -> observing.Observation:
+    # (a state's tree names the state unless given: different states are different places)
     return observing.Observation(step=step, url="http://127.0.0.1:1/", title="t", doc=1.0, state=state,
-                                 visual=state, candidates=candidates, tree="", keyboard=False, canvases=0,
-                                 scrollable=False)
+                                 visual=state, candidates=candidates, tree=f"- text: {state}" if tree is None else tree,
+                                 keyboard=False, canvases=0, scrollable=False)
 
 
 def _policy(seed: int = 0) -> heuristic.HeuristicPolicy:
@@ -166,13 +167,62 @@ def test_a_choice_in_a_form_is_submitted(monkeypatch):
     assert chooser.choose(page).selector == "#vote"
 
 
-def test_the_idle_stop_waits_for_untried_actions_in_the_current_state():
-    explorer = stepping.Explorer("http://127.0.0.1:1/", settings.Exploration(), lambda name, data: None,
-                                 None, heuristic.HeuristicPolicy(), object(), False)
+def test_the_idle_stop_waits_for_untried_actions_in_the_current_state(monkeypatch):
+    chooser = _policy()
+    _no_random_picks(chooser, monkeypatch)
     page = _page(FIELD, *FILTERS)
-    assert explorer.untried(page)
-    explorer.done |= {("s0", "type|#new"), ("s0", "click|#all")}
-    assert explorer.untried(page)
-    explorer.done.add(("s0", "click|#active"))
-    assert not explorer.untried(page)
-    assert explorer.untried(_page(FIELD, *FILTERS, state="s1"))
+    chooser.idle = 50  # long idle: only what is left untried here keeps it going
+    seen = set()
+    for _ in range(8):
+        action = chooser.choose(page)
+        if action.kind == "finish":
+            break
+        seen.add(action.selector)
+        chooser.observe(_step(action), page)
+    assert action.kind == "finish" and action.intent.startswith("nothing new reachable after")
+    assert {"#new", "#all", "#active"} <= seen  # all of them before it gave up
+    other_view = _page(FIELD, *FILTERS, state="s1", tree='- heading "Archive"')
+    assert chooser.choose(other_view).kind != "finish"  # another place: untried again
+
+
+def test_a_ticking_counter_does_not_make_a_new_place_but_new_text_does():
+    one = _page(FIELD, state="a", tree="- text: Moves: 3 · 00:12")
+    later = _page(FIELD, state="b", tree="- text: Moves: 14 · 01:07")
+    question = _page(FIELD, state="c", tree="- text: Moves: 3 · What is the capital of Peru?")
+    assert heuristic.place(one) == heuristic.place(later)
+    assert heuristic.place(one) != heuristic.place(question)
+
+
+def test_a_forms_button_pressed_again_is_pressed_after_filling_the_form(monkeypatch):
+    chooser = _policy()
+    _no_random_picks(chooser, monkeypatch)
+    email = _c("f1", "#email", "textbox", "Email", ("type",), type="email", form=0, value="a", tag="input")
+    country = _c("f2", "#country", "combobox", "Country", ("select",), form=0, value="", options=("", "us", "de"),
+                 tag="select")
+    terms = _c("f3", "#terms", "checkbox", "I agree to the Terms", ("check",), type="checkbox", form=0,
+               checked=False, tag="input")
+    radio_a = _c("f4", "#goal-a", "radio", "Lose weight", ("check",), type="radio", form=0, checked=False,
+                 input_name="goal", tag="input")
+    radio_b = _c("f5", "#goal-b", "radio", "Stay fit", ("check",), type="radio", form=0, checked=False,
+                 input_name="goal", tag="input")
+    next_button = _c("b", "#next", "button", "Next", ("click",), form=0)
+    fills = rules.form_fill(next_button, _page(email, country, terms, radio_a, radio_b, next_button))
+    assert [(kind, c.selector, value) for kind, c, value in fills] == [
+        ("type", "#email", "user@example.com"), ("select", "#country", "us"), ("check", "#terms", None),
+        ("check", "#goal-a", None)]
+    page = _page(email, country, terms, radio_a, radio_b, next_button)
+    chooser.tried_family[rules.signature("click", "#next")] += 1  # pressed once already, as it was
+    chooser.tried[(heuristic.place(page), rules.signature("type", "#email"))] += 5  # (so Next is chosen)
+    chooser.tried[(heuristic.place(page), rules.signature("select", "#country"))] += 5
+    chooser.tried[(heuristic.place(page), rules.signature("check", "#terms"))] += 5
+    chooser.tried[(heuristic.place(page), rules.signature("check", "#goal-a"))] += 5
+    chooser.tried[(heuristic.place(page), rules.signature("check", "#goal-b"))] += 5
+    chooser.tried_family["wait|"] += 1
+    chooser.tried[(heuristic.place(page), "wait|")] += 5
+    done = []
+    for _ in range(5):
+        action = chooser.choose(page)
+        done.append((action.kind, action.selector))
+        chooser.observe(_step(action), page)
+    assert done == [("type", "#email"), ("select", "#country"), ("check", "#terms"), ("check", "#goal-a"),
+                    ("click", "#next")]

@@ -1,0 +1,89 @@
+"""Reading what a page runs, for the explorer: the event listeners elements carry (through the DevTools protocol), and whether the page shows
+anything at all. Calls go through kits/browser.py's Tab (its watchdog bounds each
+one); this module reads, it never changes the page or decides anything.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Sequence
+
+from iwcbench.pipeline.kits import browser
+
+HANDLER_CHARS = 4000  # of a handler's source kept (enough for its first counters and calls)
+LISTENER_GROUP = "iwc-listeners"
+
+
+@dataclasses.dataclass(frozen=True)
+class Listener:
+    """One event listener: its event type and its handler's source text."""
+
+    type: str
+    handler: str
+
+
+def listeners(tab: browser.Tab, selectors: Sequence[str], deadline_s: float = 5.0
+              ) -> tuple[list[tuple[Listener, ...]], tuple[Listener, ...]]:
+    """Event listeners per selector (of the first element it matches, and of that
+    element's form), and of window, document and body, read through the DevTools
+    protocol (DOMDebugger.getEventListeners): listeners from inline ``on*``
+    attributes and from any script are seen, whatever the page did to
+    addEventListener. An unmatched selector has none. ``deadline_s`` bounds each
+    protocol call."""
+    expression = ("(() => { const out = []; for (const s of " + json.dumps(list(selectors)) + ") {"
+                  " let el = null; try { el = document.querySelector(s); } catch (e) { el = null; }"
+                  " out.push(el, el && el.form ? el.form : null); }"
+                  " out.push(window, document, document.body); return out; })()")
+    found = tab.protocol("Runtime.evaluate", {"expression": expression, "objectGroup": LISTENER_GROUP}, deadline_s)
+    try:
+        array = (found.get("result") or {}).get("objectId")
+        props = tab.protocol("Runtime.getProperties", {"objectId": array, "ownProperties": True}, deadline_s)
+        ids = {int(p["name"]): (p.get("value") or {}).get("objectId")
+               for p in props.get("result", ()) if str(p.get("name", "")).isdigit()}
+        heard: list[tuple[Listener, ...]] = []
+        for index in range(len(selectors) * 2 + 3):
+            object_id = ids.get(index)
+            if not object_id:
+                heard.append(())
+                continue
+            reply = tab.protocol("DOMDebugger.getEventListeners", {"objectId": object_id, "depth": 0}, deadline_s)
+            heard.append(tuple(
+                Listener(type=str(item.get("type", "")),
+                         handler=str((item.get("handler") or {}).get("description") or "")[:HANDLER_CHARS])
+                for item in reply.get("listeners", ())))
+    finally:
+        tab.protocol("Runtime.releaseObjectGroup", {"objectGroup": LISTENER_GROUP}, deadline_s)
+    per_selector = [heard[2 * i] + heard[2 * i + 1] for i in range(len(selectors))]
+    return per_selector, tuple(item for part in heard[-3:] for item in part)
+
+
+_SHOWS = """() => {
+  const body = document.body;
+  if (!body) return 'the document has no body';
+  if ((body.innerText || '').trim()) return null;
+  const bodyStyle = getComputedStyle(body);
+  const shown = (el) => { const r = el.getBoundingClientRect(); const st = getComputedStyle(el);
+    return r.width * r.height >= 16 && st.visibility !== 'hidden' && st.display !== 'none' && st.opacity !== '0' ? st : null; };
+  for (const el of body.querySelectorAll('img,canvas,svg,video,iframe,input,button,select,textarea,object,embed,picture,meter,progress')) {
+    if (shown(el)) return null;
+  }
+  let scanned = 0;
+  for (const el of body.querySelectorAll('*')) {
+    if (++scanned > 3000) break;
+    const st = shown(el);
+    if (!st) continue;
+    const painted = (st.backgroundColor !== 'rgba(0, 0, 0, 0)' && st.backgroundColor !== bodyStyle.backgroundColor)
+      || st.backgroundImage !== 'none' || (parseFloat(st.borderTopWidth) > 0 && st.borderTopStyle !== 'none')
+      || st.boxShadow !== 'none';
+    if (painted) return null;
+  }
+  if (!body.children.length) return 'its body is empty';
+  return 'its body has no visible text, image, canvas, control or painted box';
+}"""
+
+
+def shows_nothing(tab: browser.Tab, deadline_s: float = 5.0) -> str | None:
+    """Why the page shows nothing at all (no text, media, control or painted box
+    in its body), or None when it shows something."""
+    return tab.evaluate(_SHOWS, None, deadline_s)

@@ -1,0 +1,100 @@
+"""Actions besides acting once on one element: key plays, holds, waits, scrolling and
+presses at several places of a positional element (a canvas, a seek bar).
+
+Keys come from the app's code when it compares against any (reaching.Reach.key_plays:
+the keys whose branches never ran first, with their modifiers, held keys held, key
+arrays as sequences); otherwise from the keys games usually read. Waiting is offered
+when timers were scheduled whose callbacks never ran, and — cheaply — always, so an
+app that only animates still gets explored. Pure: an observation and a Reach (None
+in black box) in, ``Option``s out; it must not touch the page.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.stages.exploring import observing, reaching, steering
+
+ARROWS = ("ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight")
+KEY_GROUPS = {
+    "arrows": ARROWS,
+    "space": ("Space",),
+    "enter": ("Enter",),
+    "wasd": ("w", "a", "s", "d"),
+    "escape": ("Escape",),
+}
+MAX_KEY_PLAYS = 16  # code-derived key plays offered per step (the most promising)
+HOLD_MAX_MS = 1500  # the longest hold (a step's time grows with it)
+TIMER_WAIT_MS = (400, 2500)  # a wait for pending timers lasts this long at least / at most
+IDLE_WAIT_MS = 800
+IDLE_WAIT = "wait|"  # the wait offered whatever the code says (it promises nothing)
+POSITIONS_OFFERED = 5  # places per positional element, per kind
+
+
+@dataclasses.dataclass(frozen=True)
+class Option:
+    """One action the heuristic could choose: ``sig`` names it across steps,
+    ``steer`` is what reaching says it could still add (0 when unknown)."""
+
+    sig: str
+    action: evidence.Action
+    steer: float = 0.0
+
+
+def _listens_to_keys(obs: observing.Observation) -> bool:
+    return obs.keyboard or obs.canvases > 0 or any(item.type in steering.KEY_TYPES for item in obs.page_listeners)
+
+
+def key_options(obs: observing.Observation, reach: reaching.Reach | None) -> list[Option]:
+    if not _listens_to_keys(obs):
+        return []
+    plays = reach.key_plays()[:MAX_KEY_PLAYS] if reach is not None else []
+    if plays:
+        handlers = steering.page_key_value(reach, obs)
+        return [Option(f"key|play:{p.value}", evidence.Action(kind="key", target="page", value=p.value),
+                       steer=p.weight if handlers > 0 or p.weight >= 1 else 0.5 * p.weight) for p in plays]
+    options = [Option(f"key|{group}", evidence.Action(kind="key", target="page")) for group in KEY_GROUPS]
+    options.append(Option("key|hold", evidence.Action(kind="key", target="page")))
+    return options
+
+
+def wait_options(obs: observing.Observation, reach: reaching.Reach | None, nothing_else: bool) -> list[Option]:
+    delays = reach.pending_timers() if reach is not None else []
+    options = []
+    if delays:
+        lo, hi = TIMER_WAIT_MS
+        ms = int(min(hi, max(lo, min(delays))))
+        options.append(Option("wait|timer", evidence.Action(kind="wait", target="page", value=str(ms)), steer=1.0))
+    options.append(Option(IDLE_WAIT, evidence.Action(kind="wait", target="page", value=str(IDLE_WAIT_MS)),
+                          steer=0.5 if nothing_else else 0.0))
+    return options
+
+
+def scroll_options(obs: observing.Observation) -> list[Option]:
+    if not obs.scrollable:
+        return []
+    return [Option("scroll|down", evidence.Action(kind="scroll", target="page", value="0,600")),
+            Option("scroll|up", evidence.Action(kind="scroll", target="page", value="0,-600"))]
+
+
+def positional_options(obs: observing.Observation, c: observing.Candidate, base_sig: str, kind: str,
+                       steer: float) -> list[Option]:
+    """Presses (or hovers) at several places of a canvas or a position-reading
+    element; the middle is the element's plain action and is not repeated."""
+    options = []
+    for i, (fx, fy) in enumerate(steering.POSITIONS[1:POSITIONS_OFFERED + 1], start=1):
+        options.append(Option(f"{kind}@{i}|{base_sig.split('|', 1)[1]}", evidence.Action(
+            kind=kind, target=c.describe(), selector=c.selector, value=f"at:{fx:g},{fy:g}"), steer=steer))  # type: ignore[arg-type]
+    return options
+
+
+def concrete_key(sig: str, rng: random.Random) -> str:
+    """The keys of a generic group for this step (code-derived plays carry theirs)."""
+    group = sig.split("|", 1)[1]
+    if group == "hold":
+        return f"hold:{rng.choice(ARROWS)}:{rng.choice((300, 600))}"
+    keys = KEY_GROUPS.get(group) or ARROWS + ("Space", "Enter")
+    count = rng.randint(1, 4) if len(keys) > 1 else 1
+    return " ".join(rng.choice(keys) for _ in range(count))

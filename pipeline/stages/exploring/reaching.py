@@ -1,0 +1,236 @@
+"""What of an app's code has not run yet, and what might still run it: the steering
+signal of the heuristic explorer.
+
+Pure: Istanbul's coverage map and live counters, the code facts instrumenting
+wrote (pipeline/js/facts.js: calls, keys, timers per function) and the source text
+of the handlers the page attached, in; numbers and key plays out. ``Code`` is built
+once per exploration, ``Reach`` once per coverage snapshot. It must not touch the
+page or keep state between snapshots.
+
+The value of a function is what running it could add: 1 if it never ran, plus a
+little for each statement of it that never ran, plus — halved at each level — the
+value of what it calls by name (three levels deep). A handler's value is the value
+of its function; an action's value is the best value among the handlers it fires.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import hashlib
+import re
+
+DEPTH = 3  # call levels followed by name
+STATEMENT_WEIGHT = 0.05  # value of one statement that never ran, inside a function that did
+STATEMENT_CAP = 1.0
+_COUNTER = re.compile(r"(cov_[A-Za-z0-9_$]+)\(\)\.f\[(\d+)\]")
+_CALLED = re.compile(r"([A-Za-z_$][\w$]*)\s*\(")
+_NOT_CALLS = {"if", "for", "while", "switch", "catch", "function", "return", "typeof", "new"}
+HANDLER_CHARS = 4000  # of a handler's source read for names when it carries no counter
+HOLD_MS = 700  # a held key's first hold (the heuristic holds longer when it repeats one)
+MOVES = {"ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "w", "a", "s", "d", "W", "A", "S", "D"}
+
+
+def coverage_variable(key: str) -> str:
+    """The name Istanbul gives a file's coverage function (istanbul-lib-instrument's
+    genVar: 'cov_' + the first 12 hex digits of SHA-1(path), in base 36)."""
+    digest = int(hashlib.sha1(key.encode("utf-8")).hexdigest()[:12], 16)
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    text = ""
+    while True:
+        digest, rest = divmod(digest, 36)
+        text = digits[rest] + text
+        if digest == 0:
+            return "cov_" + text
+
+
+def _position(loc: dict | None) -> tuple[int, int]:
+    start = (loc or {}).get("start") or {}
+    return (start.get("line") or 0, start.get("column") or 0)
+
+
+def _end(loc: dict | None) -> tuple[int, int]:
+    end = (loc or {}).get("end") or {}
+    return (end.get("line") or 0, end.get("column") or 0)
+
+
+@dataclasses.dataclass(frozen=True)
+class KeyPlay:
+    """Keys to press (``value`` in the action grammar) and why: the branch arms they
+    guard that never ran, or the function they belong to."""
+
+    value: str  # "Control+z", "ArrowUp ArrowUp ...", "hold:ArrowRight:700"
+    hold: bool
+    weight: float
+
+
+class Code:
+    """The static side: functions by (file, id), names to functions, statements and
+    branch arms inside each function, key facts and timers."""
+
+    def __init__(self, coverage_map: dict, facts: dict | None) -> None:
+        self.coverage_map = coverage_map
+        self.facts = facts or {}
+        self.variables = {coverage_variable(key): key for key in coverage_map}
+        self.names: dict[str, list[tuple[str, str]]] = {}
+        self.calls: dict[tuple[str, str], tuple[str, ...]] = {}
+        self.inner: dict[tuple[str, str], tuple[str, ...]] = {}
+        self.statements: dict[tuple[str, str], tuple[str, ...]] = {}
+        for key, initial in coverage_map.items():
+            fns = initial.get("fnMap") or {}
+            file_facts = (self.facts.get(key) or {}).get("fns") or {}
+            starts = sorted((_position(loc), sid) for sid, loc in (initial.get("statementMap") or {}).items())
+            positions = [p for p, _ in starts]
+            for fid, fn in fns.items():
+                fact = file_facts.get(fid) or {}
+                name = fact.get("name") or (fn.get("name") if not str(fn.get("name", "")).startswith("(anonymous") else None)
+                if name:
+                    self.names.setdefault(name, []).append((key, fid))
+                self.calls[(key, fid)] = tuple(dict.fromkeys(fact.get("calls") or ()))
+                self.inner[(key, fid)] = tuple(fact.get("inner") or ())
+                lo, hi = _position(fn.get("loc")), _end(fn.get("loc"))
+                first = bisect.bisect_left(positions, lo)
+                last = bisect.bisect_right(positions, hi)
+                self.statements[(key, fid)] = tuple(sid for _, sid in starts[first:last])
+
+    def handler_functions(self, source: str) -> list[tuple[str, str]]:
+        """The functions a handler runs: its own (from the first Istanbul counter in
+        its source) or, for code without counters (an inline ``onclick="start()"``),
+        the functions it calls by name."""
+        match = _COUNTER.search(source[:HANDLER_CHARS])
+        if match and match.group(1) in self.variables:
+            return [(self.variables[match.group(1)], match.group(2))]
+        found: list[tuple[str, str]] = []
+        for name in _CALLED.findall(source[:HANDLER_CHARS]):
+            if name not in _NOT_CALLS:
+                found.extend(self.names.get(name, ()))
+        return found
+
+
+class Reach:
+    """The dynamic side: values against one coverage snapshot (merged counters)."""
+
+    def __init__(self, code: Code, coverage: dict) -> None:
+        self.code = code
+        self.coverage = coverage
+        self._memo: dict[tuple[str, str, int], float] = {}
+
+    def _counts(self, key: str, metric: str) -> dict:
+        return (self.coverage.get(key) or {}).get(metric) or {}
+
+    def ran(self, key: str, fid: str) -> bool:
+        return _number(self._counts(key, "f").get(fid)) > 0
+
+    def _unrun_statements(self, key: str, fid: str) -> int:
+        counts = self._counts(key, "s")
+        return sum(1 for sid in self.code.statements.get((key, fid), ()) if _number(counts.get(sid)) <= 0)
+
+    def own(self, key: str, fid: str) -> float:
+        """What running this function itself could add."""
+        if not self.ran(key, fid):
+            return 1.0 + min(STATEMENT_CAP, STATEMENT_WEIGHT * len(self.code.statements.get((key, fid), ())))
+        return min(STATEMENT_CAP, STATEMENT_WEIGHT * self._unrun_statements(key, fid))
+
+    def value(self, key: str, fid: str, depth: int = DEPTH) -> float:
+        """(Recursion through a cycle is cut by the depth; values are memoised per
+        depth, so a function reached along two paths is computed once.)"""
+        memo = (key, fid, depth)
+        if memo in self._memo:
+            return self._memo[memo]
+        self._memo[memo] = total = self.own(key, fid)  # a cycle back here sees its own part only
+        if depth > 0:
+            nested = [(key, inner) for inner in self.code.inner.get((key, fid), ())]
+            called = [target for name in self.code.calls.get((key, fid), ()) for target in self.code.names.get(name, ())]
+            for target in dict.fromkeys(nested + called):
+                if target != (key, fid):
+                    total += 0.5 * self.value(target[0], target[1], depth - 1)
+        self._memo[memo] = total
+        return total
+
+    def handler_value(self, source: str) -> float:
+        return max((self.value(k, f) for k, f in self.code.handler_functions(source)), default=0.0)
+
+    def arm_ran(self, key: str, bid: str, arm: int) -> bool:
+        hits = self._counts(key, "b").get(bid) or []
+        return arm < len(hits) and _number(hits[arm]) > 0
+
+    def key_plays(self) -> list[KeyPlay]:
+        """Keys the code compares against whose branch arms never ran (weight 1 and
+        up), then the other keys it knows (weight 0.1): single keys with their
+        modifiers, held keys, and arrays of keys pressed as one sequence."""
+        plays: dict[str, KeyPlay] = {}
+        for key, facts in self.code.facts.items():
+            by_handler: dict[str, list[str]] = {}  # handler fid -> its keys with open arms, in order
+            held: dict[str, float] = {}  # held key -> weight
+            for fact in facts.get("keys") or ():
+                guards = fact.get("guards") or []
+                open_arms = [g for g in guards if not self.arm_ran(key, str(g[0]), int(g[1]))]
+                fn = fact.get("fn")
+                if open_arms:
+                    weight = 1.0 + 0.5 * len(open_arms)
+                elif not guards and fn is not None and self.own(key, str(fn)) > 0:
+                    weight = 0.5
+                else:
+                    weight = 0.1
+                if fact.get("hold") and fn is not None:
+                    # A loop reading held keys is a game still to be played while the
+                    # loop (or what it calls) has code that never ran.
+                    weight = max(weight, min(1.2, 0.6 * self.value(key, str(fn))))
+                name = "+".join([*fact.get("mods", []), fact["key"]])
+                value = f"hold:{name}:{HOLD_MS}" if fact.get("hold") else name
+                if fact.get("hold"):
+                    held[name] = max(held.get(name, 0.0), weight)
+                if value not in plays or plays[value].weight < weight:
+                    plays[value] = KeyPlay(value=value, hold=bool(fact.get("hold")), weight=weight)
+                if open_arms and fn is not None and not fact.get("hold") and name not in by_handler.get(str(fn), []):
+                    by_handler.setdefault(str(fn), []).append(name)
+            # Moving while pressing an action key (fire, jump, sprint): held together.
+            moves = [k for k in held if k in MOVES]
+            actions = [k for k in held if k not in MOVES]
+            for move in moves[:4]:
+                for act in actions[:2]:
+                    value = f"hold:{move}+{act}:{HOLD_MS}"
+                    plays.setdefault(value, KeyPlay(value=value, hold=True, weight=max(held[move], held[act])))
+            # One handler's open keys in a row: "Tab Enter" reaches what needs both.
+            for names in by_handler.values():
+                if 2 <= len(names):
+                    value = " ".join(names[:4])
+                    plays.setdefault(value, KeyPlay(value=value, hold=False, weight=1.2))
+            for sequence in facts.get("sequences") or ():
+                users = sequence.get("users") or []
+                open_users = any(self.own(key, str(fid)) > 0 or any(self.own(key, inner) > 0 for inner in self.code.inner.get((key, str(fid)), ()))
+                                 for fid in users)
+                called_open = any(self.value(key, str(fid)) > self.own(key, str(fid)) for fid in users)
+                weight = 1.5 if open_users or called_open else 0.1
+                value = " ".join(sequence["keys"])
+                if value not in plays or plays[value].weight < weight:
+                    plays[value] = KeyPlay(value=value, hold=False, weight=weight)
+        return sorted(plays.values(), key=lambda p: (-p.weight, p.value))
+
+    def pending_timers(self) -> list[float]:
+        """Delays (ms) of timers that were scheduled (their scheduler ran) but whose
+        callback never ran: waiting may run them. Unknown delays count as 1000."""
+        delays: list[float] = []
+        for key, facts in self.code.facts.items():
+            if key not in self.coverage:
+                continue
+            for timer in facts.get("timers") or ():
+                scheduler = timer.get("fn")
+                if scheduler is not None and not self.ran(key, str(scheduler)):
+                    continue
+                targets: list[tuple[str, str]] = []
+                if timer.get("callback") is not None:
+                    targets.append((key, str(timer["callback"])))
+                elif timer.get("callee"):
+                    targets.extend(self.code.names.get(timer["callee"], ()))
+                if any(self.value(k, f, depth=1) > 0.2 for k, f in targets):
+                    delays.append(float(timer["delay"]) if timer.get("delay") is not None else 1000.0)
+        return delays
+
+    def unreached_functions(self) -> int:
+        return sum(1 for key, initial in self.code.coverage_map.items()
+                   for fid in (initial.get("fnMap") or {}) if not self.ran(key, fid))
+
+
+def _number(value) -> float:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0

@@ -1,0 +1,149 @@
+"""How an exploration starts, and what it measures about loading.
+
+The first load decides three things before any action:
+
+* the instrumented build failed to load (did not load at all, threw at load where
+  the original does not, or shows nothing where the original shows something) →
+  the original build is explored in black box instead, with the reason
+  "instrumented build failed to load: …" — our instrumentation must never make a
+  working app look broken;
+* the page shows nothing (an empty document, or a body with no visible text, media,
+  control or painted box, still so after BLANK_WAITS looks) → the exploration stops
+  there with that reason;
+* otherwise the exploration goes on as loaded.
+
+The original build is served through the browser (Session/Tab.serve_files) from
+the files instrumenting kept, so no second server is needed. After an instrumented
+exploration, ``load_times`` loads both builds once more, warm, to compare them.
+It must not choose actions; stepping.Explorer does the loading itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import urllib.parse
+from typing import Callable
+
+from iwcbench.pipeline.kits import browser, inspecting
+from iwcbench.pipeline.stages.exploring import observing, stepping
+
+BLANK_WAITS = 2  # further looks, BLANK_WAIT_MS apart, before a page counts as blank
+BLANK_WAIT_MS = 500
+
+
+@dataclasses.dataclass(frozen=True)
+class Start:
+    explorer: stepping.Explorer  # the one to explore with (a black-box one after a fallback)
+    load_error: str | None
+    first: observing.Observation | None
+    fallback: str | None = None  # "instrumented build failed to load: …"
+    blank: str | None = None  # why the page shows nothing
+
+
+@dataclasses.dataclass(frozen=True)
+class _Probe:
+    error: str | None
+    page_errors: int
+    blank: str | None
+
+
+def served_files(url: str, originals: dict[str, bytes]) -> dict[str, bytes]:
+    """The original files by the URL the browser asks for (relative to the app's
+    root, which is the start page's folder)."""
+    parts = urllib.parse.urlsplit(url)
+    root = f"{parts.scheme}://{parts.netloc}" + parts.path.rsplit("/", 1)[0] + "/"
+    return {root + urllib.parse.quote(rel): data for rel, data in originals.items()}
+
+
+def _blank(explorer: stepping.Explorer) -> str | None:
+    """Why the current page shows nothing, after a few chances to render."""
+    for attempt in range(BLANK_WAITS + 1):
+        try:
+            reason = inspecting.shows_nothing(explorer.tab, stepping.HANG_S)
+        except browser.BrowserError:
+            return None  # a page we cannot ask is not known to be blank
+        if reason is None or attempt == BLANK_WAITS:
+            return reason
+        explorer.tab.pause(BLANK_WAIT_MS)
+    return None
+
+
+def _probe(explorer: stepping.Explorer, url: str, files: dict[str, bytes], timeout_s: float) -> _Probe:
+    """Load the original build once, in a fresh tab, and see how it does."""
+    tab = explorer.session.new_tab()
+    explorer.tab = tab
+    try:
+        tab.serve_files(files)
+        status = tab.goto(url, timeout_s)
+        error = f"HTTP {status} for {url}" if status is not None and status >= 400 else None
+        blank = _blank(explorer) if error is None else None
+    except browser.BrowserGone:
+        raise
+    except browser.BrowserError as failed:
+        error, blank = str(failed), None
+    events = explorer.session.drain()
+    explorer.router.drain()
+    return _Probe(error=error, page_errors=len(events.page_errors), blank=blank)
+
+
+def start(url: str, make: Callable[[dict | None], stepping.Explorer], coverage_map: dict | None,
+          originals: dict[str, bytes] | None, session: browser.Session, load_timeout_s: float) -> Start:
+    """The first load (see the module docstring). ``make(coverage_map)`` builds an
+    Explorer on ``session``; None as its argument gives a black-box one."""
+    explorer = make(coverage_map)
+    load_error, first = explorer.load()
+    instrumented_failure: str | None = None
+    blank = _blank(explorer) if load_error is None else None
+    if load_error is not None:
+        instrumented_failure = load_error
+    elif blank is not None:
+        instrumented_failure = f"the page shows nothing ({blank})"
+    elif explorer.steps and explorer.steps[0].page_errors:
+        instrumented_failure = f"it threw at load: {explorer.steps[0].page_errors[0]}"
+    if coverage_map is None or not originals or instrumented_failure is None:
+        return Start(explorer, load_error, first, blank=blank)
+    files = served_files(url, originals)
+    probe = _probe(explorer, url, files, load_timeout_s)
+    threw = load_error is None and blank is None
+    original_fine = probe.error is None and probe.blank is None and (
+        not threw or probe.page_errors < len(explorer.steps[0].page_errors))
+    if not original_fine:
+        if threw:  # both builds throw at load: the app's own error; explore what we have
+            explorer = make(coverage_map)
+            load_error, first = explorer.load()
+            return Start(explorer, load_error, first)
+        return Start(explorer, load_error, None if load_error else first, blank=blank)
+    reason = f"instrumented build failed to load: {instrumented_failure}"
+    session.serve_files(files)
+    fallback = make(None)
+    load_error, first = fallback.load(note=f"{reason}; exploring the original build without coverage")
+    return Start(fallback, load_error, first, fallback=reason)
+
+
+def load_times(explorer: stepping.Explorer, url: str, originals: dict[str, bytes],
+               timeout_s: float) -> tuple[float | None, float | None]:
+    """Seconds to the load event of the instrumented and the original build, each
+    loaded warm in a fresh tab (the original twice: the first load warms it)."""
+    files = served_files(url, originals)
+
+    def timed(original: bool) -> float | None:
+        try:
+            tab = explorer.session.new_tab()
+            explorer.tab = tab
+            if original:
+                tab.serve_files(files)
+            started = time.monotonic()
+            tab.goto(url, timeout_s)
+            return round(time.monotonic() - started, 3)
+        except browser.BrowserGone:
+            raise
+        except browser.BrowserError:
+            return None
+        finally:
+            explorer.session.drain()
+            explorer.router.drain()
+
+    timed(True)
+    original = timed(True)
+    return timed(False), original

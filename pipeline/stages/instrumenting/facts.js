@@ -1,0 +1,309 @@
+/*
+ * Facts about one script an explorer can act on, read from its syntax tree: what
+ * each function calls, which keys the code compares against (and under which
+ * modifiers), which arrays of keys look like sequences, and which timers schedule
+ * which functions. Used by instrument.js next to Istanbul; facts name functions by
+ * Istanbul's own function ids (matched on the position of the function's body) and
+ * branches by Istanbul's branch ids, so the explorer can weigh them against live
+ * coverage. It reads code; it must not change it, and it never throws for an app's
+ * code (a script it cannot parse has no facts).
+ *
+ * facts = {
+ *   fns:       { fid: { name, calls: [names], inner: [fids of nested functions that
+ *                run with it, i.e. not attached as event handlers] } },
+ *   keys:      [ { key, mods: ["Control", ...], hold: bool, fn: fid|null, guards: [[bid, arm]] } ],
+ *   sequences: [ { keys: [...], users: [fids] } ],
+ *   timers:    [ { fn: fid|null (the scheduler), callback: fid|null, callee: name|null, delay: ms|null } ]
+ * }
+ */
+'use strict';
+
+const KEY_NAMES = new Set([
+    'Enter', 'Escape', 'Esc', 'Tab', 'Backspace', 'Delete', 'Insert', 'Home', 'End', 'PageUp', 'PageDown',
+    'ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Up', 'Down', 'Left', 'Right',
+    'Shift', 'Control', 'Alt', 'Meta', 'Space', 'Spacebar', ' ', 'ShiftLeft', 'ShiftRight',
+    'F1', 'F2', 'F3', 'F4', 'F5', 'F6', 'F7', 'F8', 'F9', 'F10', 'F11', 'F12'
+]);
+const LEGACY = { Esc: 'Escape', Up: 'ArrowUp', Down: 'ArrowDown', Left: 'ArrowLeft', Right: 'ArrowRight',
+    Spacebar: 'Space', ' ': 'Space', ShiftLeft: 'Shift', ShiftRight: 'Shift' };
+// (not `ch` or `c`: those are a string's characters far more often than a key)
+const KEY_READERS = /^(key|code|keyCode|which|char|charCode|keyName|pressed)$|key$/i;
+const HELD_MAPS = /^(keys|keysDown|keysPressed|held|pressed|down|input|controls|keyState|keyMap|pressedKeys)$/i;
+const MODIFIERS = { ctrlKey: 'Control', metaKey: 'Control', shiftKey: 'Shift', altKey: 'Alt' };
+const TIMERS = new Set(['setTimeout', 'setInterval', 'requestAnimationFrame']);
+const ATTACHERS = new Set(['addEventListener', 'on', 'once', 'bind', 'addListener']);
+const FUNCTION_TYPES = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression',
+    'ObjectMethod', 'ClassMethod', 'ClassPrivateMethod']);
+const MAX_NODES = 400000; // a huge bundle gets partial facts rather than a slow instrumentation
+
+/* A key name as Playwright presses it, or null when the text is no key. */
+function keyName(text) {
+    if (typeof text !== 'string') return null;
+    if (text.length === 1) return text === ' ' ? 'Space' : text;
+    if (KEY_NAMES.has(text)) return LEGACY[text] || text;
+    if (/^(Key[A-Z]|Digit[0-9]|Numpad[0-9])$/.test(text)) return text;
+    return null;
+}
+
+function at(loc) {
+    return loc ? `${loc.start.line}:${loc.start.column}` : '';
+}
+
+/* Text of a node that reads a key: `e.key` → "key", `key` → "key". */
+function readerName(node) {
+    if (!node) return null;
+    if (node.type === 'Identifier') return node.name;
+    if (node.type === 'MemberExpression' && !node.computed && node.property.type === 'Identifier') return node.property.name;
+    if (node.type === 'CallExpression' && node.callee.type === 'MemberExpression') {
+        // e.key.toLowerCase()
+        return readerName(node.callee.object);
+    }
+    return null;
+}
+
+function stringOf(node) {
+    if (!node) return null;
+    if (node.type === 'StringLiteral') return node.value;
+    if (node.type === 'TemplateLiteral' && node.expressions.length === 0) return node.quasis[0].value.cooked;
+    return null;
+}
+
+function calleeName(node) {
+    if (!node) return null;
+    if (node.type === 'Identifier') return node.name;
+    if ((node.type === 'MemberExpression' || node.type === 'OptionalMemberExpression') && !node.computed
+        && node.property.type === 'Identifier') return node.property.name;
+    return null;
+}
+
+/* The name a function is known by: its id, the variable, property or method it is. */
+function functionName(node, parent) {
+    if (node.id && node.id.name) return node.id.name;
+    if ((node.type === 'ObjectMethod' || node.type === 'ClassMethod') && node.key) {
+        return node.key.name || node.key.value || null;
+    }
+    if (!parent) return null;
+    if (parent.type === 'VariableDeclarator' && parent.id.type === 'Identifier') return parent.id.name;
+    if ((parent.type === 'ObjectProperty' || parent.type === 'ClassProperty') && parent.key) return parent.key.name || parent.key.value || null;
+    if (parent.type === 'AssignmentExpression') return calleeName(parent.left);
+    return null;
+}
+
+function codeFacts(code, fc, parser, sourceType) {
+    let ast;
+    try {
+        ast = parser.parse(code, {
+            sourceType, errorRecovery: true, allowReturnOutsideFunction: true,
+            plugins: ['jsx', 'classProperties', 'classPrivateProperties', 'classPrivateMethods', 'optionalChaining',
+                'nullishCoalescingOperator', 'topLevelAwait', 'dynamicImport']
+        });
+    } catch (e) {
+        return null;
+    }
+    const byBody = new Map(); // "line:col" of a function's body → Istanbul fid
+    for (const [fid, fn] of Object.entries(fc.fnMap)) byBody.set(at(fn.loc), fid);
+    const branchAt = new Map(); // "line:col" of an if / switch / conditional → [bid, type]
+    for (const [bid, br] of Object.entries(fc.branchMap)) {
+        if (br.type === 'if' || br.type === 'switch' || br.type === 'cond-expr') branchAt.set(`${br.type}@${at(br.loc)}`, bid);
+    }
+    const numbers = new Map(); // top-level `const NAME = 123`
+    const facts = { fns: {}, keys: [], sequences: [], timers: [] };
+    const seenKeys = new Set();
+    const arrayUsers = new Map(); // array variable name → { keys, users:Set }
+    const keyTables = new Map(); // `const SHORTCUTS = { b: 'brush', e: 'eraser' }` → its keys
+    const handlers = new Set(); // function nodes attached as event handlers
+    let visited = 0;
+
+    function fidOf(node) {
+        return node && node.body ? byBody.get(at(node.body.loc)) || null : null;
+    }
+
+    /* Modifiers and Istanbul branch arms guarding a node, from its ancestors. */
+    function context(stack) {
+        const mods = new Set();
+        const guards = [];
+        for (let i = stack.length - 1; i >= 0; i--) {
+            const node = stack[i];
+            if (FUNCTION_TYPES.has(node.type)) break;
+            const child = stack[i + 1];
+            let test = null;
+            if (node.type === 'IfStatement') {
+                // (an else branch runs when the test failed: its modifiers do not apply)
+                test = child === node.alternate ? null : node.test;
+                const bid = branchAt.get(`if@${at(node.loc)}`);
+                if (bid !== undefined) {
+                    if (child === node.test || child === node.consequent) guards.push([bid, 0]);
+                    else if (child === node.alternate) guards.push([bid, 1]);
+                }
+            } else if (node.type === 'ConditionalExpression') {
+                test = child === node.alternate ? null : node.test;
+                const bid = branchAt.get(`cond-expr@${at(node.loc)}`);
+                if (bid !== undefined) guards.push([bid, child === node.alternate ? 1 : 0]);
+            } else if (node.type === 'SwitchStatement') {
+                const bid = branchAt.get(`switch@${at(node.loc)}`);
+                const index = node.cases.indexOf(child);
+                if (bid !== undefined && index >= 0) guards.push([bid, index]);
+            } else if (node.type === 'LogicalExpression') {
+                test = node;
+            }
+            if (test) collectModifiers(test, mods);
+        }
+        return { mods: [...mods].sort(), guards };
+    }
+
+    function collectModifiers(node, mods) {
+        const todo = [node];
+        let budget = 200;
+        while (todo.length && budget-- > 0) {
+            const n = todo.pop();
+            if (!n || typeof n !== 'object') continue;
+            if (n.type === 'UnaryExpression' && n.operator === '!') continue; // `!e.ctrlKey`: no modifier
+            if (n.type === 'MemberExpression' && !n.computed && n.property && MODIFIERS[n.property.name]) {
+                mods.add(MODIFIERS[n.property.name]);
+            }
+            for (const k of ['left', 'right', 'argument', 'object', 'test', 'expressions']) {
+                const v = n[k];
+                if (Array.isArray(v)) todo.push(...v); else if (v) todo.push(v);
+            }
+        }
+    }
+
+    function addKey(text, stack, fid, hold) {
+        const key = keyName(text);
+        if (key === null) return;
+        const { mods, guards } = context(stack);
+        const sig = `${key}|${mods.join('+')}|${hold}|${JSON.stringify(guards)}`;
+        if (seenKeys.has(sig)) return;
+        seenKeys.add(sig);
+        facts.keys.push({ key, mods, hold, fn: fid, guards });
+    }
+
+    function visit(node, parent, stack, fid) {
+        if (!node || typeof node.type !== 'string' || ++visited > MAX_NODES) return;
+        let here = fid;
+        if (FUNCTION_TYPES.has(node.type)) {
+            const own = fidOf(node);
+            if (own !== null) {
+                facts.fns[own] = { name: functionName(node, parent), calls: [], inner: [] };
+                // A nested function runs with its parent (a forEach callback) — unless it
+                // is a handler: it runs when its event comes, not when it is attached.
+                if (fid !== null && facts.fns[fid] && !handlers.has(node)) facts.fns[fid].inner.push(own);
+                here = own;
+            }
+        }
+        const fn = here !== null ? facts.fns[here] : null;
+        switch (node.type) {
+            case 'CallExpression':
+            case 'NewExpression':
+            case 'OptionalCallExpression': {
+                const name = calleeName(node.callee);
+                if (name && ATTACHERS.has(name)) for (const arg of node.arguments) handlers.add(arg);
+                if (fn && name) fn.calls.push(name);
+                if (fn) for (const arg of node.arguments) if (arg.type === 'Identifier') fn.calls.push(arg.name);
+                if (name && TIMERS.has(name)) {
+                    const cb = node.arguments[0];
+                    let delay = null;
+                    const d = node.arguments[1];
+                    if (d && d.type === 'NumericLiteral') delay = d.value;
+                    else if (d && d.type === 'Identifier' && numbers.has(d.name)) delay = numbers.get(d.name);
+                    else if (name === 'requestAnimationFrame') delay = 16;
+                    facts.timers.push({
+                        fn: here, callback: cb && FUNCTION_TYPES.has(cb.type) ? fidOf(cb) : null,
+                        callee: cb && cb.type === 'Identifier' ? cb.name : calleeName(cb), delay
+                    });
+                }
+                // ['ArrowUp', ' '].includes(e.key)
+                if (node.callee.type === 'MemberExpression' && calleeName(node.callee) === 'includes'
+                    && node.callee.object.type === 'ArrayExpression' && node.arguments[0]
+                    && KEY_READERS.test(readerName(node.arguments[0]) || '')) {
+                    for (const el of node.callee.object.elements) addKey(stringOf(el), stack.concat(node), here, false);
+                }
+                break;
+            }
+            case 'BinaryExpression': {
+                if (['===', '==', '!==', '!='].includes(node.operator)) {
+                    const [lit, other] = stringOf(node.right) !== null ? [node.right, node.left] : [node.left, node.right];
+                    const text = stringOf(lit);
+                    if (text !== null && KEY_READERS.test(readerName(other) || '')) addKey(text, stack.concat(node), here, false);
+                }
+                break;
+            }
+            case 'SwitchStatement': {
+                if (KEY_READERS.test(readerName(node.discriminant) || '')) {
+                    node.cases.forEach((c) => {
+                        const text = stringOf(c.test);
+                        if (text !== null) addKey(text, stack.concat(node, c), here, false);
+                    });
+                }
+                break;
+            }
+            case 'MemberExpression': {
+                // SHORTCUTS[key]: a table of keys looked up by the pressed key
+                if (node.computed && node.object.type === 'Identifier' && keyTables.has(node.object.name)
+                    && KEY_READERS.test(readerName(node.property) || '')) {
+                    for (const k of keyTables.get(node.object.name)) addKey(k, stack.concat(node), here, false);
+                }
+                // keys.ArrowLeft, held[' ']: a game loop reading held keys
+                const owner = node.object.type === 'Identifier' ? node.object.name
+                    : node.object.type === 'MemberExpression' ? calleeName(node.object) : null;
+                if (owner && HELD_MAPS.test(owner)) {
+                    const text = node.computed ? stringOf(node.property) : node.property.name;
+                    const parentIsAssign = parent && parent.type === 'AssignmentExpression' && parent.left === node;
+                    if (text && !parentIsAssign) addKey(text, stack.concat(node), here, true);
+                }
+                break;
+            }
+            case 'ObjectProperty': {
+                // { note: 'C', key: 'a' }
+                const k = node.key && (node.key.name || node.key.value);
+                if (k && /^(key|hotkey|shortcut)$/i.test(k)) addKey(stringOf(node.value), stack.concat(node), here, false);
+                break;
+            }
+            case 'AssignmentExpression': {
+                // el.onclick = () => …
+                if (/^on[a-z]+$/.test(calleeName(node.left) || '')) handlers.add(node.right);
+                break;
+            }
+            case 'VariableDeclarator': {
+                if (node.id.type === 'Identifier' && node.init) {
+                    if (node.init.type === 'NumericLiteral' && here === null) numbers.set(node.id.name, node.init.value);
+                    if (node.init.type === 'ObjectExpression' && node.init.properties.length >= 2) {
+                        const names = node.init.properties.map((p) => p.type === 'ObjectProperty' && p.key
+                            ? keyName(p.key.name !== undefined ? p.key.name : p.key.value) : null);
+                        if (names.every((k) => k !== null)) keyTables.set(node.id.name, names);
+                    }
+                    if (node.init.type === 'ArrayExpression' && node.init.elements.length >= 3) {
+                        const keys = node.init.elements.map((e) => keyName(stringOf(e)));
+                        if (keys.every((k) => k !== null)) arrayUsers.set(node.id.name, { keys, users: new Set() });
+                    }
+                }
+                break;
+            }
+            case 'Identifier': {
+                const entry = arrayUsers.get(node.name);
+                if (entry && here !== null && !(parent && parent.type === 'VariableDeclarator' && parent.id === node)) entry.users.add(here);
+                break;
+            }
+            default:
+                break;
+        }
+        stack.push(node);
+        for (const key of Object.keys(node)) {
+            if (key === 'loc' || key === 'start' || key === 'end' || key === 'leadingComments'
+                || key === 'trailingComments' || key === 'innerComments' || key === 'extra') continue;
+            const value = node[key];
+            if (Array.isArray(value)) {
+                for (const child of value) if (child && typeof child.type === 'string') visit(child, node, stack, here);
+            } else if (value && typeof value.type === 'string') {
+                visit(value, node, stack, here);
+            }
+        }
+        stack.pop();
+    }
+
+    visit(ast.program, null, [], null);
+    for (const { keys, users } of arrayUsers.values()) facts.sequences.push({ keys, users: [...users] });
+    return facts;
+}
+
+module.exports = { codeFacts, keyName };
