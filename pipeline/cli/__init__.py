@@ -8,6 +8,7 @@ parses its arguments into settings and calls into ``runs``; it must not hold sta
     iwc checklist  write functional / content / visual criteria for tasks without any
     iwc robustness compare two result sets of the same evidence
     iwc import     convert WebGen-Bench / ArtifactsBench files to tasks.jsonl
+    iwc weights    metric weights from a preference questionnaire (Borda count)
     iwc schema     print the JSON Schema of results.json
     iwc operator   the Kubernetes operator and its helpers
 """
@@ -23,14 +24,14 @@ import pydantic
 
 from iwcbench.operator import cli as operator_cli
 from iwcbench.pipeline.cli import (
-    app, checklist, imports, options, rescore, robustness, run, schema, score,
+    app, checklist, imports, options, rescore, robustness, run, schema, score, weights,
 )
 from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.runs import inputs
 
 EXIT_CONFIG = options.EXIT_CONFIG
 EXIT_INFRA = options.EXIT_INFRA
-COMMANDS = (run, app, score, rescore, checklist, robustness, imports, schema)
+COMMANDS = (run, app, score, rescore, checklist, robustness, imports, schema, weights)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -19,6 +19,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--apps", help="the apps folder or s3:// URI: apps with no result are recorded too")
     p.add_argument("--models", nargs="*", default=(), help="only these models (with --apps)")
     p.add_argument("--settings", help="the run's evaluation settings (recorded in results.json)")
+    options.add_weights_option(p)
     p.set_defaults(handler=run)
 
 
@@ -30,9 +31,9 @@ def run(args: argparse.Namespace) -> int:
     if args.apps:
         task_ids = [t.id for t in tasks]
         expected = inputs.expected_apps(args.apps, tuple(args.models), task_ids)
-        app_results = finishing.complete_results(app_results, expected, task_ids)
+        app_results = finishing.complete_results(app_results, expected, task_ids, evaluation.quality)
     started = datetime.datetime.now(datetime.timezone.utc)
-    run_results = finishing.finish(evaluation, started, store, app_results, [])
+    run_results = finishing.finish(evaluation, started, store, app_results, [], tasks)
     data = store.get_bytes("results.json")
     print(json.dumps({"results": f"{store.uri}/results.json", "digest": provenance.digest(data),
                       "apps": len(run_results.apps)}))

@@ -23,10 +23,10 @@ import time
 import traceback
 from typing import Callable, Mapping, Protocol
 
-from iwcbench.pipeline.contracts import evidence, layout, results, settings as settings_mod, task
+from iwcbench.pipeline.contracts import evidence, layout, quality as quality_records, results, settings as settings_mod, task
 from iwcbench.pipeline.kits import store as store_mod, telemetry
 from iwcbench.pipeline.kits.mirror import cdn, routing
-from iwcbench.pipeline.stages import abstracting, exploring, ingesting, instrumenting, scoring, serving
+from iwcbench.pipeline.stages import abstracting, exploring, ingesting, instrumenting, quality, scoring, serving
 from iwcbench.pipeline.stages.exploring import policy as policies
 
 log = logging.getLogger(__name__)
@@ -92,8 +92,10 @@ def failed_result(
     report: evidence.InstrumentationReport | None = None,
     exploration: results.ExplorationSummary | None = None,
     timings: dict[str, float] | None = None,
+    suite: settings_mod.Quality | None = None,
 ) -> results.AppResult:
-    """The result of an app that could not be evaluated, with its floor/unscored scores."""
+    """The result of an app that could not be evaluated, with its floor/unscored scores
+    (``suite``: the WebCoderBench rule metrics the run computes, floored alike)."""
     return results.AppResult(
         model=app.model,
         task_id=app.task_id,
@@ -101,7 +103,8 @@ def failed_result(
         reason=reason,
         instrumentation=_summary(report),
         exploration=exploration or results.ExplorationSummary(),
-        scores=scoring.failure_scores(outcome, reason),
+        scores={**scoring.failure_scores(outcome, reason),
+                **(quality.failure_scores(outcome, reason, suite) if suite is not None else {})},
         evidence=app.key,
         timings=timings or {},
     )
@@ -129,9 +132,12 @@ def prepare_app(
         try:
             src = ingesting.materialize(app, src_root, evaluation.input)
         except ingesting.AppDefect as exc:
-            result = failed_result(app, "start_failed", str(exc))
+            result = failed_result(app, "start_failed", str(exc), suite=evaluation.quality)
             save_result(store, result)
             return result
+    # the app as submitted, for the code metrics and the static judges (before instrumenting)
+    store_mod.put_model(store, f"{app.key}/{quality_records.SOURCES}",
+                        quality.keep_sources(src, evaluation.quality.max_source_bytes))
     site = work / SITE
     shutil.rmtree(site, ignore_errors=True)
     with telemetry.span("stage.instrument", model=app.model, task=app.task_id):
@@ -151,7 +157,7 @@ def prepare_app(
     if report.entry is None:
         result = failed_result(
             app, "start_failed", f"no start page: {report.reason}", report,
-            timings={"instrument": round(time.monotonic() - started, 3)},
+            timings={"instrument": round(time.monotonic() - started, 3)}, suite=evaluation.quality,
         )
         save_result(store, result)
         return result
@@ -218,7 +224,8 @@ def explore_app(
             return None
 
     start_url = url.rstrip("/") + "/" + (report.entry or "index.html").lstrip("/")
-    hermetic = routing.Hermetic(url, mirror_for(evaluation.sandbox, ctx.mirror_dir))
+    mirror = mirror_for(evaluation.sandbox, ctx.mirror_dir)
+    hermetic = routing.Hermetic(url, mirror)
     t0 = time.monotonic()
     with telemetry.span("stage.explore", model=app.model, task=app.task_id):
         outcome_of_exploring = exploring.explore(
@@ -239,7 +246,7 @@ def explore_app(
     if trace.load_error:
         result = failed_result(
             app, "start_failed", f"the app did not load: {trace.load_error}", report,
-            exploration=_exploration_summary(trace, None), timings=timings,
+            exploration=_exploration_summary(trace, None), timings=timings, suite=evaluation.quality,
         )
         save_result(store, result)
         return result
@@ -256,6 +263,17 @@ def explore_app(
         if assistant is not None and assistant.judging and app.task_id in ctx.tasks:
             scores.update(assistant.judge(ctx.tasks[app.task_id], read))
     timings["score"] = round(time.monotonic() - t0, 3)
+    if evaluation.quality.selected():
+        t0 = time.monotonic()
+        item = ctx.tasks.get(app.task_id)
+        with telemetry.span("stage.quality", model=app.model, task=app.task_id):
+            found, quality_report = quality.measure(quality.Inputs(
+                start_url=start_url, read=read, trace=trace, graph=graph, prompt=item.prompt if item else "",
+                site=prepared.site, seed=evaluation.exploration.seed,
+                load_timeout_s=evaluation.exploration.load_timeout_s), evaluation.quality, mirror)
+        scores.update(found)
+        store_mod.put_model(store, f"{key}/{quality_records.REPORT}", quality_report)
+        timings["quality"] = round(time.monotonic() - t0, 3)
     black_box = report.mode == "black_box"
     result = results.AppResult(
         model=app.model,
@@ -294,7 +312,8 @@ def evaluate_app(app: evidence.AppRef, ctx: Context, work_root: pathlib.Path | N
         except Exception as exc:  # noqa: BLE001 - the run goes on; the reason is kept
             log.exception("app %s failed", app.key)
             ctx.store.put_bytes(f"{app.key}/error.txt", traceback.format_exc().encode())
-            result = failed_result(app, "error", f"evaluation failed on our side: {type(exc).__name__}: {exc}")
+            result = failed_result(app, "error", f"evaluation failed on our side: {type(exc).__name__}: {exc}",
+                                   suite=ctx.evaluation.quality)
             try:
                 save_result(ctx.store, result)
             except Exception:  # noqa: BLE001

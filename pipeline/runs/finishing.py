@@ -13,11 +13,13 @@ import logging
 import pathlib
 import tempfile
 import time
+from typing import Sequence
 
-from iwcbench.pipeline.contracts import evidence, layout, results, settings as settings_mod
+from iwcbench.pipeline.contracts import evidence, layout, metrics, results, settings as settings_mod, task
 from iwcbench.pipeline.kits import store as store_mod
 from iwcbench.pipeline.runs import app as app_run, provenance
 from iwcbench.pipeline.stages import aggregating, reporting
+from iwcbench.pipeline.stages.aggregating import webcoder
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +31,7 @@ def collect_results(store: store_mod.Store) -> list[results.AppResult]:
 
 
 def complete_results(found: list[results.AppResult], expected: list[tuple[str, str]],
-                     task_ids: list[str]) -> list[results.AppResult]:
+                     task_ids: list[str], suite: settings_mod.Quality | None = None) -> list[results.AppResult]:
     """Every (model, task) gets a result: an app submitted but never finished is
     ``error`` (its evaluation failed on our side); a task a model has no app for is
     ``start_failed`` (no app submitted) — the same rule as ``iwc run``."""
@@ -44,9 +46,10 @@ def complete_results(found: list[results.AppResult], expected: list[tuple[str, s
             if (model, task_id) in submitted:
                 added.append(app_run.failed_result(
                     app, "error", "no result was recorded: the app's evaluation failed on our side "
-                    "(see the EvaluationRun's status.failures)"))
+                    "(see the EvaluationRun's status.failures)", suite=suite))
             else:
-                added.append(app_run.failed_result(app, "start_failed", "no app submitted for this task"))
+                added.append(app_run.failed_result(app, "start_failed", "no app submitted for this task",
+                                                   suite=suite))
     return [*found, *added]
 
 
@@ -56,13 +59,18 @@ def finish(
     store: store_mod.Store,
     app_results: list[results.AppResult],
     skipped: list[results.SkippedInput],
+    tasks: Sequence[task.Task] = (),
 ) -> results.RunResults:
     """Aggregate per-app results; write results.json (recording ``config``, a run's
     settings or, where only they are known, the evaluation's) and the HTML report (``report/``)
     into the store. A local store gets the report in place; any other store gets it
-    rendered in a temporary folder and uploaded."""
+    rendered in a temporary folder and uploaded. ``tasks`` give the labels of
+    WebCoderBench's breakdowns."""
     app_results.sort(key=lambda r: (r.model, r.task_id))
-    scored, leaderboard = aggregating.aggregate(app_results)
+    chosen = config.scoring.chosen_weights()
+    scored, leaderboard = aggregating.aggregate(app_results, chosen)
+    # WebCoderBench's own table: a weights file's weights, else the metric table's wcb set
+    wcb_weights = dict(config.scoring.custom_weights) or metrics.weights("wcb")
     run_results = results.RunResults(
         run=results.RunInfo(
             configuration=config.model_dump(mode="json"),
@@ -74,9 +82,10 @@ def finish(
         ),
         apps=scored,
         leaderboard=leaderboard,
-        weights=aggregating.weights_for(scored),
+        weights=chosen if chosen is not None else aggregating.weights_for(scored),
         skipped=tuple(skipped),
         llm_usage=results.LLMUsage.total(r.llm_usage for r in app_results),
+        webcoder=webcoder.summarise(scored, wcb_weights, {t.id: t for t in tasks}),
     )
     data = run_results.model_dump_json(indent=1).encode()
     store.put_bytes("results.json", data, "application/json")

@@ -64,7 +64,8 @@ def plan(config: settings_mod.RunSettings) -> tuple[list[task.Task], list[eviden
         if wanted and model not in wanted:
             continue
         app = evidence.AppRef(model=model, task_id=task_id, source="", packaging="folder")
-        decided.append(app_run.failed_result(app, "start_failed", "no app submitted for this task"))
+        decided.append(app_run.failed_result(app, "start_failed", "no app submitted for this task",
+                                             suite=config.quality))
     skipped = [results.SkippedInput(path=f"{p.model}/{p.name}" if p.model else p.name, reason=p.reason)
                for p in discovery.problems]
     return tasks, apps, decided, skipped
@@ -99,12 +100,13 @@ def _run_pool(
                         broken = True
                         result = app_run.failed_result(
                             app, "error", "the worker process evaluating this app died "
-                            "(out of memory or a crash in the browser)")
+                            "(out of memory or a crash in the browser)", suite=config.quality)
                     else:
                         pending.append(app)
                         continue
                 except Exception as exc:  # noqa: BLE001
-                    result = app_run.failed_result(app, "error", f"worker failed: {type(exc).__name__}: {exc}")
+                    result = app_run.failed_result(app, "error", f"worker failed: {type(exc).__name__}: {exc}",
+                                                   suite=config.quality)
                 done.append(result)
                 on_done(result)
     return done
@@ -164,4 +166,4 @@ def execute(
             on_done(result)
         todo = [a for a in apps if a.key not in kept]
         evaluated = _run_pool(todo, config, tasks, on_done)
-        return finishing.finish(config, started, store, [*decided, *kept.values(), *evaluated], skipped)
+        return finishing.finish(config, started, store, [*decided, *kept.values(), *evaluated], skipped, tasks)
