@@ -164,7 +164,7 @@ WEBCODER: tuple[Metric, ...] = (
        "in place across states; ×100"),
     _w("wcb_layout_sparsity", "rule", "visual_quality",
        "10 Layout Sparsity: share o of 16×16 px screenshot cells holding detail (luminance spread > 8), "
-       "per state; 100 for o in 15-55 %, falling linearly to 0 at o = 0 (a blank page) and at o = 100 %; "
+       "per state; 100 for o in 8-50 %, falling linearly to 0 at o = 0 (a blank page) and at o = 100 %; "
        "mean over states"),
     _w("wcb_visual_harmony", "rule", "visual_quality",
        "11 Visual Harmony Degree: mean of palette size (colours covering 95 % of the screenshot: ≤ 6 → "
@@ -197,7 +197,8 @@ WEBCODER: tuple[Metric, ...] = (
     _w("wcb_cross_browser", "rule", "accessibility",
        "18 Cross-Browser Compatibility: the start page loaded in Firefox ESR and in Chromium at "
        "1280×800; mean of 100 × 0.7^e (e = distinct page errors only Firefox raised) and the share of "
-       "elements whose box matches between the engines (8 px or 5 %); 0 when Firefox cannot load it"),
+       "neighbouring content boxes (document order) arranged alike in both engines (beside, below, on "
+       "top, 4 px), a box Firefox does not show counting against it; 0 when Firefox cannot load it"),
     _w("wcb_mobile", "rule", "accessibility",
        "19 Mobile Device Compatibility: the start page at 375×667 with touch; mean of viewport meta "
        "(width=device-width), no horizontal overflow, share of tap targets at least 24×24 px (WCAG "

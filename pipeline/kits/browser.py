@@ -33,7 +33,6 @@ CHROMIUM_ARGS = (
 )
 
 EVENTS_PER_KIND = 20  # per drain; the rest is counted, not listed
-MAX_REQUESTS = 1000  # requests a tab keeps in Tab.requests
 TEXT_CAP = 300  # characters kept of one console message, error or dialog text
 
 
@@ -76,8 +75,6 @@ class ContextOptions:
     timezone: str = "UTC"  # fixed, so dates in snapshots do not depend on the machine
     locale: str = "en-US"
     seed: int = 0  # seeds the page's Math.random, so runs repeat
-    javascript: bool = True  # False: pages render their markup and styles only (stored snapshots)
-    mobile: bool = False  # a phone: touch, and the page's viewport meta tag applies
     # watchdog: seconds between escalation stages. Generous: a loaded machine can take
     # seconds to report a killed renderer, and killing the whole browser for that
     # would cost the app its exploration.
@@ -238,9 +235,6 @@ class Session:
                 locale=opts.locale,
                 color_scheme="light",
                 bypass_csp=True,  # our observation scripts must run whatever the app's CSP says
-                java_script_enabled=opts.javascript,
-                is_mobile=opts.mobile,
-                has_touch=opts.mobile,
             )
             self.context.add_init_script(INIT_SCRIPT.replace("__SEED__", str(int(opts.seed))))
             self.context.on("page", self._on_new_page)
@@ -336,14 +330,6 @@ class Tab:
         page.on("dialog", self._on_dialog)
         page.on("crash", lambda _: setattr(session._recorder.events, "crashed", True))
         page.on("download", lambda d: record("notes", f"download refused: {d.suggested_filename}"))
-        # every response and failed request: (url, HTTP status or None, failure or None)
-        self.requests: list[tuple[str, int | None, str | None]] = []
-        page.on("response", lambda r: self._request(r.url, r.status, None))
-        page.on("requestfailed", lambda r: self._request(r.url, None, r.failure or "failed"))
-
-    def _request(self, url: str, status: int | None, failure: str | None) -> None:
-        if len(self.requests) < MAX_REQUESTS:
-            self.requests.append((url[:300], status, failure))
 
     def _on_dialog(self, dialog) -> None:
         self.session._recorder.add("dialogs", f"{dialog.type}: {dialog.message}")
@@ -376,13 +362,6 @@ class Tab:
         response = self._call(f"loading {url}", timeout_s,
                               lambda: self.page.goto(url, timeout=ms, wait_until=wait_until))
         return response.status if response is not None else None
-
-    def serve_once(self, url: str, html: bytes) -> None:
-        """Answer the next request for ``url`` with ``html`` (a stored DOM snapshot shown
-        at the address it was taken from); everything else goes through the router."""
-        self._call("route a document", 5.0, lambda: self.page.route(
-            url, lambda route: route.fulfill(status=200, body=html, content_type="text/html; charset=utf-8"),
-            times=1))
 
     def wait_for_load(self, timeout_s: float, state: str = "load") -> None:
         self._call("waiting for the page", timeout_s,

@@ -34,7 +34,7 @@ ALIGNMENT = {"functional": "wcb_functional_alignment", "visual": "wcb_visual_ali
              "content": "wcb_content_alignment"}
 MAX_CODE_CHARS = 60_000  # about 15k tokens of source per prompt; the rest is named, not shown
 RATE = "submit_rating"
-VERDICTS = "submit_verdicts"
+VERDICTS = "submit_code_verdicts"
 
 _RATING_TOOL = {
     "name": RATE, "description": "Submit the rating.", "strict": True,

@@ -6,11 +6,13 @@ computes the rule metrics the settings select from the evidence the exploration
 stored (trace, DOM snapshots, screenshots, state graph, sources) plus a few page loads
 of its own: the stored states rendered again in Chromium (probe.js reads styles,
 icons, text, media and boxes), the start page on a 375×667 touch screen, in Firefox
-ESR and under Lighthouse. Every load goes through the sandbox's hermetic rules.
+ESR and under Lighthouse. Every load follows the sandbox's rules: the app's own
+server, the CDN files the exploration was answered with, nothing else.
 
 Metric functions are pure (modules code, runtime, styles, content, visual, pages);
-browsers and Node tools are reached through kits (rendering, tooling). A tool that
-fails leaves its metrics unscored with the reason; it never fails the app. Scores are
+the pages and tools run in one long-lived Node process per worker (server.mjs, through
+kits/processes; rendering and tooling build its jobs). A tool that fails leaves its
+metrics unscored with the reason; it never fails the app. Scores are
 the metric-table rows whose producer is "quality" (contracts/metrics.py). This stage
 must not import another stage or read the store except through ``inputs.read``.
 """
@@ -29,7 +31,7 @@ import pydantic
 
 from iwcbench.pipeline.contracts import evidence, metrics, quality as records, results, settings as settings_mod
 from iwcbench.pipeline.kits import browser
-from iwcbench.pipeline.kits.mirror import cdn, routing
+from iwcbench.pipeline.kits.mirror import cdn
 from iwcbench.pipeline.stages.quality import code, content, pages, rendering, runtime, sources, styles, tooling, visual
 
 log = logging.getLogger(__name__)
@@ -136,46 +138,44 @@ def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror
     nodes = rendering.chosen_states(graph, settings.max_states)
     rendered = rendering.Rendered()
     origin = browser.origin_of(inputs.start_url)
-    if wanted & RENDERED and nodes:
-        run.timed("chromium-states", lambda: rendering.render_states(
-            nodes, inputs.read, routing.Hermetic(origin, mirror), rendered, inputs.seed))
-        if "states" in rendered.problems:
-            run.failed("chromium-states", rendered.problems["states"])
-    if wanted & PHONE:
-        run.timed("chromium-phone", lambda: rendering.load_phone(
-            inputs.start_url, routing.Hermetic(origin, mirror), rendered, inputs.load_timeout_s, inputs.seed))
-        if "phone" in rendered.problems:
-            run.failed("chromium-phone", rendered.problems["phone"])
-    states = rendered.states
     kept = _sources(inputs.read)
     units = sources.units(kept) if kept is not None else []
     static: dict | tooling.ToolFailure | None = None
-    if wanted & STATIC and units:
-        words = content.spelling_candidates(states, inputs.prompt) if "wcb_copywriting" in wanted else []
-        static = run.timed("static-tools", lambda: tooling.static_tools(
-            [u.job() for u in units], words, settings.tool_timeout_s))
-    if isinstance(static, dict):
-        run.report["static-tools"] = run.report["static-tools"].model_copy(
-            update={"version": ", ".join(f"{k} {v}" for k, v in static.get("versions", {}).items()
-                                         if not k.endswith("_ms"))})
-        for step, error in (static.get("errors") or {}).items():
-            run.failed("static-tools", f"{step}: {error}")
-
     engine: dict | tooling.ToolFailure | None = None
     lighthouse: dict | tooling.ToolFailure | None = None
     with tempfile.TemporaryDirectory(prefix="iwc-cdn-") as tmp:
-        files = _cdn_files(trace, mirror, pathlib.Path(tmp)) if (wanted & (LIGHTHOUSE | {"wcb_cross_browser"})) else {}
+        files = _cdn_files(trace, mirror, pathlib.Path(tmp))
+        if wanted & RENDERED and nodes:
+            run.timed("chromium-states", lambda: rendering.render_states(
+                nodes, inputs.read, origin, files, rendered, settings.tool_timeout_s))
+        if wanted & PHONE:
+            run.timed("chromium-phone", lambda: rendering.load_phone(
+                inputs.start_url, origin, files, rendered, inputs.load_timeout_s))
+        for part in ("states", "phone"):
+            if part in rendered.problems:
+                run.failed(f"chromium-{part}", rendered.problems[part])
+        if wanted & STATIC and units:
+            words = content.spelling_candidates(rendered.states, inputs.prompt) if "wcb_copywriting" in wanted else []
+            static = run.timed("static-tools", lambda: tooling.static_tools(
+                [u.job() for u in units], words, settings.tool_timeout_s))
         if "wcb_cross_browser" in wanted and settings.second_engine == "firefox":
             engine = run.timed("firefox", lambda: tooling.firefox(
                 inputs.start_url, origin, files, *rendering.DESKTOP, settings.tool_timeout_s))
         if wanted & LIGHTHOUSE and settings.lighthouse:
             lighthouse = run.timed("lighthouse", lambda: tooling.lighthouse(
                 inputs.start_url, files, settings.lighthouse_timeout_s))
-    for tool, answer in (("firefox", engine), ("lighthouse", lighthouse)):
+    if isinstance(static, dict):
+        run.report["static-tools"] = run.report["static-tools"].model_copy(
+            update={"version": ", ".join(f"{k} {v}" for k, v in static.get("versions", {}).items()
+                                         if not k.endswith("_ms"))})
+        for step, error in (static.get("errors") or {}).items():
+            run.failed("static-tools", f"{step}: {error}")
+    for tool, answer in (("static-tools", static), ("firefox", engine), ("lighthouse", lighthouse)):
         if isinstance(answer, tooling.ToolFailure):
             run.failed(tool, answer.reason)
-        elif isinstance(answer, dict):
+        elif isinstance(answer, dict) and tool != "static-tools":
             run.report[tool] = run.report[tool].model_copy(update={"version": answer.get("version")})
+    states = rendered.states
 
     static_answer = static if isinstance(static, dict) else None
     static_why = static.reason if isinstance(static, tooling.ToolFailure) else (
@@ -217,7 +217,7 @@ def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror
             engine if isinstance(engine, dict) else None,
             engine.reason if isinstance(engine, tooling.ToolFailure) else
             "no second engine (quality.second_engine is none)", start_state,
-            trace.steps[0].page_errors if trace.steps else ()),
+            [*(trace.steps[0].page_errors if trace.steps else ()), *rendered.phone_errors]),
         "wcb_mobile": lambda: pages.mobile(rendered.phone, rendered.problems.get("phone")),
         "wcb_redundancy": lambda: from_static("wcb_redundancy", lambda a: code.redundancy(a, units)),
         "wcb_comments": lambda: from_static("wcb_comments", lambda a: code.comments(a, units)),

@@ -1,31 +1,28 @@
 // The start page in a second engine: Debian's Firefox ESR driven over WebDriver BiDi by
-// puppeteer-core (run by stages/quality/tooling.py).
+// puppeteer-core (a job of server.mjs).
 //
-// stdin:  {"tools", "firefox", "url", "origin", "cdn": {"<url>": {"file", "type"}},
-//          "probe": "<probe.js source>", "width", "height", "settle_ms", "timeout_ms"}
-// stdout: {"version", "stage": launch|load|probe|done (how far it got), "status", "errors": [text],
+// job:    {"firefox", "url", "origin", "cdn": {"<url>": {"file", "type"}}, "probe": "<probe.js>",
+//          "width", "height", "settle_ms", "timeout_ms"}
+// answer: {"version", "stage": launch|load|probe|done (how far it got), "status", "errors": [text],
 //          "console": [text], "blocked": [url], "probe": {...}, "error", "seconds"}
 //
 // The same network rules as in Chromium: the app's origin goes through, the CDN files
 // the exploration used come from the local mirror copies, everything else is refused
 // (and a dead proxy stands behind that, so nothing leaves the machine). It runs the
 // page's own scripts, as a visitor's Firefox would, and only reads the page afterwards.
+// One Firefox serves every job of the server; each job gets its own browser context.
 import fs from 'fs';
 import path from 'path';
 import { pathToFileURL } from 'url';
 
-const job = JSON.parse(fs.readFileSync(0, 'utf8'));
-const started = Date.now();
-const puppeteer = (await import(pathToFileURL(path.join(job.tools, 'puppeteer-core/lib/esm/puppeteer/puppeteer-core.js')).href)).default;
-const cdn = job.cdn || {};
-const out = { errors: [], console: [], blocked: [], stage: 'launch' };
-const watchdog = setTimeout(() => {
-  process.stdout.write(JSON.stringify({ ...out, error: `Firefox took longer than ${job.timeout_ms} ms` }));
-  process.exit(3);
-}, job.timeout_ms || 60000);
+let puppeteer = null;
+let browser = null;
 
-let browser;
-try {
+async function firefox(job, folder) {
+  if (!puppeteer) {
+    puppeteer = (await import(pathToFileURL(path.join(folder, 'puppeteer-core/lib/esm/puppeteer/puppeteer-core.js')).href)).default;
+  }
+  if (browser && browser.connected) return browser;
   browser = await puppeteer.launch({
     browser: 'firefox', executablePath: job.firefox, headless: true,
     extraPrefsFirefox: {
@@ -34,32 +31,55 @@ try {
       'browser.cache.disk.enable': false, 'app.update.enabled': false, 'datareporting.policy.dataSubmissionEnabled': false,
     },
   });
-  out.version = await browser.version();
-  out.stage = 'load';
-  const page = await browser.newPage();
-  await page.setViewport({ width: job.width || 1280, height: job.height || 800 });
-  page.on('pageerror', (e) => out.errors.length < 50 && out.errors.push(String(e && e.message ? e.message : e).slice(0, 300)));
-  page.on('console', (m) => m.type() === 'error' && out.console.length < 50 && out.console.push(m.text().slice(0, 300)));
-  await page.setRequestInterception(true);
-  page.on('request', (request) => {
-    const url = request.url();
-    const hit = cdn[url];
-    if (url.startsWith('data:') || url.startsWith('blob:') || url.startsWith(job.origin)) request.continue();
-    else if (hit) request.respond({ status: 200, contentType: hit.type, headers: { 'access-control-allow-origin': '*' }, body: fs.readFileSync(hit.file) });
-    else { if (out.blocked.length < 50) out.blocked.push(url.slice(0, 300)); request.abort('blockedbyclient'); }
+  return browser;
+}
+
+export async function run(job, folder) {
+  const started = Date.now();
+  const cdn = job.cdn || {};
+  const out = { errors: [], console: [], blocked: [], stage: 'launch' };
+  let context = null;
+  let timer = null;
+  const overrun = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Firefox took longer than ${job.timeout_ms} ms`)), job.timeout_ms || 60000);
   });
-  const response = await page.goto(job.url, { waitUntil: 'load', timeout: job.timeout_ms || 60000 });
-  out.status = response ? response.status() : null;
-  await new Promise((r) => setTimeout(r, job.settle_ms || 500));
-  out.stage = 'probe';
-  out.probe = await page.evaluate(`(${job.probe})({max: 400})`);
-  out.stage = 'done';
-} catch (err) {
-  out.error = String(err && err.message ? err.message : err).slice(0, 500);
-} finally {
-  clearTimeout(watchdog);
-  out.seconds = (Date.now() - started) / 1000;
-  process.stdout.write(JSON.stringify(out));
+  try {
+    await Promise.race([(async () => {
+      const b = await firefox(job, folder);
+      out.version = await b.version();
+      out.stage = 'load';
+      context = await b.createBrowserContext();
+      const page = await context.newPage();
+      await page.setViewport({ width: job.width || 1280, height: job.height || 800 });
+      page.on('pageerror', (e) => out.errors.length < 50 && out.errors.push(String(e && e.message ? e.message : e).slice(0, 300)));
+      page.on('console', (m) => m.type() === 'error' && out.console.length < 50 && out.console.push(m.text().slice(0, 300)));
+      await page.setRequestInterception(true);
+      page.on('request', (request) => {
+        const url = request.url();
+        const hit = cdn[url];
+        if (url.startsWith('data:') || url.startsWith('blob:') || url.startsWith(job.origin)) request.continue();
+        else if (hit) request.respond({ status: 200, contentType: hit.type, headers: { 'access-control-allow-origin': '*' }, body: fs.readFileSync(hit.file) });
+        else { if (out.blocked.length < 50) out.blocked.push(url.slice(0, 300)); request.abort('blockedbyclient'); }
+      });
+      const response = await page.goto(job.url, { waitUntil: 'load', timeout: job.timeout_ms || 60000 });
+      out.status = response ? response.status() : null;
+      await new Promise((r) => setTimeout(r, job.settle_ms || 500));
+      out.stage = 'probe';
+      out.probe = await page.evaluate(`(${job.probe})({max: 400})`);
+      out.stage = 'done';
+    })(), overrun]);
+  } catch (err) {
+    out.error = String(err && err.message ? err.message : err).slice(0, 500);
+    if (out.stage === 'launch') await close();  // a half-started Firefox is no use to the next job
+  } finally {
+    clearTimeout(timer);
+    if (context) await context.close().catch(() => {});
+    out.seconds = (Date.now() - started) / 1000;
+  }
+  return out;
+}
+
+export async function close() {
   if (browser) await browser.close().catch(() => {});
-  process.exit(0);
+  browser = null;
 }

@@ -94,6 +94,9 @@
     if (!el || ['script', 'style', 'noscript', 'template', 'textarea', 'option'].includes(el.tagName.toLowerCase())) continue;
     const cs = getComputedStyle(el);
     if (!shown(el, cs)) continue;
+    const rect = el.getBoundingClientRect();
+    // visually hidden text (a screen-reader label) is not copy anyone reads on screen
+    if (rect.width < 4 || rect.height < 4 || cs.clip !== 'auto' && cs.position === 'absolute') continue;
     const trimmed = value.trim();
     if (EMOJI.test(trimmed) && [...trimmed].filter((c) => EMOJI.test(c)).length >= 1 && trimmed.length <= 4) addIcon('emoji', 'emoji', el);
     else if (EMOJI.test(trimmed.slice(0, 2))) addIcon('emoji', 'emoji', el);

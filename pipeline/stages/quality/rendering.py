@@ -1,39 +1,33 @@
-"""The quality stage's Chromium work (through kits/browser): render stored states and
-load the start page on a phone.
+"""The quality stage's page work, done in the Node server's Chromium (render.mjs):
+stored states rendered again, and the start page on a phone.
 
 * States: each explored state's DOM snapshot is shown again at its own address in a
-  1280×800 page with JavaScript off (its stylesheets, fonts and images load through the
-  same hermetic router as during exploring), and the probe (probe.js) reads components,
-  icons, text, media and boxes. Nothing the app does at runtime runs again, so a state
-  costs a render, not a replay.
+  1280×800 page with JavaScript off (stylesheets, fonts and images load under the
+  sandbox's rules), and the probe (probe.js) reads components, icons, text, media and
+  boxes. Nothing the app does at runtime runs again, so a state costs a render, not a
+  replay.
 * Phone: the start page loaded live at 375×667 with touch (the viewport meta tag
   applies), probed, with every request it made and what answered it.
 
-It must not score anything; an app's trouble is recorded in ``Rendered.problems``.
+It must not score anything; trouble is recorded in ``Rendered.problems``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import logging
 import re
-import time
-from typing import Callable
+from typing import Callable, Mapping
 
 from iwcbench.pipeline.contracts import evidence
 from iwcbench.pipeline.kits import browser
 from iwcbench.pipeline.stages.quality import tooling
 
-log = logging.getLogger(__name__)
-
 DESKTOP = (1280, 800)
 PHONE = (375, 667)
-SETTLE_MS = 400  # after a live load: late scripts, web fonts and layout
-RENDER_SETTLE_MS = 150  # after a snapshot's load (no script runs; images and fonts are in)
-RENDER_TIMEOUT_S = 8.0
-PROBE_DEADLINE_S = 10.0
 CRASH = "S_crash"
-_NOSCRIPT = re.compile(rb"<noscript\b[^>]*>.*?</noscript\s*>", re.IGNORECASE | re.DOTALL)
+RENDER_TIMEOUT_S = 8.0  # per state
+MAX_SNAPSHOT_BYTES = 2_000_000
+_NOSCRIPT = re.compile(r"<noscript\b[^>]*>.*?</noscript\s*>", re.IGNORECASE | re.DOTALL)
 
 
 @dataclasses.dataclass
@@ -43,7 +37,6 @@ class Rendered:
     phone_requests: list[tuple[str, int | None, str | None]] = dataclasses.field(default_factory=list)
     phone_errors: list[str] = dataclasses.field(default_factory=list)
     problems: dict[str, str] = dataclasses.field(default_factory=dict)  # "states" | "phone" → why
-    seconds: dict[str, float] = dataclasses.field(default_factory=dict)
 
 
 def chosen_states(graph: evidence.StateGraph | None, limit: int) -> list[evidence.StateNode]:
@@ -53,59 +46,52 @@ def chosen_states(graph: evidence.StateGraph | None, limit: int) -> list[evidenc
     return [n for n in graph.nodes if n.id != CRASH and n.dom][:limit]
 
 
-def _without_fragment(url: str) -> str:
-    return url.split("#", 1)[0]
+def _job(origin: str, cdn: Mapping[str, dict]) -> dict:
+    return {"chrome": browser.chromium_path(), "origin": origin, "cdn": dict(cdn), "probe": tooling.probe_source()}
 
 
-def render_states(nodes: list[evidence.StateNode], read: Callable[[str], bytes | None],
-                  router: browser.Router, out: Rendered, seed: int = 0) -> None:
-    started = time.monotonic()
-    probe = tooling.probe_source()
-    options = browser.ContextOptions(viewport_width=DESKTOP[0], viewport_height=DESKTOP[1], seed=seed,
-                                     javascript=False)
+def render_states(nodes: list[evidence.StateNode], read: Callable[[str], bytes | None], origin: str,
+                  cdn: Mapping[str, dict], out: Rendered, timeout_s: float) -> None:
+    states = []
+    for node in nodes:
+        data = read(node.dom or "")
+        if data:
+            # shown with JavaScript off, a <noscript> would appear: the explorer never saw it
+            html = _NOSCRIPT.sub("", data[:MAX_SNAPSHOT_BYTES].decode("utf-8", "replace"))
+            states.append({"id": node.id, "url": node.url, "html": html})
+    if not states:
+        return
     try:
-        with browser.Session(options) as session:
-            router.install(session.context)
-            for node in nodes:
-                html = read(node.dom or "")
-                if not html:
-                    continue
-                try:
-                    # a fresh page each time: states of one document differ only in their
-                    # fragment, and going there in the same page would not load anything
-                    tab = session.new_tab()
-                    tab.serve_once(_without_fragment(node.url), _NOSCRIPT.sub(b"", html))
-                    tab.goto(node.url, RENDER_TIMEOUT_S)
-                    tab.pause(RENDER_SETTLE_MS)
-                    out.states[node.id] = tab.evaluate(probe, {"max": 400}, PROBE_DEADLINE_S)
-                except browser.BrowserGone:
-                    raise
-                except browser.BrowserError as error:
-                    out.problems.setdefault("states", f"{node.id}: {error}")
-            router.drain()  # what the renders asked for was asked during exploring already
-    except browser.BrowserError as error:
-        out.problems["states"] = f"Chromium failed while rendering states: {error}"
-    out.seconds["states"] = round(time.monotonic() - started, 3)
+        job = {**_job(origin, cdn), "states": states, "width": DESKTOP[0], "height": DESKTOP[1],
+               "timeout_ms": int(RENDER_TIMEOUT_S * 1000)}
+    except RuntimeError as missing:
+        out.problems["states"] = str(missing)
+        return
+    answer = tooling.ask("states", job, min(timeout_s, RENDER_TIMEOUT_S * len(states) + 10), "the state renders")
+    if isinstance(answer, tooling.ToolFailure):
+        out.problems["states"] = answer.reason
+        return
+    out.states = dict(answer.get("states") or {})
+    if answer.get("problems"):
+        first = next(iter(answer["problems"].items()))
+        out.problems["states"] = f"{len(answer['problems'])} state(s) did not render, e.g. {first[0]}: {first[1]}"
 
 
-def load_phone(url: str, router: browser.Router, out: Rendered, load_timeout_s: float, seed: int = 0) -> None:
-    started = time.monotonic()
-    options = browser.ContextOptions(viewport_width=PHONE[0], viewport_height=PHONE[1], seed=seed, mobile=True)
+def load_phone(url: str, origin: str, cdn: Mapping[str, dict], out: Rendered, load_timeout_s: float) -> None:
     try:
-        with browser.Session(options) as session:
-            router.install(session.context)
-            tab = session.new_tab()
-            status = tab.goto(url, load_timeout_s)
-            if status is not None and status >= 400:
-                out.problems["phone"] = f"HTTP {status} for the start page"
-            tab.pause(SETTLE_MS)
-            out.phone = tab.evaluate(tooling.probe_source(), {"max": 400}, PROBE_DEADLINE_S)
-            out.phone_requests = list(tab.requests)
-            events = session.drain()
-            out.phone_errors = list(events.page_errors)
-            blocked, _ = router.drain()
-            out.phone_requests += [(b.split(" (", 1)[0], None, "blocked by the sandbox") for b in blocked
-                                   if not b.startswith("…")]
-    except browser.BrowserError as error:
-        out.problems["phone"] = f"the start page did not load on the phone viewport: {error}"
-    out.seconds["phone"] = round(time.monotonic() - started, 3)
+        job = {**_job(origin, cdn), "url": url, "width": PHONE[0], "height": PHONE[1], "settle_ms": 400,
+               "timeout_ms": int(load_timeout_s * 1000)}
+    except RuntimeError as missing:
+        out.problems["phone"] = str(missing)
+        return
+    answer = tooling.ask("phone", job, load_timeout_s + 10, "the phone load")
+    if isinstance(answer, tooling.ToolFailure):
+        out.problems["phone"] = answer.reason
+        return
+    if answer.get("error"):
+        out.problems["phone"] = f"the start page did not load on the phone viewport: {answer['error']}"
+    elif (answer.get("status") or 200) >= 400:
+        out.problems["phone"] = f"HTTP {answer['status']} for the start page on the phone viewport"
+    out.phone = answer.get("probe")
+    out.phone_requests = [tuple(r) for r in answer.get("requests") or []]
+    out.phone_errors = list(answer.get("errors") or [])

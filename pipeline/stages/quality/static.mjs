@@ -1,23 +1,26 @@
-// The quality stage's static tools in one Node process (run by stages/quality/tooling.py).
+// The quality stage's static tools (a job of server.mjs).
 //
-// stdin:  {"tools": "<node_modules>", "units": [{"name", "language": "html"|"css"|"js",
-//          "text", "skeleton", "first_line", "module"}], "words": ["..."]}
-// stdout: {"versions", "lint": [...], "fatal": [...], "clones": [...], "comments": {...},
-//          "handling": {...}, "unknown_words": [...]}
+// job:    {"units": [{"name", "language": "html"|"css"|"js", "text", "skeleton", "first_line",
+//          "module"}], "words": ["..."]}
+// answer: {"versions", "lint": [...], "fatal": [...], "clones": [...], "comments": {...},
+//          "handling": {...}, "unknown_words": [...], "errors": {step: message}}
 //
 // Linting: HTMLHint (default ruleset), Stylelint (stylelint-config-recommended), ESLint
 // (@eslint/js recommended; no-undef off because a page's scripts share globals with each
 // other and with CDN libraries, and top-level names exempt from no-unused-vars because
 // inline handlers call them). Duplication: jscpd's detector over JS, CSS and the pages'
 // markup. Comments and error-handling facts: the Babel parse tree. Spelling: nspell with
-// the en-US and en-GB Hunspell dictionaries. It reads only stdin and the tool folder and
-// never runs the app's code.
+// the en-US and en-GB Hunspell dictionaries. Tools load once per server and are reused.
+// It reads only the job and the tool folder and never runs the app's code.
 import fs from 'fs';
 import path from 'path';
 import { pathToFileURL, fileURLToPath } from 'url';
 
-const job = JSON.parse(fs.readFileSync(0, 'utf8'));
-const tools = job.tools;
+let tools = null;
+let job = null;
+let out = null;
+let units = [];
+const loaded = {};
 
 function entry(name) {
   const dir = path.join(tools, name);
@@ -27,11 +30,11 @@ function entry(name) {
   const pick = (x) => (typeof x === 'string' ? x : x && (pick(x.import) || pick(x.default) || pick(x.node)));
   return pathToFileURL(path.join(dir, pick(e) || pkg.module || pkg.main || 'index.js')).href;
 }
-const load = async (name) => { const m = await import(entry(name)); return m.default ?? m; };
+const load = async (name) => {
+  if (!(name in loaded)) { const m = await import(entry(name)); loaded[name] = m.default ?? m; }
+  return loaded[name];
+};
 const version = (name) => JSON.parse(fs.readFileSync(path.join(tools, name, 'package.json'), 'utf8')).version;
-
-const out = { versions: {}, lint: [], fatal: [], clones: [], comments: {}, handling: {}, unknown_words: [] };
-const units = job.units || [];
 const shift = (u, line) => (line || 1) + (u.first_line || 1) - 1;
 
 // ---- linting ---------------------------------------------------------------------
@@ -75,8 +78,8 @@ async function lintAll() {
 
 // ---- duplication -----------------------------------------------------------------
 async function duplication() {
-  const core = await import(entry('@jscpd/core'));
-  const tokenizer = await import(entry('@jscpd/tokenizer'));
+  const core = await load('@jscpd/core');
+  const tokenizer = await load('@jscpd/tokenizer');
   out.versions.jscpd = version('@jscpd/core');
   const formats = { js: 'javascript', css: 'css', html: 'markup' };
   const detector = new core.Detector(new tokenizer.Tokenizer(), new core.MemoryStore(), [],
@@ -285,26 +288,37 @@ async function trees() {
 }
 
 // ---- spelling --------------------------------------------------------------------
+const dictionaries = {};
+async function dictionary(name) {
+  if (!dictionaries[name]) dictionaries[name] = (await load('nspell'))(await load(name));
+  return dictionaries[name];
+}
 async function spelling() {
   const words = job.words || [];
   if (!words.length) return;
-  const nspell = await load('nspell');
-  const us = nspell(await load('dictionary-en'));
-  const gb = nspell(await load('dictionary-en-gb'));
+  const us = await dictionary('dictionary-en');
   out.versions.nspell = version('nspell');
   out.versions['dictionary-en'] = version('dictionary-en');
-  out.unknown_words = words.filter((w) => !us.correct(w) && !gb.correct(w));
+  const unknown = words.filter((w) => !us.correct(w));
+  // the British dictionary only for what the American one does not know (it is slow to load)
+  const gb = unknown.length ? await dictionary('dictionary-en-gb') : null;
+  out.unknown_words = gb ? unknown.filter((w) => !gb.correct(w)) : unknown;
 }
 
-const steps = { lint: lintAll, duplication, trees, spelling };
-out.errors = {};
-for (const [name, step] of Object.entries(steps)) {
-  const started = Date.now();
-  try {
-    await step();
-  } catch (err) {
-    out.errors[name] = String(err && err.stack ? err.stack.split('\n').slice(0, 3).join(' | ') : err);
+export async function run(request, folder) {
+  tools = folder;
+  job = request;
+  units = job.units || [];
+  out = { versions: {}, lint: [], fatal: [], clones: [], comments: {}, handling: {}, unknown_words: [], errors: {} };
+  const steps = { lint: lintAll, duplication, trees, spelling };
+  for (const [name, step] of Object.entries(steps)) {
+    const started = Date.now();
+    try {
+      await step();
+    } catch (err) {
+      out.errors[name] = String(err && err.stack ? err.stack.split('\n').slice(0, 3).join(' | ') : err);
+    }
+    out.versions[`${name}_ms`] = Date.now() - started;
   }
-  out.versions[`${name}_ms`] = Date.now() - started;
+  return out;
 }
-process.stdout.write(JSON.stringify(out));

@@ -1,29 +1,36 @@
-"""The quality stage's Node tools, run through kits/processes: the static tools
-(static.mjs), Lighthouse (lighthouse.mjs) and Firefox (firefox.mjs).
+"""The quality stage's Node tools: one long-lived Node process per worker (server.mjs,
+through kits/processes.Service) that runs the static tools, Lighthouse, Firefox and the
+page renders (rendering.py builds those jobs).
 
-Each call sends one JSON job on stdin and reads one JSON document from stdout. A tool
-that is missing, times out, crashes or answers garbage gives a ``ToolFailure`` whose
-text becomes the reason its metrics are unscored: our tooling's trouble is never the
-app's fault and never stops the app's evaluation. This module decides nothing about
-scores.
+Starting Lighthouse's Chromium, Firefox, ESLint, Stylelint and two Hunspell dictionaries
+costs seconds that the work itself does not, so they start once per worker and are
+reused app after app (each app gets fresh browser contexts). A tool that is missing,
+overruns its deadline, crashes or answers garbage gives a ``ToolFailure`` whose text
+becomes the reason its metrics are unscored: our tooling's trouble is never the app's
+fault and never stops the app's evaluation (an overrun stops the server; the next app
+starts a fresh one). This module decides nothing about scores.
 """
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import json
 import pathlib
 import shutil
+import threading
 from typing import Any, Mapping, Sequence
 
 from iwcbench.pipeline.kits import browser, processes
 
 HERE = pathlib.Path(__file__).resolve().parent
-STATIC = HERE / "static.mjs"
-LIGHTHOUSE = HERE / "lighthouse.mjs"
-FIREFOX = HERE / "firefox.mjs"
+SERVER = HERE / "server.mjs"
 PROBE = HERE / "probe.js"
 FIREFOX_NAMES = ("firefox-esr", "firefox")
+START_S = 30.0  # allowance for the server's first job: Node and the tools loading
+
+_service: processes.Service | None = None
+_service_lock = threading.Lock()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,34 +53,48 @@ def firefox_path() -> str | None:
     return None
 
 
-def _node(script: pathlib.Path, job: Mapping[str, Any], timeout_s: float, what: str,
-          app_errors: bool = False) -> dict | ToolFailure:
-    """The script's JSON answer. ``app_errors``: an ``error`` the script reports past its
-    ``launch`` stage is the page's (kept in the answer), not the tool's."""
+def _server() -> processes.Service:
+    global _service
+    with _service_lock:
+        if _service is None:
+            _service = processes.Service([processes.node_binary(), str(SERVER)], cwd=str(HERE))
+            atexit.register(_service.close)
+        return _service
+
+
+def stop() -> None:
+    """Stop this process's server (its browsers go with it)."""
+    with _service_lock:
+        if _service is not None:
+            _service.close()
+
+
+def ask(kind: str, job: Mapping[str, Any], timeout_s: float, what: str, app_errors: bool = False) -> dict | ToolFailure:
+    """The server's answer to one job. ``app_errors``: an ``error`` a job reports past
+    its ``launch`` stage is the page's (kept in the answer), not the tool's."""
     try:
-        tools = str(processes.node_tools_dir())
-        done = processes.run([processes.node_binary(), str(script)],
-                             stdin=json.dumps({"tools": tools, **job}).encode(), timeout_s=timeout_s)
+        service = _server()
+        started = not service.running
+        line = json.dumps({"kind": kind, "tools": str(processes.node_tools_dir()), **job}).encode()
+        raw = service.request(line, timeout_s + (START_S if started else 0.0))
     except processes.ToolMissing as missing:
         return ToolFailure(f"{what} could not start: {missing}")
-    if done.timed_out:
-        return ToolFailure(f"{what} ran past {timeout_s:g} s and was stopped", done.duration_s)
+    except processes.ServiceFailed as failed:
+        return ToolFailure(f"{what} failed: {failed}")
     try:
-        answer = json.loads(done.stdout.decode("utf-8", "replace") or "null")
+        answer = json.loads(raw.decode("utf-8", "replace"))
     except json.JSONDecodeError:
         answer = None
     if not isinstance(answer, dict):
-        return ToolFailure(f"{what} failed (exit {done.returncode}): {done.stderr_tail(300) or 'no output'}",
-                           done.duration_s)
+        return ToolFailure(f"{what} gave an answer that is not JSON")
     if answer.get("error") and not (app_errors and answer.get("stage") not in (None, "launch")):
-        return ToolFailure(f"{what} failed: {answer['error']}", done.duration_s)
-    answer.setdefault("seconds", done.duration_s)
+        return ToolFailure(f"{what} failed: {answer['error']}")
     return answer
 
 
 def static_tools(units: Sequence[dict], words: Sequence[str], timeout_s: float) -> dict | ToolFailure:
     """Lint findings, clones, comment lines, error-handling facts, unknown words."""
-    return _node(STATIC, {"units": list(units), "words": list(words)}, timeout_s, "the static tools (Node)")
+    return ask("static", {"units": list(units), "words": list(words)}, timeout_s, "the static tools (Node)")
 
 
 def lighthouse(url: str, cdn: Mapping[str, dict], timeout_s: float) -> dict | ToolFailure:
@@ -82,8 +103,7 @@ def lighthouse(url: str, cdn: Mapping[str, dict], timeout_s: float) -> dict | To
         chrome = browser.chromium_path()
     except RuntimeError as missing:
         return ToolFailure(str(missing))
-    return _node(LIGHTHOUSE, {"chrome": chrome, "url": url, "cdn": dict(cdn),
-                              "timeout_ms": int(timeout_s * 1000)}, timeout_s + 15, "Lighthouse")
+    return ask("lighthouse", {"chrome": chrome, "url": url, "cdn": dict(cdn)}, timeout_s, "Lighthouse")
 
 
 def firefox(url: str, origin: str, cdn: Mapping[str, dict], width: int, height: int,
@@ -92,6 +112,6 @@ def firefox(url: str, origin: str, cdn: Mapping[str, dict], width: int, height: 
     binary = firefox_path()
     if binary is None:
         return ToolFailure("Firefox is not installed (hack/setup installs Debian's firefox-esr)")
-    return _node(FIREFOX, {"firefox": binary, "url": url, "origin": origin, "cdn": dict(cdn),
-                           "probe": probe_source(), "width": width, "height": height, "settle_ms": 500,
-                           "timeout_ms": int(timeout_s * 1000)}, timeout_s + 15, "Firefox", app_errors=True)
+    return ask("firefox", {"firefox": binary, "url": url, "origin": origin, "cdn": dict(cdn),
+                            "probe": probe_source(), "width": width, "height": height, "settle_ms": 500,
+                            "timeout_ms": int(timeout_s * 1000)}, timeout_s + 10, "Firefox", app_errors=True)

@@ -12,7 +12,7 @@ import math
 from typing import Sequence
 
 from iwcbench.pipeline.contracts import metrics as metrics_table, results
-from iwcbench.pipeline.stages.reporting import app_page, charting, layout
+from iwcbench.pipeline.stages.reporting import app_page, charting, layout, webcoder
 
 GRID_MAX_TASKS = 400  # rows of the screenshot grid; more are left out, with a note
 
@@ -75,6 +75,9 @@ def _leaderboard(run: results.RunResults) -> str:
     metrics: list[str] = []
     for r in rows:
         metrics += [m for m in r.metrics if m not in metrics]
+    # WebCoderBench's metrics have their own section; here only those the leaderboard weighs
+    wcb = {n for names in metrics_table.webcoder_groups().values() for n in names}
+    metrics = [m for m in metrics if m not in wcb or run.weights.get(m)]
     zs = [abs(z) for r in rows for z in [r.overall, *r.z.values()] if z is not None and math.isfinite(z)]
     limit = max(1.0, max(zs, default=1.0))
     heads = ['<th data-sort class=num>rank</th>', '<th data-sort>model</th>',
@@ -171,10 +174,11 @@ def _skipped(run: results.RunResults) -> str:
 def build(run: results.RunResults, summaries: Sequence[app_page.Summary]) -> str:
     models = [r.model for r in run.leaderboard]
     models += sorted({s.result.model for s in summaries} - set(models))
-    body = [_header(run, summaries), _leaderboard(run), _apps(summaries)]
+    body = [_header(run, summaries), _leaderboard(run), webcoder.run_section(run), _apps(summaries)]
     if summaries:
         body.append(_grid(summaries, models))
     body.append(_skipped(run))
     crumbs = (f'run {layout.esc(run.run.started_at)} · <a href="#leaderboard">leaderboard</a> · '
-              f'<a href="#apps">apps</a> · <a href="#grid">screens</a>')
+              + ('<a href="#webcoder">WebCoderBench</a> · ' if run.webcoder else "")
+              + '<a href="#apps">apps</a> · <a href="#grid">screens</a>')
     return layout.page("iwc-bench report", "\n".join(b for b in body if b), 0, crumbs)
