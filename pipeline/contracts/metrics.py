@@ -154,14 +154,14 @@ WEBCODER: tuple[Metric, ...] = (
        "of the most common value of each style property (font, size, weight, colours, radius, border, "
        "padding, height, shadow); mean over roles ×100"),
     _w("wcb_icon_consistency", "rule", "visual_quality",
-       "8 Icon Style Consistency: icons found in the rendered states (small SVGs, icon-font glyphs, small "
-       "images, emoji used as icons); 100 × (0.6 × share of the most used kind/icon set + 0.4 × share of "
-       "the most common size band); unscored with fewer than 2 icons"),
+       "8 Icon Style Consistency: icons found in the rendered states (SVGs up to 64 px, icon-font glyphs, "
+       "images up to 32 px, emoji used as icons); 100 × (0.6 × share of the most used kind/icon set + "
+       "0.4 × share of the most common size band); unscored with fewer than 2 icons"),
     _w("wcb_layout_consistency", "rule", "visual_quality",
        "9 Layout Consistency: over the rendered states, the mean of: share of content boxes whose left "
-       "edge or centre lines up with another's (±2 px), regularity of the gaps between siblings "
-       "(1 − coefficient of variation), and share of landmarks (header, nav, main, footer, h1) that stay "
-       "in place across states; ×100"),
+       "edge, centre or right edge lines up with another's (±2 px), regularity of the gaps between "
+       "neighbours of the same kind (1 − coefficient of variation of, say, every label → input gap), and "
+       "share of landmarks (header, nav, main, footer, h1) that stay in place across states; ×100"),
     _w("wcb_layout_sparsity", "rule", "visual_quality",
        "10 Layout Sparsity: share o of 16×16 px screenshot cells holding detail (luminance spread > 8), "
        "per state; 100 for o in 8-50 %, falling linearly to 0 at o = 0 (a blank page) and at o = 100 %; "

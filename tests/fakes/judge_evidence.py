@@ -177,9 +177,11 @@ class ScriptedJudge:
             return tool_use("submit_rating", {"problems": ["a scripted problem"], "rating": self.ratings[role],
                                               "summary": f"scripted {role}"}, input_tokens=inp, output_tokens=out)
         if role == "wcb.alignment":
-            listed = re.findall(r"^([A-Z]\d+): ", body["messages"][0]["content"][0]["text"], re.MULTILINE)
+            asked = body["messages"][0]["content"][0]["text"]
+            block = asked.split("<criteria>", 1)[1].split("</criteria>", 1)[0]
+            listed = re.findall(r"^(\w+): ", block, re.MULTILINE)
             return tool_use("submit_code_verdicts", {"verdicts": [
-                {"id": cid, "met": self.satisfied.get(cid, False), "reason": "scripted"} for cid in listed]},
+                {"id": cid, "met": self.satisfied.get(cid.upper(), False), "reason": "scripted"} for cid in listed]},
                 input_tokens=inp, output_tokens=out)
         return Fault.bad_request(f"unexpected prompt: {body.get('system', '')[:80]}")
 

@@ -165,24 +165,26 @@ def placeholders(states: Mapping[str, dict]) -> results.Score:
     name = "wcb_placeholders"
     if not states:
         return metrics.score(name, None, "not measured: no state was rendered")
-    found: dict[tuple[str, str], str] = {}
+    # (kind, folded text) → (what was found, where): one finding however often it shows
+    found: dict[tuple[str, str], tuple[str, str]] = {}
     for t in _texts(states):
         for kind, pattern in PLACEHOLDER_TEXT:
             for match in pattern.finditer(t["text"]):
-                found.setdefault((kind, match.group().lower()), t["text"][:80])
+                found.setdefault((kind, match.group().lower()), (match.group(), t["text"][:80]))
     for facts in states.values():
         for link in facts.get("links", []):
             href = (link.get("href") or "").strip()
             host = urllib.parse.urlsplit(link.get("resolved") or "").hostname or ""
             if href == "" or EXAMPLE_HOSTS.search(host):
-                found.setdefault(("placeholder link", href or "(empty href)"), link.get("text") or href)
+                shown = href or "(empty href)"
+                found.setdefault(("placeholder link", shown), (shown, link.get("text") or shown))
         for m in facts.get("media", []):
             host = (urllib.parse.urlsplit(m.get("src") or "").hostname or "").lower()
             if any(host == h or host.endswith("." + h) for h in PLACEHOLDER_IMAGE_HOSTS):
-                found.setdefault(("placeholder image", host), m.get("src", "")[:80])
+                found.setdefault(("placeholder image", host), (host, m.get("src", "")[:80]))
     value = 100.0 * PLACEHOLDER_BASE ** len(found)
-    listed = [f"{kind}: {what!r}" for kind, what in sorted(found)]
+    listed = [f"{kind}: {found[(kind, key)][0]!r}" for kind, key in sorted(found)]
     reason = (f"{len(found)} placeholder{'s' * (len(found) != 1)} left: " + "; ".join(listed[:5])
               if found else "no placeholder text, link or image found")
-    return metrics.score(name, round(value, 2), reason, [found[k] for k in sorted(found)][:8],
+    return metrics.score(name, round(value, 2), reason, [found[k][1] for k in sorted(found)][:8],
                          {"placeholders": listed[:30]})

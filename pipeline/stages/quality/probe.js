@@ -70,7 +70,7 @@
       if (r.width > 0 && r.width <= 64 && r.height > 0 && r.height <= 64 && shown(el)) addIcon('svg', 'svg', el);
     } else if ((tag === 'img') && shown(el)) {
       const r = el.getBoundingClientRect();
-      if (r.width <= 48 && r.height <= 48) addIcon('img', 'image', el);
+      if (r.width <= 32 && r.height <= 32) addIcon('img', 'image', el);
     } else if (['i', 'span', 'em'].includes(tag) && shown(el)) {
       const cs = getComputedStyle(el);
       const before = getComputedStyle(el, '::before');

@@ -32,6 +32,11 @@ TEMPLATES = {"i": ((0, 18),), "V": ((0, 93.6),), "L": ((0, 18), (90, 79.2)), "I"
 _RGB = re.compile(r"rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)")
 
 
+def _pixels(img: Image.Image):
+    """The pixel values (Pillow ≥ 12 names it get_flattened_data; getdata before)."""
+    return getattr(img, "get_flattened_data", img.getdata)()
+
+
 def _image(png: bytes) -> Image.Image:
     return Image.open(io.BytesIO(png)).convert("RGB")
 
@@ -44,7 +49,7 @@ def occupancy(png: bytes) -> float:
     mean = grey.resize((cols, rows), Image.Resampling.BOX)
     square = ImageMath.lambda_eval(lambda a: a["g"] * a["g"], g=grey).resize((cols, rows), Image.Resampling.BOX)
     variance = ImageMath.lambda_eval(lambda a: a["s"] - a["m"] * a["m"], s=square, m=mean)
-    busy = sum(1 for v in variance.getdata() if v > DETAIL * DETAIL)
+    busy = sum(1 for v in _pixels(variance) if v > DETAIL * DETAIL)
     return busy / (cols * rows)
 
 
@@ -101,7 +106,7 @@ def hue_fit(img: Image.Image) -> float | None:
     the picture has no colour (grey is in harmony with anything)."""
     small = img.resize((min(160, img.width), min(100, img.height)), Image.Resampling.NEAREST)
     hist = [0.0] * 360
-    for r, g, b in small.getdata():
+    for r, g, b in _pixels(small):
         h, s, v = colorsys.rgb_to_hsv(r / 255, g / 255, b / 255)
         if s >= SATURATED[0] and v >= SATURATED[1]:
             hist[int(h * 360) % 360] += 1
@@ -209,27 +214,33 @@ def _aligned_share(boxes: Sequence[dict]) -> float | None:
 
 
 def _spacing(boxes: Sequence[dict]) -> tuple[float, int] | None:
-    """Gap regularity (1 − coefficient of variation, at least 0) over sibling runs of
-    three or more stacked boxes, weighted by their gaps."""
-    by_parent: dict[str, list[list[int]]] = {}
+    """Gap regularity between neighbours of the same kind: siblings stacked (or set in
+    a row) are paired in order, the gaps of one kind of pair (h2 → p, label → input,
+    li → li) compared by 1 − their coefficient of variation (at least 0), weighted by
+    how many gaps each kind has. A label sits closer to its input than a section to
+    the next one; that is design, not inconsistency."""
+    by_parent: dict[str, list[dict]] = {}
     for b in boxes:
-        by_parent.setdefault(b.get("parent", ""), []).append(b["box"])
-    total, weight = 0.0, 0
+        by_parent.setdefault(b.get("parent", ""), []).append(b)
+    gaps: dict[tuple[str, str], list[float]] = {}
     for children in by_parent.values():
-        if len(children) < 3:
+        if len(children) < 2:
             continue
-        column = sorted(children, key=lambda x: x[1])
-        gaps = [b[1] - (a[1] + a[3]) for a, b in zip(column, column[1:])]
-        if any(g < -1 for g in gaps):  # not a vertical stack; try a row
-            row = sorted(children, key=lambda x: x[0])
-            gaps = [b[0] - (a[0] + a[2]) for a, b in zip(row, row[1:])]
-            if any(g < -1 for g in gaps):
-                continue
-        gaps = [max(0.0, g) for g in gaps]
-        mean = statistics.fmean(gaps)
-        regular = 1.0 if mean == 0 else max(0.0, 1.0 - statistics.pstdev(gaps) / mean)
-        total += regular * len(gaps)
-        weight += len(gaps)
+        for axis, size in ((1, 3), (0, 2)):  # a column, else a row
+            ordered = sorted(children, key=lambda b: b["box"][axis])
+            found = [b["box"][axis] - (a["box"][axis] + a["box"][size]) for a, b in zip(ordered, ordered[1:])]
+            if all(g >= -1 for g in found):
+                for (a, b), g in zip(zip(ordered, ordered[1:]), found):
+                    gaps.setdefault((a.get("tag", ""), b.get("tag", "")), []).append(max(0.0, g))
+                break
+    total, weight = 0.0, 0
+    for kind in gaps.values():
+        if len(kind) < 2:
+            continue
+        mean = statistics.fmean(kind)
+        regular = 1.0 if mean == 0 else max(0.0, 1.0 - statistics.pstdev(kind) / mean)
+        total += regular * len(kind)
+        weight += len(kind)
     return (total / weight, weight) if weight else None
 
 
