@@ -36,6 +36,9 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "no_quality": ("quality.enabled", lambda v: False if v else None),
     "no_lighthouse": ("quality.lighthouse", lambda v: False if v else None),
     "metrics": ("quality.metrics", lambda v: tuple(v) if v else None),
+    "no_guidance": ("exploration.guidance", lambda v: False if v else None),
+    "judge_protocol": ("judging.protocol", lambda v: v),
+    "reference": ("scoring.reference", lambda v: v),
 }
 
 
@@ -52,6 +55,11 @@ def add_evaluation_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--app-timeout", type=float, help="seconds for one app's exploration (default 300)")
     p.add_argument("--step-timeout", type=float, help="seconds for one action (default 10)")
     p.add_argument("--no-accessibility", action="store_true", help="skip axe-core")
+    p.add_argument("--no-guidance", action="store_true",
+                   help="LLM tester without coverage-plateau guidance (the guidance ablation)")
+    p.add_argument("--judge-protocol", choices=["deliberative", "single"],
+                   help="deliberative (default) or the single-round baseline")
+    p.add_argument("--reference", help="results.json whose pool fixes μ and σ of the z-scores")
     p.add_argument("--mirror-dir", help="CDN mirror cache folder (default ~/.cache/iwc-bench/cdn)")
     p.add_argument("--offline-mirror", action="store_true", help="serve CDN files from the cache only")
     p.add_argument("--no-quality", action="store_true", help="skip the WebCoderBench rule metrics")

@@ -13,11 +13,13 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tasks", required=True)
     p.add_argument("--judge", required=True, help="judge model")
     p.add_argument("--out", help="write the re-scored run here (default: in place)")
+    p.add_argument("--judge-protocol", choices=["deliberative", "single"],
+                   help="judge with this protocol instead of the run's (single: Appendix D's baseline)")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    done = rescoring.rescore(args.run, args.tasks, args.judge, args.out)
+    done = rescoring.rescore(args.run, args.tasks, args.judge, args.out, args.judge_protocol)
     usage = done.usage
     calls, hits = (usage.calls, usage.cache_hits) if usage else (0, 0)
     cost = (usage.cost_usd or 0) if usage else 0

@@ -20,18 +20,19 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--models", nargs="*", default=(), help="only these models (with --apps)")
     p.add_argument("--settings", help="the run's evaluation settings (recorded in results.json)")
     options.add_weights_option(p)
+    p.add_argument("--reference", help="results.json whose pool fixes μ and σ of the z-scores")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    evaluation = options.evaluation(args)
+    evaluation = options.evaluation(args)  # --reference is one of its fields (scoring.reference)
     store = store_mod.open_store(args.store)
     tasks = inputs.load_tasks(args.tasks)
     app_results = finishing.collect_results(store)
     if args.apps:
         task_ids = [t.id for t in tasks]
         expected = inputs.expected_apps(args.apps, tuple(args.models), task_ids)
-        app_results = finishing.complete_results(app_results, expected, task_ids, evaluation.quality)
+        app_results = finishing.complete_results(app_results, expected, task_ids)
     started = datetime.datetime.now(datetime.timezone.utc)
     run_results = finishing.finish(evaluation, started, store, app_results, [], tasks)
     data = store.get_bytes("results.json")

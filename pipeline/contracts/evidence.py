@@ -100,6 +100,17 @@ class CoverageSummary(base.Model):
     branches: float | None = None
 
 
+class VolatileMark(base.Model):
+    """An element of a step's DOM snapshot that changed while nobody acted: its own
+    text, some attributes, or its children. ``path``: element-child indices from
+    ``<html>`` ("" is ``<html>``, "1.0" its second child's first child)."""
+
+    path: str
+    text: bool = False
+    attributes: tuple[str, ...] = ()
+    children: bool = False
+
+
 class Step(base.Model):
     index: int
     action: Action
@@ -115,6 +126,7 @@ class Step(base.Model):
     blocked_requests: tuple[str, ...] = ()
     dialogs: tuple[str, ...] = ()  # "alert: text", "confirm: text", ...
     notes: tuple[str, ...] = ()  # e.g. "popup closed", "navigated away; returned"
+    volatile: tuple[VolatileMark, ...] = ()  # in ``dom``: what changed by itself (not state)
     duration_s: float = 0.0
 
 

@@ -71,6 +71,9 @@ class Exploration(Section):
         2_000_000, ge=10_000, description="DOM snapshot cap, bytes (default 2,000,000)")
     model: str | None = pydantic.Field(
         None, min_length=1, description="LLM tester model for policy llm (default: judging.model)")
+    guidance: bool = pydantic.Field(
+        True, description="llm tester: at a coverage plateau, show it the code not yet run (default true; "
+        "false for the guidance ablation)")
 
 
 class Instrumentation(Section):
@@ -81,8 +84,10 @@ class Instrumentation(Section):
 
 class Input(Section):
     max_archive_bytes: int = pydantic.Field(
-        200_000_000, ge=1, description="cap on an app archive's extracted size, bytes (default 200,000,000)")
-    max_archive_members: int = pydantic.Field(20_000, ge=1, description="files per archive (default 20,000)")
+        200_000_000, ge=1, description="cap on an app's size, bytes: an archive's extracted bytes, a "
+        "folder's (sparse files at their full size) (default 200,000,000)")
+    max_archive_members: int = pydantic.Field(
+        20_000, ge=1, description="files per app: archive members, or files in a folder (default 20,000)")
 
 
 class Sandbox(Section):
@@ -94,6 +99,9 @@ class Sandbox(Section):
 
 class Scoring(Section):
     accessibility: bool = pydantic.Field(True, description="run axe-core on each new state (default true)")
+    reference: str | None = pydantic.Field(
+        None, min_length=1, description="results.json (path or URI) whose pool fixes μ and σ of every "
+        "z-score; unset = the run's own pool")
     judge: str | None = pydantic.Field(
         None, min_length=1, description="old spelling of judging.model (kept for existing EvaluationRuns)")
     weights: WeightSetName | None = pydantic.Field(
@@ -161,6 +169,9 @@ class Quality(Section):
 class Judging(Section):
     model: str | None = pydantic.Field(
         None, min_length=1, description="LLM judge model; unset = offline scores only")
+    protocol: Literal["deliberative", "single"] = pydantic.Field(
+        "deliberative", description="deliberative: advocate → critic → judge runs; single: the final judge "
+        "prompt alone, once (IWC-Bench Appendix D's baseline)")
     dimensions: tuple[Dimension, ...] = pydantic.Field(
         ("aesthetics", "usability", "alignment", "wcb"),
         description="judged dimensions (default all four; wcb: WebCoderBench's five LLM metrics)")

@@ -92,10 +92,8 @@ def failed_result(
     report: evidence.InstrumentationReport | None = None,
     exploration: results.ExplorationSummary | None = None,
     timings: dict[str, float] | None = None,
-    suite: settings_mod.Quality | None = None,
 ) -> results.AppResult:
-    """The result of an app that could not be evaluated, with its floor/unscored scores
-    (``suite``: the WebCoderBench rule metrics the run computes, floored alike)."""
+    """The result of an app that could not be evaluated, with its floor/unscored scores."""
     return results.AppResult(
         model=app.model,
         task_id=app.task_id,
@@ -103,8 +101,7 @@ def failed_result(
         reason=reason,
         instrumentation=_summary(report),
         exploration=exploration or results.ExplorationSummary(),
-        scores={**scoring.failure_scores(outcome, reason),
-                **(quality.failure_scores(outcome, reason, suite) if suite is not None else {})},
+        scores=scoring.failure_scores(outcome, reason),
         evidence=app.key,
         timings=timings or {},
     )
@@ -132,7 +129,7 @@ def prepare_app(
         try:
             src = ingesting.materialize(app, src_root, evaluation.input)
         except ingesting.AppDefect as exc:
-            result = failed_result(app, "start_failed", str(exc), suite=evaluation.quality)
+            result = failed_result(app, "start_failed", str(exc))
             save_result(store, result)
             return result
     # the app as submitted, for the code metrics and the static judges (before instrumenting)
@@ -157,7 +154,7 @@ def prepare_app(
     if report.entry is None:
         result = failed_result(
             app, "start_failed", f"no start page: {report.reason}", report,
-            timings={"instrument": round(time.monotonic() - started, 3)}, suite=evaluation.quality,
+            timings={"instrument": round(time.monotonic() - started, 3)},
         )
         save_result(store, result)
         return result
@@ -236,6 +233,7 @@ def explore_app(
             policy=assistant.policy if assistant is not None else None,
             hermetic=hermetic,
             accessibility=evaluation.scoring.accessibility,
+            sites=_read_json(prepared.work / instrumenting.IWC_DIR / instrumenting.SITES),
         )
     timings["explore"] = round(time.monotonic() - t0, 3)
     telemetry.record_stage("explore", timings["explore"])
@@ -246,7 +244,7 @@ def explore_app(
     if trace.load_error:
         result = failed_result(
             app, "start_failed", f"the app did not load: {trace.load_error}", report,
-            exploration=_exploration_summary(trace, None), timings=timings, suite=evaluation.quality,
+            exploration=_exploration_summary(trace, None), timings=timings,
         )
         save_result(store, result)
         return result
@@ -312,8 +310,7 @@ def evaluate_app(app: evidence.AppRef, ctx: Context, work_root: pathlib.Path | N
         except Exception as exc:  # noqa: BLE001 - the run goes on; the reason is kept
             log.exception("app %s failed", app.key)
             ctx.store.put_bytes(f"{app.key}/error.txt", traceback.format_exc().encode())
-            result = failed_result(app, "error", f"evaluation failed on our side: {type(exc).__name__}: {exc}",
-                                   suite=ctx.evaluation.quality)
+            result = failed_result(app, "error", f"evaluation failed on our side: {type(exc).__name__}: {exc}")
             try:
                 save_result(ctx.store, result)
             except Exception:  # noqa: BLE001

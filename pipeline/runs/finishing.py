@@ -8,7 +8,6 @@ here, so a run ranks the same inputs alike on one machine and on a cluster.
 from __future__ import annotations
 
 import datetime
-import json
 import logging
 import pathlib
 import tempfile
@@ -17,9 +16,9 @@ from typing import Sequence
 
 from iwcbench.pipeline.contracts import evidence, layout, metrics, results, settings as settings_mod, task
 from iwcbench.pipeline.kits import store as store_mod
-from iwcbench.pipeline.runs import app as app_run, provenance
+from iwcbench.pipeline.runs import app as app_run, inputs, provenance
 from iwcbench.pipeline.stages import aggregating, reporting
-from iwcbench.pipeline.stages.aggregating import webcoder
+from iwcbench.pipeline.stages.aggregating import summaries, webcoder
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +30,7 @@ def collect_results(store: store_mod.Store) -> list[results.AppResult]:
 
 
 def complete_results(found: list[results.AppResult], expected: list[tuple[str, str]],
-                     task_ids: list[str], suite: settings_mod.Quality | None = None) -> list[results.AppResult]:
+                     task_ids: list[str]) -> list[results.AppResult]:
     """Every (model, task) gets a result: an app submitted but never finished is
     ``error`` (its evaluation failed on our side); a task a model has no app for is
     ``start_failed`` (no app submitted) — the same rule as ``iwc run``."""
@@ -46,10 +45,9 @@ def complete_results(found: list[results.AppResult], expected: list[tuple[str, s
             if (model, task_id) in submitted:
                 added.append(app_run.failed_result(
                     app, "error", "no result was recorded: the app's evaluation failed on our side "
-                    "(see the EvaluationRun's status.failures)", suite=suite))
+                    "(see the EvaluationRun's status.failures)"))
             else:
-                added.append(app_run.failed_result(app, "start_failed", "no app submitted for this task",
-                                                   suite=suite))
+                added.append(app_run.failed_result(app, "start_failed", results.NOT_SUBMITTED))
     return [*found, *added]
 
 
@@ -68,7 +66,11 @@ def finish(
     WebCoderBench's breakdowns."""
     app_results.sort(key=lambda r: (r.model, r.task_id))
     chosen = config.scoring.chosen_weights()
-    scored, leaderboard = aggregating.aggregate(app_results, chosen)
+    reference = None
+    if config.scoring.reference:
+        ref_run, ref_digest = inputs.load_results(config.scoring.reference, "scoring.reference")
+        reference = aggregating.reference_stats(ref_run, config.scoring.reference, ref_digest)
+    scored, leaderboard = aggregating.aggregate(app_results, chosen, reference=reference)
     # WebCoderBench's own table: a weights file's weights, else the metric table's wcb set
     wcb_weights = dict(config.scoring.custom_weights) or metrics.weights("wcb")
     run_results = results.RunResults(
@@ -85,10 +87,19 @@ def finish(
         weights=chosen if chosen is not None else aggregating.weights_for(scored),
         skipped=tuple(skipped),
         llm_usage=results.LLMUsage.total(r.llm_usage for r in app_results),
+        instrumentation=summaries.reliability(scored),
+        judge_scores=summaries.judge_scores(scored),
+        reference=reference,
         webcoder=webcoder.summarise(scored, wcb_weights, {t.id: t for t in tasks}),
     )
     data = run_results.model_dump_json(indent=1).encode()
     store.put_bytes("results.json", data, "application/json")
+    render_report(store, run_results)
+    return run_results
+
+
+def render_report(store: store_mod.Store, run_results: results.RunResults) -> None:
+    """The HTML report of a run (with the analyses stored beside it) into ``report/``."""
 
     def read(key: str) -> bytes | None:
         try:
@@ -106,13 +117,3 @@ def finish(
             for path in sorted(p for p in report_dir.rglob("*") if p.is_file()):
                 store.put_bytes(f"report/{path.relative_to(report_dir).as_posix()}", path.read_bytes())
     log.info("report written in %.1f s", time.monotonic() - started_report)
-    return run_results
-
-
-def read_leaderboard(path: str) -> dict[str, float | None]:
-    """Model → overall of a results.json (or the run folder holding one)."""
-    target = pathlib.Path(path)
-    if target.is_dir():
-        target = target / "results.json"
-    data = json.loads(target.read_text())
-    return {row["model"]: row["overall"] for row in data["leaderboard"]}

@@ -64,8 +64,7 @@ def plan(config: settings_mod.RunSettings) -> tuple[list[task.Task], list[eviden
         if wanted and model not in wanted:
             continue
         app = evidence.AppRef(model=model, task_id=task_id, source="", packaging="folder")
-        decided.append(app_run.failed_result(app, "start_failed", "no app submitted for this task",
-                                             suite=config.quality))
+        decided.append(app_run.failed_result(app, "start_failed", results.NOT_SUBMITTED))
     skipped = [results.SkippedInput(path=f"{p.model}/{p.name}" if p.model else p.name, reason=p.reason)
                for p in discovery.problems]
     return tasks, apps, decided, skipped
@@ -100,13 +99,12 @@ def _run_pool(
                         broken = True
                         result = app_run.failed_result(
                             app, "error", "the worker process evaluating this app died "
-                            "(out of memory or a crash in the browser)", suite=config.quality)
+                            "(out of memory or a crash in the browser)")
                     else:
                         pending.append(app)
                         continue
                 except Exception as exc:  # noqa: BLE001
-                    result = app_run.failed_result(app, "error", f"worker failed: {type(exc).__name__}: {exc}",
-                                                   suite=config.quality)
+                    result = app_run.failed_result(app, "error", f"worker failed: {type(exc).__name__}: {exc}")
                 done.append(result)
                 on_done(result)
     return done

@@ -7,6 +7,8 @@ blocks and module scripts, in one Node process (instrument.js beside this module
 
     dest/.iwc/coverage-map.json   coverage key -> Istanbul's initial FileCoverage data
     dest/.iwc/sources.json        coverage key -> the original source text
+    dest/.iwc/sites.json          coverage key -> where its counters sit in the served
+                                  code, and that code's SHA-256 (pipeline/js/sites.js)
 
 Coverage keys are paths relative to the served root ("js/app.js"); inline blocks are
 "<page>#inline-N" (N counts a page's inline JavaScript blocks from 1, in document
@@ -33,6 +35,7 @@ SCRIPT = pathlib.Path(__file__).resolve().parent / "instrument.js"  # this stage
 IWC_DIR = ".iwc"
 COVERAGE_MAP = "coverage-map.json"
 SOURCES = "sources.json"
+SITES = "sites.json"
 BUILD_FRAMEWORKS = ("next", "astro", "cra", "vite")  # first match wins
 PREBUILT_DIRS = ("dist", "build", "out")  # static output folders of the build frameworks
 NOT_COPIED = {".git"}
@@ -93,6 +96,7 @@ def instrument(
         "scripts": scripts,
         "coverageMap": str((dest / IWC_DIR / COVERAGE_MAP).resolve()),
         "sources": str((dest / IWC_DIR / SOURCES).resolve()),
+        "sites": str((dest / IWC_DIR / SITES).resolve()),
     }
     done = processes.run(
         [processes.node_binary(), str(SCRIPT)],

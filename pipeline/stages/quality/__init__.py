@@ -233,11 +233,3 @@ def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror
                                    seconds=round(time.monotonic() - started, 3))
     return scores, report
 
-
-def failure_scores(outcome: str, reason: str, settings: settings_mod.Quality) -> dict[str, results.Score]:
-    """An app that was not explored: the selected metrics at their floor when it is the
-    app's fault (``start_failed``), unscored when ours (``error``)."""
-    selected = settings.selected()
-    if outcome == "error":
-        return metrics.unscored(selected, f"not scored: {reason}")
-    return metrics.floors(selected, f"the app did not start: {reason}")

@@ -12,7 +12,7 @@ import math
 from typing import Sequence
 
 from iwcbench.pipeline.contracts import metrics as metrics_table, results
-from iwcbench.pipeline.stages.reporting import app_page, charting, layout, webcoder
+from iwcbench.pipeline.stages.reporting import app_page, charting, layout, validation, webcoder
 
 GRID_MAX_TASKS = 400  # rows of the screenshot grid; more are left out, with a note
 
@@ -171,14 +171,16 @@ def _skipped(run: results.RunResults) -> str:
                        "entries of the input that are not apps of a known task")
 
 
-def build(run: results.RunResults, summaries: Sequence[app_page.Summary]) -> str:
+def build(run: results.RunResults, summaries: Sequence[app_page.Summary],
+          found: validation.Found = validation.Found()) -> str:
     models = [r.model for r in run.leaderboard]
     models += sorted({s.result.model for s in summaries} - set(models))
-    body = [_header(run, summaries), _leaderboard(run), webcoder.run_section(run), _apps(summaries)]
+    body = [_header(run, summaries), _leaderboard(run), webcoder.run_section(run), validation.section(run, found),
+            _apps(summaries)]
     if summaries:
         body.append(_grid(summaries, models))
     body.append(_skipped(run))
     crumbs = (f'run {layout.esc(run.run.started_at)} · <a href="#leaderboard">leaderboard</a> · '
               + ('<a href="#webcoder">WebCoderBench</a> · ' if run.webcoder else "")
-              + '<a href="#apps">apps</a> · <a href="#grid">screens</a>')
+              + '<a href="#validation">validation</a> · <a href="#apps">apps</a> · <a href="#grid">screens</a>')
     return layout.page("iwc-bench report", "\n".join(b for b in body if b), 0, crumbs)
