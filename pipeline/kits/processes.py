@@ -257,10 +257,40 @@ class Service:
         except subprocess.TimeoutExpired:
             pass
 
-    def close(self) -> None:
-        """Stop the child and everything it started."""
+    def close(self, grace_s: float = 5.0) -> None:
+        """Stop the child: close its stdin and give it ``grace_s`` to finish (it closes
+        what it started, browsers included), then stop its whole group."""
         with self._lock:
+            child = self._child
+            if child is not None and child.poll() is None:
+                try:
+                    child.stdin.close()  # type: ignore[union-attr]
+                    child.wait(timeout=grace_s)
+                except (OSError, subprocess.TimeoutExpired):
+                    pass
             self._stop()
+
+
+def kill_mentioning(text: str) -> int:
+    """Kill every process whose command line contains ``text`` — a folder only we
+    created, such as the profile folder of browsers a killed parent left behind
+    (browsers start in process groups of their own). Returns how many were killed."""
+    killed = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                line = handle.read().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue  # gone, or not ours to read
+        if text in line:
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+                killed += 1
+            except (ProcessLookupError, PermissionError):
+                pass
+    return killed
 
 
 def node_binary() -> str:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import pathlib
+import re
 import tempfile
 import time
 import urllib.parse
@@ -43,6 +44,7 @@ RENDERED = {"wcb_component_consistency", "wcb_icon_consistency", "wcb_layout_con
 PHONE = {"wcb_mobile", "wcb_resource_validity"}
 STATIC = {"wcb_error_handling", "wcb_linting", "wcb_redundancy", "wcb_comments", "wcb_copywriting"}
 LIGHTHOUSE = set(pages.LIGHTHOUSE)
+BROWSER_SERVICES = re.compile(r"[./ ](mozilla\.(com|net|org)|firefox\.com|mozaws\.net)(:\d+)?(/|$)")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,6 +142,8 @@ def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror
     origin = browser.origin_of(inputs.start_url)
     kept = _sources(inputs.read)
     units = sources.units(kept) if kept is not None else []
+    tooling.admit(origin)  # the browsers below reach this app's server and nothing else
+    tooling.refused()  # what the guard refused before this app is not this app's
     static: dict | tooling.ToolFailure | None = None
     engine: dict | tooling.ToolFailure | None = None
     lighthouse: dict | tooling.ToolFailure | None = None
@@ -176,6 +180,9 @@ def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror
         elif isinstance(answer, dict) and tool != "static-tools":
             run.report[tool] = run.report[tool].model_copy(update={"version": answer.get("version")})
     states = rendered.states
+    # the app's pages tried to reach something else (Firefox's own services are not the app)
+    fenced = [r.rsplit(" (", 1)[0] for r in tooling.refused()]
+    rendered.phone_requests += [(r, None, "refused by the network guard") for r in fenced if not BROWSER_SERVICES.search(r)]
 
     static_answer = static if isinstance(static, dict) else None
     static_why = static.reason if isinstance(static, tooling.ToolFailure) else (

@@ -1,11 +1,14 @@
 // The server's one Chromium (Debian's), shared by Lighthouse and the page renders, and the
 // sandbox's network rules for a page in it.
 //
-// Launched once, with every host name but the loopback app server unresolvable, so
-// nothing leaves the machine whatever a page asks for; each job opens its own browser
-// context and closes it. ``hermetic(page, job)`` answers the CDN files the exploration
-// used from the local mirror copies (job.cdn: {url: {file, type}}) and refuses every
-// other off-origin request before it is sent.
+// Launched once, from the browser kit's launcher (job.chrome: a network namespace where
+// the machine allows one) with its flags (job.chrome_args: every connection through the
+// network guard, which the Python side points at the current app's server; no name
+// resolution; no UDP outside the proxy), over a pipe, as Playwright does. Each job opens
+// its own browser context and closes it. ``hermetic(page, job)`` answers the CDN files
+// the exploration used from the local mirror copies (job.cdn: {url: {file, type}}) and
+// refuses every other off-origin request before it is sent; what page routing never
+// sees meets the guard.
 import fs from 'fs';
 import path from 'path';
 import { pathToFileURL } from 'url';
@@ -23,12 +26,8 @@ export async function load(folder) {
 export async function chromium(job, folder) {
   if (browser && browser.connected) return browser;
   const p = await load(folder);
-  browser = await p.launch({
-    executablePath: job.chrome, headless: true, defaultViewport: null,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost'],
-  });
+  browser = await p.launch({ executablePath: job.chrome, headless: true, defaultViewport: null, pipe: true,
+    args: job.chrome_args });
   return browser;
 }
 

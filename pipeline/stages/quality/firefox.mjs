@@ -7,9 +7,12 @@
 //          "console": [text], "blocked": [url], "probe": {...}, "error", "seconds"}
 //
 // The same network rules as in Chromium: the app's origin goes through, the CDN files
-// the exploration used come from the local mirror copies, everything else is refused
-// (and a dead proxy stands behind that, so nothing leaves the machine). It runs the
-// page's own scripts, as a visitor's Firefox would, and only reads the page afterwards.
+// the exploration used come from the local mirror copies, everything else is refused;
+// and every connection Firefox makes, loopback included, goes to the network guard
+// (job.guard_port), which lets through the current app's server only. WebRTC and
+// speculative connections are off. (No network namespace: WebDriver BiDi talks to
+// Firefox over a loopback port.) It runs the page's own scripts, as a visitor's
+// Firefox would, and only reads the page afterwards.
 // One Firefox serves every job of the server; each job gets its own browser context.
 import fs from 'fs';
 import path from 'path';
@@ -26,9 +29,17 @@ async function firefox(job, folder) {
   browser = await puppeteer.launch({
     browser: 'firefox', executablePath: job.firefox, headless: true,
     extraPrefsFirefox: {
-      'network.proxy.type': 1, 'network.proxy.http': '127.0.0.1', 'network.proxy.http_port': 9,
-      'network.proxy.ssl': '127.0.0.1', 'network.proxy.ssl_port': 9, 'network.proxy.no_proxies_on': '127.0.0.1,localhost',
-      'browser.cache.disk.enable': false, 'app.update.enabled': false, 'datareporting.policy.dataSubmissionEnabled': false,
+      'network.proxy.type': 1, 'network.proxy.http': '127.0.0.1', 'network.proxy.http_port': job.guard_port,
+      'network.proxy.ssl': '127.0.0.1', 'network.proxy.ssl_port': job.guard_port, 'network.proxy.share_proxy_settings': true,
+      'network.proxy.no_proxies_on': '', 'network.proxy.allow_hijacking_localhost': true,
+      'network.proxy.socks_remote_dns': true, 'network.dns.disablePrefetch': true, 'network.prefetch-next': false,
+      'network.predictor.enabled': false, 'network.http.speculative-parallel-limit': 0,
+      'media.peerconnection.enabled': false, 'browser.cache.disk.enable': false, 'app.update.enabled': false,
+      'datareporting.policy.dataSubmissionEnabled': false,
+      // Firefox's own services would only meet the guard: not the app's doing
+      'network.captive-portal-service.enabled': false,
+      'network.connectivity-service.enabled': false, 'browser.safebrowsing.malware.enabled': false,
+      'browser.safebrowsing.phishing.enabled': false, 'extensions.update.enabled': false,
     },
   });
   return browser;

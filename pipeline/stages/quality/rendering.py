@@ -19,7 +19,6 @@ import re
 from typing import Callable, Mapping
 
 from iwcbench.pipeline.contracts import evidence
-from iwcbench.pipeline.kits import browser
 from iwcbench.pipeline.stages.quality import tooling
 
 DESKTOP = (1280, 800)
@@ -47,7 +46,7 @@ def chosen_states(graph: evidence.StateGraph | None, limit: int) -> list[evidenc
 
 
 def _job(origin: str, cdn: Mapping[str, dict]) -> dict:
-    return {"chrome": browser.chromium_path(), "origin": origin, "cdn": dict(cdn), "probe": tooling.probe_source()}
+    return {"origin": origin, "cdn": dict(cdn), "probe": tooling.probe_source()}
 
 
 def render_states(nodes: list[evidence.StateNode], read: Callable[[str], bytes | None], origin: str,
@@ -61,12 +60,8 @@ def render_states(nodes: list[evidence.StateNode], read: Callable[[str], bytes |
             states.append({"id": node.id, "url": node.url, "html": html})
     if not states:
         return
-    try:
-        job = {**_job(origin, cdn), "states": states, "width": DESKTOP[0], "height": DESKTOP[1],
-               "timeout_ms": int(RENDER_TIMEOUT_S * 1000)}
-    except RuntimeError as missing:
-        out.problems["states"] = str(missing)
-        return
+    job = {**_job(origin, cdn), "states": states, "width": DESKTOP[0], "height": DESKTOP[1],
+           "timeout_ms": int(RENDER_TIMEOUT_S * 1000)}
     answer = tooling.ask("states", job, min(timeout_s, RENDER_TIMEOUT_S * len(states) + 10), "the state renders")
     if isinstance(answer, tooling.ToolFailure):
         out.problems["states"] = answer.reason
@@ -78,12 +73,8 @@ def render_states(nodes: list[evidence.StateNode], read: Callable[[str], bytes |
 
 
 def load_phone(url: str, origin: str, cdn: Mapping[str, dict], out: Rendered, load_timeout_s: float) -> None:
-    try:
-        job = {**_job(origin, cdn), "url": url, "width": PHONE[0], "height": PHONE[1], "settle_ms": 400,
-               "timeout_ms": int(load_timeout_s * 1000)}
-    except RuntimeError as missing:
-        out.problems["phone"] = str(missing)
-        return
+    job = {**_job(origin, cdn), "url": url, "width": PHONE[0], "height": PHONE[1], "settle_ms": 400,
+           "timeout_ms": int(load_timeout_s * 1000)}
     answer = tooling.ask("phone", job, load_timeout_s + 10, "the phone load")
     if isinstance(answer, tooling.ToolFailure):
         out.problems["phone"] = answer.reason

@@ -73,7 +73,8 @@ def outcomes(trace: evidence.Trace | None, requests: Sequence[tuple[str, int | N
         note(record.split(" -> ", 1)[0], ANSWERED)
     for url, status, failure in requests:
         if failure is not None:
-            note(url, BLOCKED if "BLOCKED_BY_CLIENT" in failure.upper() or "sandbox" in failure else BROKEN)
+            blocked = "BLOCKED_BY_CLIENT" in failure.upper() or "sandbox" in failure or "guard" in failure
+            note(url, BLOCKED if blocked else BROKEN)
         else:
             note(url, ANSWERED if status is not None and status < 400 else BROKEN)
     for url, exists in links.items():
