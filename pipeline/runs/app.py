@@ -221,6 +221,7 @@ def explore_app(
             return None
 
     start_url = url.rstrip("/") + "/" + (report.entry or "index.html").lstrip("/")
+    quality.warm(evaluation.quality)  # its tools start in the background while the app is explored
     mirror = mirror_for(evaluation.sandbox, ctx.mirror_dir)
     hermetic = routing.Hermetic(url, mirror)
     t0 = time.monotonic()

@@ -130,6 +130,15 @@ def _guard(name: str, compute: Callable[[], results.Score]) -> results.Score:
         return metrics.score(name, None, f"could not be computed on our side: {type(exc).__name__}: {exc}")
 
 
+def warm(settings: settings_mod.Quality) -> None:
+    """Start, in the background, the tools ``measure`` will use (a no-op once they
+    run): call it before exploring, so their start-up overlaps the exploration."""
+    wanted = set(settings.selected())
+    if wanted & (STATIC | RENDERED | PHONE | LIGHTHOUSE):
+        tooling.warm(chromium=bool(wanted & (RENDERED | PHONE | LIGHTHOUSE)),
+                     firefox="wcb_cross_browser" in wanted and settings.second_engine == "firefox")
+
+
 def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror
             ) -> tuple[dict[str, results.Score], records.QualityReport]:
     """The selected rule metrics of one explored app, and what the tools did."""

@@ -45,6 +45,10 @@ async function firefox(job, folder) {
   return browser;
 }
 
+export async function warm(job, folder) {
+  await firefox(job, folder);
+}
+
 export async function run(job, folder) {
   const started = Date.now();
   const cdn = job.cdn || {};

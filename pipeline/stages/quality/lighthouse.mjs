@@ -32,6 +32,11 @@ async function tools(folder) {
   return kit;
 }
 
+export async function warm(job, folder) {
+  await tools(folder);
+  await shared.chromium(job, folder);
+}
+
 export async function run(job, folder) {
   const started = Date.now();
   const k = await tools(folder);

@@ -1,7 +1,7 @@
 // The quality stage's Node side, kept running by kits/processes.Service for one worker:
 // one JSON job per stdin line, one JSON answer per stdout line, in order.
 //
-// job:    {"kind": "static" | "lighthouse" | "firefox" | "states" | "phone", "tools": "<node_modules>", ...}
+// job:    {"kind": "static" | "lighthouse" | "firefox" | "states" | "phone" | "warm", "tools": "<node_modules>", ...}
 // answer: the kind's answer (static.mjs, lighthouse.mjs, firefox.mjs, render.mjs), or {"error"}
 //
 // It keeps what is slow to start — the linters and dictionaries, Lighthouse's Chromium,
@@ -17,8 +17,19 @@ import * as staticTools from './static.mjs';
 // stdout is the protocol: whatever a library prints goes to stderr instead
 console.log = console.info = console.warn = console.debug = console.error;
 
+// Start what the jobs of an app will need while the app is still being explored.
+async function warm(job, folder) {
+  const started = Date.now();
+  const parts = [staticTools.warm(folder)];
+  if (job.chromium) parts.push(lighthouse.warm(job, folder));
+  if (job.firefox) parts.push(firefox.warm(job, folder));
+  const settled = await Promise.allSettled(parts);
+  return { seconds: (Date.now() - started) / 1000,
+    failed: settled.filter((s) => s.status === 'rejected').map((s) => String(s.reason).slice(0, 200)) };
+}
+
 const KINDS = { static: staticTools.run, lighthouse: lighthouse.run, firefox: firefox.run,
-  states: render.states, phone: render.phone };
+  states: render.states, phone: render.phone, warm };
 const lines = readline.createInterface({ input: process.stdin, terminal: false });
 let queue = Promise.resolve();
 

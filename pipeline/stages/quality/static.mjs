@@ -305,6 +305,15 @@ async function spelling() {
   out.unknown_words = gb ? unknown.filter((w) => !gb.correct(w)) : unknown;
 }
 
+// Load every tool (and the American dictionary) before the first app needs them.
+export async function warm(folder) {
+  tools = folder;
+  for (const name of ['htmlhint', 'stylelint', 'eslint', '@eslint/js', 'globals', '@jscpd/core', '@jscpd/tokenizer', '@babel/parser']) {
+    await load(name);
+  }
+  await dictionary('dictionary-en');
+}
+
 export async function run(request, folder) {
   tools = folder;
   job = request;

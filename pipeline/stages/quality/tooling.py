@@ -25,6 +25,7 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import json
+import logging
 import multiprocessing.util
 import os
 import pathlib
@@ -34,6 +35,7 @@ from typing import Any, Mapping, Sequence
 
 from iwcbench.pipeline.kits import egress, launching, processes
 
+log = logging.getLogger(__name__)
 HERE = pathlib.Path(__file__).resolve().parent
 SERVER = HERE / "server.mjs"
 PROBE = HERE / "probe.js"
@@ -112,6 +114,23 @@ def refused() -> tuple[str, ...]:
     """What the guard refused the browsers since the last call ("URL (reason)")."""
     with _lock:
         return _tools.guard.drain() if _tools is not None else ()
+
+
+def warm(chromium: bool, firefox: bool) -> None:
+    """Start the server and the tools a coming app will use, in the background (the
+    app is still being explored): the first app of a worker then does not wait for
+    Node, the linters, Chromium and Firefox to start. A failure here is only logged:
+    the jobs that need the tool will say why it is missing."""
+    def run() -> None:
+        answer = ask("warm", {"chromium": chromium, "firefox": firefox_path() if firefox else None}, 90.0,
+                     "warming the tools")
+        if isinstance(answer, ToolFailure) or answer.get("failed"):
+            log.info("quality tools did not all start: %s", answer)
+
+    with _lock:
+        if _tools is not None and _tools.service.running:
+            return  # already started by an earlier app
+    threading.Thread(target=run, daemon=True, name="iwc-quality-warm").start()
 
 
 def probe_source() -> str:
