@@ -39,6 +39,17 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "no_guidance": ("exploration.guidance", lambda v: False if v else None),
     "judge_protocol": ("judging.protocol", lambda v: v),
     "reference": ("scoring.reference", lambda v: v),
+    "no_build": ("build.enabled", lambda v: False if v else None),
+    "npm_registry": ("build.registry", lambda v: v),
+    "npm_cache": ("build.npm_cache_dir", lambda v: v),
+    "build_timeout": ("build.build_timeout_s", lambda v: v),
+}
+# Environment a Kubernetes pod gets from the chart (the registry, through the ConfigMap)
+# and from the operator (its npm cache folders): flags and --settings still win.
+POD_ENV: dict[str, str] = {
+    "IWC_NPM_REGISTRY": "build.registry",
+    "IWC_NPM_CACHE": "build.npm_cache_dir",
+    "IWC_NPM_CACHE_SEED": "build.npm_cache_seed",
 }
 
 
@@ -67,6 +78,11 @@ def add_evaluation_options(p: argparse.ArgumentParser) -> None:
                    help="skip Lighthouse (best practices, performance, Lighthouse accessibility unscored)")
     p.add_argument("--metrics", nargs="+", metavar="NAME",
                    help="only these WebCoderBench rule metrics, e.g. wcb_linting wcb_mobile (default all 19)")
+    p.add_argument("--no-build", action="store_true",
+                   help="do not build Vite/Next.js/CRA/Astro apps (they run as black boxes)")
+    p.add_argument("--npm-registry", help="npm registry or mirror the builds install from (default the npm registry)")
+    p.add_argument("--npm-cache", help="npm cache folder shared by the builds (default ~/.cache/iwc-bench/npm)")
+    p.add_argument("--build-timeout", type=float, help="seconds for one app's build (default 600)")
     add_weights_option(p)
 
 
@@ -88,11 +104,18 @@ def _weights(value: str | None) -> dict | None:
     return {"weights": None, "custom_weights": weighting.read_weights(path)}
 
 
-def evaluation_data(args: argparse.Namespace) -> dict:
-    """The settings tree as a nested dict: the --settings document, then each flag given."""
+def evaluation_data(args: argparse.Namespace, environ: dict[str, str] | None = None) -> dict:
+    """The settings tree as a nested dict: ``environ``'s POD_ENV values, the --settings
+    document over them, then each flag given."""
     data: dict = {}
+    for var, path in POD_ENV.items():
+        if (environ or {}).get(var):
+            section, field = path.split(".")
+            data.setdefault(section, {})[field] = environ[var]
     if getattr(args, "settings", None):
-        data = settings_mod.parse_document(args.settings).model_dump(exclude_defaults=True)
+        document = settings_mod.parse_document(args.settings).model_dump(exclude_defaults=True)
+        for section, fields in document.items():
+            data[section] = {**data.get(section, {}), **fields} if isinstance(fields, dict) else fields
     for flag, (path, read) in _FIELDS.items():
         value = read(getattr(args, flag, None))
         if value is None:
@@ -105,8 +128,8 @@ def evaluation_data(args: argparse.Namespace) -> dict:
     return data
 
 
-def evaluation(args: argparse.Namespace) -> settings_mod.Evaluation:
-    return settings_mod.Evaluation.model_validate(evaluation_data(args))
+def evaluation(args: argparse.Namespace, environ: dict[str, str] | None = None) -> settings_mod.Evaluation:
+    return settings_mod.Evaluation.model_validate(evaluation_data(args, environ))
 
 
 def run_settings(args: argparse.Namespace, **where: Any) -> settings_mod.RunSettings:

@@ -33,6 +33,8 @@ class InstrumentationSummary(base.Model):
     mode: evidence.Mode | None = None
     reason: str = ""
     files_instrumented: int = 0
+    build: evidence.BuildResult | None = None  # None: the app needed no build
+    build_s: float | None = None  # seconds of install + build
 
 
 class ExplorationSummary(base.Model):

@@ -82,6 +82,40 @@ class Instrumentation(Section):
         5_000_000, ge=1, description="larger scripts stay uninstrumented, bytes (default 5,000,000)")
 
 
+class Build(Section):
+    """Building Vite, Next.js, Create React App and Astro apps that ship no build
+    (docs/frameworks.md). Where the npm cache lives does not change results: the config
+    hash leaves ``npm_cache_dir`` and ``npm_cache_seed`` out, and a pod gets both from
+    the operator (IWC_NPM_CACHE, IWC_NPM_CACHE_SEED)."""
+
+    enabled: bool = pydantic.Field(
+        True, description="build apps of the build frameworks; off: they run as black boxes (default true)")
+    registry: str = pydantic.Field(
+        "https://registry.npmjs.org", pattern=r"^https?://\S+$",
+        description="npm registry (or mirror) that installs come from (default the npm registry)")
+    npm_cache_dir: str | None = pydantic.Field(
+        None, description="npm cache shared by every app's install (default ~/.cache/iwc-bench/npm)")
+    npm_cache_seed: str | None = pydantic.Field(
+        None, description="read-only npm cache copied into npm_cache_dir when that is empty (the runner image's)")
+    require_lockfile: bool = pydantic.Field(
+        True, description="refuse apps without package-lock.json; off: npm install resolves package.json "
+                          "ranges (default true)")
+    allow_scripts: tuple[str, ...] = pydantic.Field(
+        ("esbuild", "@swc/core"),
+        description="dependencies whose install scripts run (npm rebuild) after the scripts-off install")
+    install_timeout_s: float = pydantic.Field(600.0, gt=0, description="seconds for npm ci (default 600)")
+    build_timeout_s: float = pydantic.Field(
+        600.0, gt=0, description="seconds for one build, instrumented or plain (default 600)")
+    memory_mib: int = pydantic.Field(
+        4096, ge=256, description="resident memory of an install or build with all its processes, MiB (default 4096)")
+    disk_mib: int = pydantic.Field(
+        3072, ge=64, description="the app's working copy with node_modules and the build output, MiB (default 3072)")
+    cpu_s: int = pydantic.Field(1800, ge=10, description="CPU seconds of any one process of a step (default 1800)")
+    isolate_network: bool = pydantic.Field(
+        True, description="builds run with loopback only (a network namespace) where the machine allows it "
+                          "(default true)")
+
+
 class Input(Section):
     max_archive_bytes: int = pydantic.Field(
         200_000_000, ge=1, description="cap on an app's size, bytes: an archive's extracted bytes, a "
@@ -210,6 +244,7 @@ class Evaluation(Section):
 
     exploration: Exploration = Exploration()
     instrumentation: Instrumentation = Instrumentation()
+    build: Build = Build()
     input: Input = Input()
     sandbox: Sandbox = Sandbox()
     scoring: Scoring = Scoring()
@@ -270,6 +305,8 @@ class Evaluation(Section):
     def config_hash(self) -> str:
         """Hash of everything that changes results."""
         data = self.evaluation().model_dump(mode="json")
+        for where in ("npm_cache_dir", "npm_cache_seed"):  # where the cache lives, not what it holds
+            data["build"].pop(where, None)
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 

@@ -108,6 +108,16 @@ def _leaderboard(run: results.RunResults) -> str:
                        "bars: overall z around 0, metric means on their scale · click a column to sort", "leaderboard")
 
 
+def _framework(inst: results.InstrumentationSummary) -> str:
+    """The app's framework; for a built app, how the build went and how long it took."""
+    name = layout.esc(inst.framework or "—")
+    if not inst.build:
+        return name
+    took = f" · {inst.build_s:.0f} s" if inst.build_s is not None else ""
+    how = {"instrumented": "built with Istanbul", "plain": "built without Istanbul", "failed": "not built"}[inst.build]
+    return f'{name}<br><span class="faint">{layout.esc(how + took)}</span>'
+
+
 def _apps(summaries: Sequence[app_page.Summary]) -> str:
     body = []
     for s in summaries:
@@ -116,6 +126,7 @@ def _apps(summaries: Sequence[app_page.Summary]) -> str:
             f'<tr><td class="nowrap">{layout.esc(r.model)}</td>'
             f'<td class="nowrap"><a href="{layout.esc(s.href)}">{layout.esc(r.task_id)}</a></td>'
             f'<td data-v="{layout.esc(r.outcome)}">{layout.outcome_chip(r.outcome)}</td>'
+            f'<td class="nowrap">{_framework(r.instrumentation)}</td>'
             f'<td class="reason">{layout.clipped(r.reason, 110)}</td>'
             f'<td class="num" data-v="{layout.sort_value(r.overall)}">{layout.signed(r.overall)}</td>'
             f'<td data-v="{layout.sort_value(ex.coverage.statements)}">{charting.coverage_bars(ex.coverage)}</td>'
@@ -125,7 +136,7 @@ def _apps(summaries: Sequence[app_page.Summary]) -> str:
              f'data-filter="apps-table" data-count="apps-count"><span id="apps-count" class="faint">'
              f'{len(summaries)} shown</span></div>'
              f'<div class="scroll"><table class="sortable" id="apps-table"><thead><tr><th data-sort>model</th>'
-             f'<th data-sort>task</th><th data-sort>outcome</th><th>reason</th>'
+             f'<th data-sort>task</th><th data-sort>outcome</th><th data-sort>framework</th><th>reason</th>'
              f'<th data-sort class=num>overall</th><th data-sort>coverage</th><th data-sort class=num>states</th>'
              f'<th data-sort class=num>steps</th><th data-sort class=num>errors</th></tr></thead>'
              f'<tbody>{"".join(body)}</tbody></table></div>')
