@@ -6,7 +6,8 @@ HTML, CSS and JavaScript, leaving out what the model did not write: dependencies
 ``units(sources)`` splits pages into their inline ``<style>`` and ``<script>`` blocks, so
 every linter sees code of its own language with the page's line numbers.
 
-It reads files under ``root`` only (no network, no store) and never executes anything.
+It reads regular files under ``root`` only (links are skipped: one could point outside),
+never the network or the store, and never executes anything.
 """
 
 from __future__ import annotations
@@ -44,8 +45,11 @@ def keep(root: pathlib.Path, max_bytes: int = 1_000_000) -> records.AppSources:
     """The authored HTML, CSS and JavaScript under ``root``, up to ``max_bytes`` of text
     in path order (a page before its scripts when both fit)."""
     root = pathlib.Path(root)
+    inside = root.resolve()
     files, skipped, used = [], [], 0
-    candidates = sorted((p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in LANGUAGES),
+    # links are not the app's code, and one could point anywhere on this machine
+    candidates = sorted((p for p in root.rglob("*") if p.suffix.lower() in LANGUAGES and not p.is_symlink()
+                         and p.is_file() and inside in p.resolve().parents),
                         key=lambda p: (LANGUAGES[p.suffix.lower()] != "html", len(p.parts), str(p)))
     for path in candidates:
         rel = path.relative_to(root).as_posix()

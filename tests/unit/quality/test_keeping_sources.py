@@ -32,6 +32,9 @@ def test_dependencies_libraries_and_minified_files_are_not_the_apps(tmp_path):
     (tmp_path / "node_modules" / "lib").mkdir(parents=True)
     (tmp_path / "node_modules" / "lib" / "index.js").write_text("module.exports = 1;\n")
     (tmp_path / "latin1.css").write_bytes("a { content: '\xe9'; }".encode("latin-1"))
+    secret = tmp_path.parent / f"{tmp_path.name}-secret.js"
+    secret.write_text("const key = 'not the app';\n")
+    (tmp_path / "linked.js").symlink_to(secret)  # a link is never read, wherever it points
     kept = sources.keep(tmp_path)
     assert [f.path for f in kept.files] == ["index.html", "app.js"]
     assert {s.path: s.reason for s in kept.skipped} == {
