@@ -11,6 +11,7 @@ parses its arguments into settings and calls into ``runs``; it must not hold sta
     iwc robustness compare two result sets of the same evidence (two judges)
     iwc uitest     WebGen-Bench's UI test cases on one app; ``uitest replay``: stored replays
     iwc import     convert WebGen-Bench / ArtifactsBench files to tasks.jsonl
+    iwc weights    metric weights from a preference questionnaire (Borda count)
     iwc schema     print the JSON Schema of results.json
     iwc operator   the Kubernetes operator and its helpers
 """
@@ -27,13 +28,14 @@ import pydantic
 from iwcbench.operator import cli as operator_cli
 from iwcbench.pipeline.cli import (
     agreement, app, checklist, compare, imports, options, rescore, robustness, run, schema, score, uitest,
+    weights,
 )
 from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.runs import inputs
 
 EXIT_CONFIG = options.EXIT_CONFIG
 EXIT_INFRA = options.EXIT_INFRA
-COMMANDS = (run, app, score, rescore, checklist, agreement, compare, robustness, imports, schema, uitest)
+COMMANDS = (run, app, score, rescore, checklist, agreement, compare, robustness, imports, schema, uitest, weights)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -6,9 +6,11 @@ contracts/settings; argparse only, no defaults of its own (the settings have the
 from __future__ import annotations
 
 import argparse
+import pathlib
 from typing import Any, Callable
 
-from iwcbench.pipeline.contracts import settings as settings_mod
+from iwcbench.pipeline.contracts import metrics, settings as settings_mod
+from iwcbench.pipeline.runs import weighting
 
 EXIT_CONFIG = 2  # bad configuration or input file: the message names the field
 EXIT_INFRA = 75  # EX_TEMPFAIL: our side failed; a retry may succeed (podFailurePolicy)
@@ -31,6 +33,9 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "effort": ("llm.effort", lambda v: v),
     "no_accessibility": ("scoring.accessibility", lambda v: False if v else None),
     "offline_mirror": ("sandbox.mirror_fetch", lambda v: False if v else None),
+    "no_quality": ("quality.enabled", lambda v: False if v else None),
+    "no_lighthouse": ("quality.lighthouse", lambda v: False if v else None),
+    "metrics": ("quality.metrics", lambda v: tuple(v) if v else None),
     "no_guidance": ("exploration.guidance", lambda v: False if v else None),
     "judge_protocol": ("judging.protocol", lambda v: v),
     "reference": ("scoring.reference", lambda v: v),
@@ -72,6 +77,11 @@ def add_evaluation_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reference", help="results.json whose pool fixes μ and σ of the z-scores")
     p.add_argument("--mirror-dir", help="CDN mirror cache folder (default ~/.cache/iwc-bench/cdn)")
     p.add_argument("--offline-mirror", action="store_true", help="serve CDN files from the cache only")
+    p.add_argument("--no-quality", action="store_true", help="skip the WebCoderBench rule metrics")
+    p.add_argument("--no-lighthouse", action="store_true",
+                   help="skip Lighthouse (best practices, performance, Lighthouse accessibility unscored)")
+    p.add_argument("--metrics", nargs="+", metavar="NAME",
+                   help="only these WebCoderBench rule metrics, e.g. wcb_linting wcb_mobile (default all 19)")
     p.add_argument("--no-build", action="store_true",
                    help="do not build Vite/Next.js/CRA/Astro apps (they run as black boxes)")
     p.add_argument("--npm-registry", help="npm registry or mirror the builds install from (default the npm registry)")
@@ -81,6 +91,25 @@ def add_evaluation_options(p: argparse.ArgumentParser) -> None:
                    help="run tasks' WebGen-Bench UI test cases with the GUI agent (default on; needs an LLM)")
     p.add_argument("--uitest-model", help="GUI agent and appearance judge model (default: the judge)")
     p.add_argument("--uitest-steps", type=int, help="actions per UI test case (default 15)")
+    add_weights_option(p)
+
+
+def add_weights_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--weights", metavar="SET|FILE",
+                   help=f"leaderboard weights: {'|'.join(metrics.WEIGHT_SETS)} (weight sets of the metric table) "
+                   "or a weights file (iwc weights borda --out FILE); default: iwc when judged, else default")
+
+
+def _weights(value: str | None) -> dict | None:
+    """``scoring`` fields for a --weights value: a weight set's name, or a file's weights."""
+    if value is None:
+        return None
+    if value in metrics.WEIGHT_SETS:
+        return {"weights": value, "custom_weights": {}}
+    path = pathlib.Path(value)
+    if not path.is_file():
+        raise UsageError(f"--weights: {value!r} is neither a weight set ({', '.join(metrics.WEIGHT_SETS)}) nor a file")
+    return {"weights": None, "custom_weights": weighting.read_weights(path)}
 
 
 def evaluation_data(args: argparse.Namespace, environ: dict[str, str] | None = None) -> dict:
@@ -101,6 +130,9 @@ def evaluation_data(args: argparse.Namespace, environ: dict[str, str] | None = N
             continue
         section, field = path.split(".")
         data.setdefault(section, {})[field] = value
+    chosen = _weights(getattr(args, "weights", None))
+    if chosen is not None:
+        data.setdefault("scoring", {}).update(chosen)
     return data
 
 

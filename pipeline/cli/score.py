@@ -19,6 +19,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--apps", help="the apps folder or s3:// URI: apps with no result are recorded too")
     p.add_argument("--models", nargs="*", default=(), help="only these models (with --apps)")
     p.add_argument("--settings", help="the run's evaluation settings (recorded in results.json)")
+    options.add_weights_option(p)
     p.add_argument("--reference", help="results.json whose pool fixes μ and σ of the z-scores")
     p.set_defaults(handler=run)
 

@@ -114,6 +114,40 @@ class LeaderboardRow(base.Model):
     rank_interval: tuple[int, int] | None = None  # bootstrap interval of the rank (best, worst)
 
 
+class PerspectiveRow(base.Model):
+    """One model in WebCoderBench's Table 4: weighted z per perspective, summed."""
+
+    rank: int
+    model: str
+    overall: float | None  # Σ over perspectives; None: no weighted metric scored
+    perspectives: dict[str, float | None]  # Σ weight · mean z over the perspective's metrics
+    metric_z: dict[str, float | None] = {}  # the model's mean z per metric (over its samples)
+    metric_mean: dict[str, float | None] = {}  # the model's mean raw score per metric
+    samples: int = 0  # apps of the model in the pool (start failures included, our errors not)
+
+
+class LabelRow(base.Model):
+    """One cell of WebCoderBench's Table 5: the mean sample overall over the apps whose
+    task carries ``label`` = ``value`` (one model's, or every model's when None)."""
+
+    label: str  # complexity | clarity | style | category | modality
+    value: str  # L1, C2, S3, "Utility Website", text_image, ...
+    model: str | None
+    samples: int
+    overall: float | None
+
+
+class WebCoderSummary(base.Model):
+    """WebCoderBench's aggregation (§4.3): z of every metric per sample over all samples,
+    averaged per model, weighted and summed; per perspective and per requirement label."""
+
+    weights: dict[str, float]
+    perspective_weights: dict[str, float]
+    table: tuple[PerspectiveRow, ...] = ()
+    labels: tuple[LabelRow, ...] = ()
+    unlabelled: dict[str, int] = {}  # label → samples whose task does not carry it
+
+
 class Reliability(base.Model):
     """How instrumentation fared over a run's apps (IWC-Bench §5.5)."""
 
@@ -198,3 +232,4 @@ class RunResults(base.Stored):
     judge_scores: dict[str, analyses.Distribution] = {}  # judged dimension → score distribution
     reference: Reference | None = None  # fixed μ/σ the z-scores used (None: the run's own pool)
     ui_tests: tuple[UITestRow, ...] = ()  # WebGen-Bench Accuracy per model (tasks with UI tests)
+    webcoder: WebCoderSummary | None = None  # WebCoderBench's Table 4 and 5; None: no metric it weighs was scored

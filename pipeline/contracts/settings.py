@@ -21,8 +21,12 @@ from typing import Literal
 import pydantic
 import pydantic.alias_generators
 
+from iwcbench.pipeline.contracts import metrics as metric_table
+
 Effort = Literal["low", "medium", "high", "xhigh", "max"]
-Dimension = Literal["aesthetics", "usability", "alignment"]
+# ``wcb``: WebCoderBench's five LLM metrics (static judges of the code and a screenshot)
+Dimension = Literal["aesthetics", "usability", "alignment", "wcb"]
+WeightSetName = Literal["default", "iwc", "wcb"]
 
 
 class FieldProblem(ValueError):
@@ -135,6 +139,66 @@ class Scoring(Section):
         "z-score; unset = the run's own pool")
     judge: str | None = pydantic.Field(
         None, min_length=1, description="old spelling of judging.model (kept for existing EvaluationRuns)")
+    weights: WeightSetName | None = pydantic.Field(
+        None, description="leaderboard weights: a weight set of the metric table (default, iwc, wcb); unset = "
+        "iwc when a judged dimension was scored, else default")
+    custom_weights: dict[str, float] = pydantic.Field(
+        {}, description="leaderboard weights as {metric: weight} (what `--weights FILE` reads, e.g. a file "
+        "`iwc weights borda` wrote); replaces `weights` (default none)")
+
+    @pydantic.field_validator("custom_weights")
+    @classmethod
+    def _known_metrics(cls, value: dict[str, float]) -> dict[str, float]:
+        if value:
+            unknown = sorted(n for n in value if metric_table.find(n) is None)
+            if unknown:
+                raise ValueError(f"not in the metric table: {', '.join(unknown)}")
+            if any(w < 0 for w in value.values()) or sum(value.values()) <= 0:
+                raise ValueError("weights must be ≥ 0 and not all 0")
+        return value
+
+    def chosen_weights(self) -> dict[str, float] | None:
+        """The leaderboard's weights as asked for; None: decided from the results."""
+        if self.custom_weights:
+            return dict(self.custom_weights)
+        return metric_table.weights(self.weights) if self.weights else None
+
+
+class Quality(Section):
+    """WebCoderBench's rule metrics (stages/quality): tools over the app's sources and
+    evidence, plus a few extra page loads (Lighthouse, a phone viewport, Firefox)."""
+
+    enabled: bool = pydantic.Field(True, description="run the WebCoderBench rule suite after exploring (default true)")
+    metrics: tuple[str, ...] = pydantic.Field(
+        (), description="only these rule metrics (metric-table names, e.g. wcb_linting); empty = all 19 (default)")
+    lighthouse: bool = pydantic.Field(
+        True, description="run Lighthouse; off: best practices, performance and Lighthouse accessibility "
+        "are unscored (default true)")
+    second_engine: Literal["firefox", "none"] = pydantic.Field(
+        "firefox", description="the second browser engine for cross-browser compatibility (default firefox: "
+        "Debian's firefox-esr); none: unscored")
+    max_states: int = pydantic.Field(
+        8, ge=1, le=50, description="explored states whose DOM snapshots are rendered and probed (default 8)")
+    lighthouse_timeout_s: float = pydantic.Field(90.0, gt=0, description="seconds for one Lighthouse run (default 90)")
+    tool_timeout_s: float = pydantic.Field(
+        60.0, gt=0, description="seconds for the linters, duplication and spelling, and for Firefox (default 60)")
+    max_source_bytes: int = pydantic.Field(
+        1_000_000, ge=1000, description="authored source kept per app for the code metrics, bytes (default 1,000,000)")
+
+    @pydantic.field_validator("metrics")
+    @classmethod
+    def _rule_metrics(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        known = metric_table.names("quality")
+        unknown = [n for n in value if n not in known]
+        if unknown:
+            raise ValueError(f"not a WebCoderBench rule metric: {', '.join(unknown)} (known: {', '.join(known)})")
+        return value
+
+    def selected(self) -> tuple[str, ...]:
+        """The rule metrics this evaluation computes (none when the suite is off)."""
+        if not self.enabled:
+            return ()
+        return tuple(n for n in metric_table.names("quality") if not self.metrics or n in self.metrics)
 
 
 class Judging(Section):
@@ -144,7 +208,8 @@ class Judging(Section):
         "deliberative", description="deliberative: advocate → critic → judge runs; single: the final judge "
         "prompt alone, once (IWC-Bench Appendix D's baseline)")
     dimensions: tuple[Dimension, ...] = pydantic.Field(
-        ("aesthetics", "usability", "alignment"), description="judged dimensions (default all three)")
+        ("aesthetics", "usability", "alignment", "wcb"),
+        description="judged dimensions (default all four; wcb: WebCoderBench's five LLM metrics)")
     runs: int = pydantic.Field(5, ge=1, le=25, description="final-judge runs per deliberated dimension (default 5)")
     min_usable_runs: int = pydantic.Field(
         3, ge=1, description="fewer usable final-judge runs → unscored (default 3)")
@@ -192,6 +257,7 @@ RULES: tuple[str, ...] = (
     "`judging.min_usable_runs` cannot exceed `judging.runs`.",
     "`judging.dimensions` cannot be empty when a judge model is set.",
     "`scoring.judge` is the old spelling of `judging.model`; naming two different models is an error.",
+    "`scoring.custom_weights` replaces `scoring.weights`; setting both is an error.",
 )
 
 
@@ -207,6 +273,7 @@ class Evaluation(Section):
     judging: Judging = Judging()
     llm: LLM = LLM()
     uitests: UITests = UITests()
+    quality: Quality = Quality()
 
     @pydantic.model_validator(mode="before")
     @classmethod
@@ -237,6 +304,9 @@ class Evaluation(Section):
         if self.judging.min_usable_runs > self.judging.runs:
             raise FieldProblem("judging.min_usable_runs", f"{self.judging.min_usable_runs} usable runs can "
                                f"never come from {self.judging.runs} judging.runs")
+        if self.scoring.custom_weights and self.scoring.weights:
+            raise FieldProblem("scoring.custom_weights", f"replaces scoring.weights ({self.scoring.weights}); "
+                               "set only one of them")
         if not self.judging.dimensions and self.judging.model:
             raise FieldProblem("judging.dimensions", "a judge model with no dimension to judge")
         return self

@@ -39,6 +39,8 @@ class Labels(base.Model):
     clarity: Literal["C1", "C2", "C3"] | None = None
     style: Literal["S1", "S2", "S3", "S4"] | None = None
     category: str | None = None
+    # WebCoderBench's input modality: text only, text with images, text with URLs
+    modality: Literal["text", "text_image", "text_url"] | None = None
     application_type: str | None = None
     difficulty: str | None = None  # source benchmark's own grade, e.g. ArtifactsBench "easy"
 

@@ -85,6 +85,13 @@ class Guard:
         with self._lock:
             self.allowed.add(origin_key(origin))
 
+    def only(self, origins: Iterable[str]) -> None:
+        """From now on allow these servers and no other: a guard that outlives one app
+        (the quality stage's browsers serve app after app) lets the next app reach its
+        own server, never the last one's."""
+        with self._lock:
+            self.allowed = {origin_key(o) for o in origins}
+
     def __enter__(self) -> Guard:
         return self
 

@@ -9,9 +9,11 @@ the children do.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import os
 import pathlib
+import queue
 import shutil
 import signal
 import subprocess
@@ -169,6 +171,126 @@ def run(
         truncated=out.truncated or err.truncated,
         duration_s=round(time.monotonic() - started, 3),
     )
+
+
+class ServiceFailed(RuntimeError):
+    """A service did not answer in time or went away; it has been stopped (the next
+    request starts a fresh one)."""
+
+
+class Service:
+    """A long-lived child that answers one line on stdout per line on stdin, for tools
+    whose start-up costs more than their work (a browser, a linter's plugins). It
+    starts on the first request, in its own process group; a request that overruns
+    its deadline, or a child that dies, stops the whole group and raises
+    ``ServiceFailed``. The child must exit when its stdin closes, so it never outlives
+    this process, however this process ends."""
+
+    STDERR_LINES = 40  # kept for the reason when the child dies
+
+    def __init__(self, argv: Sequence[str], *, cwd: str | os.PathLike | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
+        self.argv = list(argv)
+        self.cwd = cwd
+        self.env = dict(env) if env is not None else None
+        self._child: subprocess.Popen | None = None
+        self._lines: queue.Queue[bytes | None] = queue.Queue()
+        self._stderr: collections.deque[str] = collections.deque(maxlen=self.STDERR_LINES)
+        self._lock = threading.Lock()
+
+    @property
+    def running(self) -> bool:
+        return self._child is not None and self._child.poll() is None
+
+    def _start(self) -> subprocess.Popen:
+        try:
+            child = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, cwd=self.cwd, env=self.env, start_new_session=True)
+        except OSError as exc:
+            raise ToolMissing(f"cannot start {self.argv[0]}: {exc}") from exc
+        lines: queue.Queue[bytes | None] = queue.Queue()
+
+        def pump_out() -> None:
+            for line in child.stdout:  # type: ignore[union-attr]
+                lines.put(line)
+            lines.put(None)  # the child closed its stdout: it is gone
+
+        def pump_err() -> None:
+            for line in child.stderr:  # type: ignore[union-attr]
+                self._stderr.append(line.decode("utf-8", "replace").rstrip())
+
+        threading.Thread(target=pump_out, daemon=True).start()
+        threading.Thread(target=pump_err, daemon=True).start()
+        self._child, self._lines = child, lines
+        return child
+
+    def request(self, line: bytes, timeout_s: float) -> bytes:
+        """Send one line (no newline inside), return the child's one-line answer."""
+        with self._lock:
+            child = self._child if self.running else self._start()
+            try:
+                child.stdin.write(line.rstrip(b"\n") + b"\n")  # type: ignore[union-attr]
+                child.stdin.flush()  # type: ignore[union-attr]
+            except (BrokenPipeError, OSError):
+                self._stop()
+                raise ServiceFailed(f"{self.argv[-1]} went away: {self.stderr_tail()}") from None
+            try:
+                answer = self._lines.get(timeout=timeout_s)
+            except queue.Empty:
+                self._stop()
+                raise ServiceFailed(f"{self.argv[-1]} did not answer within {timeout_s:g} s; stopped") from None
+            if answer is None:
+                self._stop()
+                raise ServiceFailed(f"{self.argv[-1]} exited: {self.stderr_tail()}")
+            return answer
+
+    def stderr_tail(self, lines: int = 5) -> str:
+        return " | ".join(list(self._stderr)[-lines:]) or "no message"
+
+    def _stop(self) -> None:
+        child, self._child = self._child, None
+        if child is None:
+            return
+        _kill_group(child.pid)
+        try:
+            child.wait(timeout=_DRAIN_S)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def close(self, grace_s: float = 5.0) -> None:
+        """Stop the child: close its stdin and give it ``grace_s`` to finish (it closes
+        what it started, browsers included), then stop its whole group."""
+        with self._lock:
+            child = self._child
+            if child is not None and child.poll() is None:
+                try:
+                    child.stdin.close()  # type: ignore[union-attr]
+                    child.wait(timeout=grace_s)
+                except (OSError, subprocess.TimeoutExpired):
+                    pass
+            self._stop()
+
+
+def kill_mentioning(text: str) -> int:
+    """Kill every process whose command line contains ``text`` — a folder only we
+    created, such as the profile folder of browsers a killed parent left behind
+    (browsers start in process groups of their own). Returns how many were killed."""
+    killed = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                line = handle.read().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue  # gone, or not ours to read
+        if text in line:
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+                killed += 1
+            except (ProcessLookupError, PermissionError):
+                pass
+    return killed
 
 
 def node_binary() -> str:

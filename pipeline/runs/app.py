@@ -23,11 +23,12 @@ import time
 import traceback
 from typing import Callable, Mapping, Protocol
 
-from iwcbench.pipeline.contracts import evidence, layout, results, settings as settings_mod, task
+from iwcbench.pipeline.contracts import evidence, layout, quality as quality_records, results, task
+from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.kits import llm, store as store_mod, telemetry
 from iwcbench.pipeline.kits.mirror import cdn, routing
 from iwcbench.pipeline.runs import uitests as uitest_run
-from iwcbench.pipeline.stages import abstracting, exploring, ingesting, instrumenting, scoring, serving
+from iwcbench.pipeline.stages import abstracting, exploring, ingesting, instrumenting, quality, scoring, serving
 from iwcbench.pipeline.stages.exploring import policy as policies
 
 log = logging.getLogger(__name__)
@@ -137,6 +138,9 @@ def prepare_app(
             result = failed_result(app, "start_failed", str(exc))
             save_result(store, result)
             return result
+    # the app as submitted, for the code metrics and the static judges (before instrumenting)
+    store_mod.put_model(store, f"{app.key}/{quality_records.SOURCES}",
+                        quality.keep_sources(src, evaluation.quality.max_source_bytes))
     site = work / SITE
     shutil.rmtree(site, ignore_errors=True)
     with telemetry.span("stage.instrument", model=app.model, task=app.task_id):
@@ -230,7 +234,9 @@ def explore_app(
             return None
 
     start_url = url.rstrip("/") + "/" + (report.entry or "index.html").lstrip("/")
-    hermetic = routing.Hermetic(url, mirror_for(evaluation.sandbox, ctx.mirror_dir))
+    quality.warm(evaluation.quality)  # its tools start in the background while the app is explored
+    mirror = mirror_for(evaluation.sandbox, ctx.mirror_dir)
+    hermetic = routing.Hermetic(url, mirror)
     t0 = time.monotonic()
     with telemetry.span("stage.explore", model=app.model, task=app.task_id):
         outcome_of_exploring = exploring.explore(
@@ -285,6 +291,17 @@ def explore_app(
     if tested is not None:
         scores.update(tested.scores)
         timings["uitest"] = tested.duration_s
+    if evaluation.quality.selected():
+        t0 = time.monotonic()
+        item = ctx.tasks.get(app.task_id)
+        with telemetry.span("stage.quality", model=app.model, task=app.task_id):
+            found, quality_report = quality.measure(quality.Inputs(
+                start_url=start_url, read=read, trace=trace, graph=graph, prompt=item.prompt if item else "",
+                site=prepared.site, seed=evaluation.exploration.seed,
+                load_timeout_s=evaluation.exploration.load_timeout_s), evaluation.quality, mirror)
+        scores.update(found)
+        store_mod.put_model(store, f"{key}/{quality_records.REPORT}", quality_report)
+        timings["quality"] = round(time.monotonic() - t0, 3)
     black_box = report.mode == "black_box"
     result = results.AppResult(
         model=app.model,

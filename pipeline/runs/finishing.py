@@ -14,11 +14,11 @@ import tempfile
 import time
 from typing import Sequence
 
-from iwcbench.pipeline.contracts import evidence, layout, results, settings as settings_mod, task
+from iwcbench.pipeline.contracts import evidence, layout, metrics, results, settings as settings_mod, task
 from iwcbench.pipeline.kits import store as store_mod
 from iwcbench.pipeline.runs import app as app_run, inputs, provenance, uitests
 from iwcbench.pipeline.stages import aggregating, reporting
-from iwcbench.pipeline.stages.aggregating import summaries
+from iwcbench.pipeline.stages.aggregating import summaries, webcoder
 
 log = logging.getLogger(__name__)
 
@@ -63,14 +63,18 @@ def finish(
     settings or, where only they are known, the evaluation's) and the HTML report (``report/``)
     into the store. A local store gets the report in place; any other store gets it
     rendered in a temporary folder and uploaded. ``tasks`` say which apps have UI test
-    cases (WebGen-Bench's Accuracy is computed over them)."""
+    cases (WebGen-Bench's Accuracy is computed over them) and give the labels of
+    WebCoderBench's breakdowns."""
     app_results = uitests.with_start_failures(app_results, {t.id: t for t in tasks}, config)
     app_results.sort(key=lambda r: (r.model, r.task_id))
+    chosen = config.scoring.chosen_weights()
     reference = None
     if config.scoring.reference:
         ref_run, ref_digest = inputs.load_results(config.scoring.reference, "scoring.reference")
         reference = aggregating.reference_stats(ref_run, config.scoring.reference, ref_digest)
-    scored, leaderboard = aggregating.aggregate(app_results, reference=reference)
+    scored, leaderboard = aggregating.aggregate(app_results, chosen, reference=reference)
+    # WebCoderBench's own table: a weights file's weights, else the metric table's wcb set
+    wcb_weights = dict(config.scoring.custom_weights) or metrics.weights("wcb")
     run_results = results.RunResults(
         run=results.RunInfo(
             configuration=config.model_dump(mode="json"),
@@ -82,13 +86,14 @@ def finish(
         ),
         apps=scored,
         leaderboard=leaderboard,
-        weights=aggregating.weights_for(scored),
+        weights=chosen if chosen is not None else aggregating.weights_for(scored),
         skipped=tuple(skipped),
         llm_usage=results.LLMUsage.total(r.llm_usage for r in app_results),
         instrumentation=summaries.reliability(scored),
         judge_scores=summaries.judge_scores(scored),
         reference=reference,
         ui_tests=uitests.accuracy(scored, tasks, config),
+        webcoder=webcoder.summarise(scored, wcb_weights, {t.id: t for t in tasks}),
     )
     data = run_results.model_dump_json(indent=1).encode()
     store.put_bytes("results.json", data, "application/json")

@@ -164,5 +164,4 @@ def execute(
             on_done(result)
         todo = [a for a in apps if a.key not in kept]
         evaluated = _run_pool(todo, config, tasks, on_done)
-        return finishing.finish(config, started, store, [*decided, *kept.values(), *evaluated], skipped,
-                                tasks)
+        return finishing.finish(config, started, store, [*decided, *kept.values(), *evaluated], skipped, tasks)

@@ -45,6 +45,5 @@ def rescore(run_uri: str, tasks_uri: str, judge: str, out: str | None = None,
     config = config.model_copy(update={"judging": config.judging.model_copy(update=judging_update)})
     client = assistants.client(config, judge, assistants.cache_dir(run_uri, llm_cache_dir))
     updated = judging.rescore(store, tasks, client, config.judging)
-    finishing.finish(config, datetime.datetime.now(datetime.timezone.utc), store, updated, [],
-                     list(tasks.values()))
+    finishing.finish(config, datetime.datetime.now(datetime.timezone.utc), store, updated, [], list(tasks.values()))
     return Rescored(apps=len(updated), usage=assistants.usage_of(client.ledger))

@@ -128,6 +128,10 @@ def verdict(dimension: str, base: int, deltas: list[float] | None = None) -> dic
 
 def role_of(body: dict[str, Any]) -> str:
     system = body.get("system", "")
+    for start, role in (("You review the source code", "wcb.functionality"), ("You look at the first screen", "wcb.visual"),
+                        ("You check a generated web application's source code", "wcb.alignment")):
+        if system.startswith(start):
+            return role
     for role in ("advocate", "critic", "final judge"):
         if f"You are the {role}" in system:
             dim = "aesthetics" if "visual aesthetics" in system.split(".")[0] else "usability"
@@ -145,7 +149,9 @@ class ScriptedJudge:
     """Answers each role; ``bases[dimension]`` is consumed one per final-judge call."""
 
     def __init__(self, bases: dict[str, list[int]] | None = None, satisfied: dict[str, bool] | None = None,
-                 tokens: tuple[int, int] = (1500, 300)) -> None:
+                 tokens: tuple[int, int] = (1500, 300), ratings: dict[str, int] | None = None) -> None:
+        # WebCoderBench's static judges: the 0-10 rating each gives, and the criteria it finds met
+        self.ratings = ratings or {"wcb.functionality": 7, "wcb.visual": 6}
         self.bases = {k: list(v) for k, v in (bases or {"aesthetics": [4, 3, 5, 2, 4],
                                                        "usability": [3, 3, 4, 1, 3]}).items()}
         self.satisfied = satisfied or {"F1": True, "F2": True, "C1": True, "V1": False}
@@ -167,6 +173,16 @@ class ScriptedJudge:
             return tool_use("submit_verdict", verdict(dim, base), input_tokens=inp, output_tokens=out)
         if role == "alignment":
             return self.alignment(body)
+        if role in self.ratings:
+            return tool_use("submit_rating", {"problems": ["a scripted problem"], "rating": self.ratings[role],
+                                              "summary": f"scripted {role}"}, input_tokens=inp, output_tokens=out)
+        if role == "wcb.alignment":
+            asked = body["messages"][0]["content"][0]["text"]
+            block = asked.split("<criteria>", 1)[1].split("</criteria>", 1)[0]
+            listed = re.findall(r"^(\w+): ", block, re.MULTILINE)
+            return tool_use("submit_code_verdicts", {"verdicts": [
+                {"id": cid, "met": self.satisfied.get(cid.upper(), False), "reason": "scripted"} for cid in listed]},
+                input_tokens=inp, output_tokens=out)
         return Fault.bad_request(f"unexpected prompt: {body.get('system', '')[:80]}")
 
     def alignment(self, body: dict[str, Any]) -> Message:

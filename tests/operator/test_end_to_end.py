@@ -19,6 +19,8 @@ EXAMPLES = h.ROOT / "examples"
 # Two models × two tasks; one app is a .zip (the archive path), one a folder.
 APPS = ["aurora-7b/canvas-snake", "brisk-3b/canvas-snake", "aurora-7b/ab-1010.zip", "brisk-3b/ab-1010"]
 MAX_STEPS = 5
+# two cheap WebCoderBench rule metrics: enough to see the sources reach the explorer container
+QUALITY = ("wcb_linting", "wcb_console_errors")
 
 
 def _upload(bucket: str) -> None:
@@ -41,7 +43,8 @@ def _local_results(tmp: pathlib.Path) -> dict:
         shutil.copytree(src, dst) if src.is_dir() else shutil.copy(src, dst)
     out = tmp / "local"
     subprocess.run([h.IWC, "run", "--tasks", str(EXAMPLES / "tasks.jsonl"), "--apps", str(apps),
-                    "--out", str(out), "--max-steps", str(MAX_STEPS)], check=True, capture_output=True, timeout=600)
+                    "--out", str(out), "--max-steps", str(MAX_STEPS), "--metrics", *QUALITY],
+                   check=True, capture_output=True, timeout=600)
     return json.loads((out / "results.json").read_text())
 
 
@@ -51,7 +54,8 @@ def test_evaluation_run_end_to_end_matches_iwc_run(apiserver, namespace, operato
     kubeconfig = operator.kubeconfig  # the scoring pod's API access (a token in a cluster)
     kubelet = make_kubelet(capacity=2, env={"KUBECONFIG": str(kubeconfig)})
     apiserver.apply_run(namespace, h.run_manifest("e2e", s3_bucket, parallelism=2,
-                                                  exploration={"maxSteps": MAX_STEPS}))
+                                                  exploration={"maxSteps": MAX_STEPS},
+                                                  quality={"metrics": list(QUALITY)}))
 
     def diagnose() -> str:
         return operator.log()[-3000:] + "\n" + "\n".join(f"--- {k}\n{v[-1500:]}" for k, v in kubelet.logs.items())
@@ -91,3 +95,7 @@ def test_evaluation_run_end_to_end_matches_iwc_run(apiserver, namespace, operato
     for mine, theirs in zip(cluster, local):
         assert mine["overall"] == pytest.approx(theirs["overall"], abs=0.05)
     assert status["leader"] == local[0]["model"]
+    # the app's sources cross from the init container to the explorer container through the store
+    for key, app in mine.items():
+        if app["outcome"] == "evaluated":
+            assert app["scores"]["wcb_linting"]["value"] is not None, (key, app["scores"]["wcb_linting"])

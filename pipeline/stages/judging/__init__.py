@@ -2,7 +2,8 @@
 
 ``judge_app`` gives five scores — ``aesthetics`` and ``usability`` (three-round
 deliberation, 0–100) and ``alignment_functional`` / ``alignment_content`` /
-``alignment_visual`` (the alignment agent, % of criteria satisfied). A judge that
+``alignment_visual`` (the alignment agent, % of criteria satisfied) — plus
+WebCoderBench's five static LLM metrics (``wcb``: webcoder.py). A judge that
 cannot answer yields an unscored score with the reason, never 0; the prompts' digest,
 the raw replies and the tokens are kept in ``Score.raw``. ``rescore`` re-judges the
 evidence of a finished run without exploring again.
@@ -21,7 +22,7 @@ from typing import Callable, Iterable
 from iwcbench.pipeline.contracts import metrics, results, settings as settings_mod, task
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.kits import store as store_mod
-from iwcbench.pipeline.stages.judging import aesthetics, alignment, deliberation, neutralising, usability
+from iwcbench.pipeline.stages.judging import aesthetics, alignment, deliberation, neutralising, usability, webcoder
 from iwcbench.pipeline.stages.judging import bundle as bundle_mod
 
 log = logging.getLogger(__name__)
@@ -47,10 +48,12 @@ JUDGES: dict[str, Judge] = {
     "alignment": lambda client, item, evidence, s: alignment.judge(
         client, item, evidence, max_tool_calls=s.alignment_max_tool_calls, parse_retries=s.parse_retries,
         page_lines=s.alignment_page_lines, max_hits=s.alignment_max_hits),
+    "wcb": lambda client, item, evidence, s: webcoder.judge(client, item, evidence, s.parse_retries),
 }
 FILLS: dict[str, tuple[str, ...]] = {
     "aesthetics": ("aesthetics",), "usability": ("usability",),
     "alignment": tuple(n for n in SCORE_NAMES if n.startswith("alignment_")),
+    "wcb": webcoder.NAMES,
 }
 
 

@@ -21,7 +21,7 @@ import unicodedata
 # able to open or close one of them.
 PROMPT_TAGS = (
     "requirement", "evidence", "screenshot", "trace", "graph", "advocate_report",
-    "critic_report", "criteria", "instructions", "guidance", "summary", "app_data",
+    "critic_report", "criteria", "instructions", "guidance", "summary", "app_data", "source_code",
 )
 
 _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad]")

@@ -12,9 +12,9 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from iwcbench.pipeline.contracts import evidence, results
+from iwcbench.pipeline.contracts import evidence, metrics as metric_table, results
 from iwcbench.pipeline.stages.reporting import assets as assets_mod
-from iwcbench.pipeline.stages.reporting import graphing, layout, reading, sections, uitest_sections
+from iwcbench.pipeline.stages.reporting import graphing, layout, reading, sections, uitest_sections, webcoder
 
 UP = "../../"  # app pages live at apps/<model>/<task>.html
 GALLERY_OPEN = 15  # screenshots shown without an inner scroll box
@@ -164,8 +164,11 @@ def build(app: results.AppResult, found: reading.Evidence, copier: assets_mod.As
     gallery, anchors = _gallery(app, found, copier, flagged)
     parts = [_header(app, found)]
     parts += [f'<p class="problem">{layout.esc(p)}</p>' for p in found.problems]
-    parts.append(layout.card("Scores", _scores(app.scores), "unscored dimensions are left out of every aggregate"))
+    wcb = {n for names in metric_table.webcoder_groups().values() for n in names}
+    parts.append(layout.card("Scores", _scores({n: s for n, s in app.scores.items() if metric_table.base_name(n) not in wcb}),
+                             "unscored dimensions are left out of every aggregate"))
     parts.append(uitest_sections.app_card(app, found.prefix, found.ui_tests, found.case_traces, copier, UP))
+    parts.append(webcoder.app_section(app))
     first_shot = None
     if trace is not None and trace.steps:
         parts.append(layout.card("Screenshots", gallery, "one per state · click to enlarge", "screens"))
@@ -200,6 +203,6 @@ def build(app: results.AppResult, found: reading.Evidence, copier: assets_mod.As
         first_shot = copier.shot(app.model, app.task_id, found.prefix, graph.nodes[0].screenshot)
     errors = sum(len(s.page_errors) + len(s.console_errors) for s in trace.steps) if trace else 0
     crumbs = f'<a href="{UP}index.html#apps">apps</a> / {layout.esc(app.model)} / {layout.esc(app.task_id)}'
-    html = layout.page(f"{app.model} / {app.task_id} — iwc-bench", "\n".join(parts), 2, crumbs)
+    html = layout.page(f"{app.model} / {app.task_id} — iwc-bench", "\n".join(p for p in parts if p), 2, crumbs)
     return html, Summary(result=app, href=href_of(app), first_shot=first_shot,
                          errors=errors or app.exploration.page_errors + app.exploration.console_errors)

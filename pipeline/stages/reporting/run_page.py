@@ -12,7 +12,7 @@ import math
 from typing import Sequence
 
 from iwcbench.pipeline.contracts import metrics as metrics_table, results
-from iwcbench.pipeline.stages.reporting import app_page, charting, layout, uitest_sections, validation
+from iwcbench.pipeline.stages.reporting import app_page, charting, layout, uitest_sections, validation, webcoder
 
 GRID_MAX_TASKS = 400  # rows of the screenshot grid; more are left out, with a note
 
@@ -77,6 +77,9 @@ def _leaderboard(run: results.RunResults) -> str:
     metrics: list[str] = []
     for r in rows:
         metrics += [m for m in r.metrics if m not in metrics]
+    # WebCoderBench's metrics have their own section; here only those the leaderboard weighs
+    wcb = {n for names in metrics_table.webcoder_groups().values() for n in names}
+    metrics = [m for m in metrics if m not in wcb or run.weights.get(m)]
     zs = [abs(z) for r in rows for z in [r.overall, *r.z.values()] if z is not None and math.isfinite(z)]
     limit = max(1.0, max(zs, default=1.0))
     heads = ['<th data-sort class=num>rank</th>', '<th data-sort>model</th>',
@@ -185,12 +188,13 @@ def build(run: results.RunResults, summaries: Sequence[app_page.Summary],
           found: validation.Found = validation.Found()) -> str:
     models = [r.model for r in run.leaderboard]
     models += sorted({s.result.model for s in summaries} - set(models))
-    body = [_header(run, summaries), _leaderboard(run), uitest_sections.run_card(run), validation.section(run, found),
+    body = [_header(run, summaries), _leaderboard(run), uitest_sections.run_card(run), webcoder.run_section(run),
+            validation.section(run, found),
             _apps(summaries)]
     if summaries:
         body.append(_grid(summaries, models))
     body.append(_skipped(run))
     crumbs = (f'run {layout.esc(run.run.started_at)} · <a href="#leaderboard">leaderboard</a> · '
-              f'<a href="#validation">validation</a> · '
-              f'<a href="#apps">apps</a> · <a href="#grid">screens</a>')
+              + ('<a href="#webcoder">WebCoderBench</a> · ' if run.webcoder else "")
+              + '<a href="#validation">validation</a> · <a href="#apps">apps</a> · <a href="#grid">screens</a>')
     return layout.page("iwc-bench report", "\n".join(b for b in body if b), 0, crumbs)

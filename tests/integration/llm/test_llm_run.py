@@ -20,7 +20,7 @@ def test_llm_tester_and_judges_end_to_end(tmp_path, fake_anthropic):
     out = tmp_path / "out"
     code = cli.main(["run", "--tasks", str(tasks), "--apps", str(apps), "--out", str(out),
                      "--explorer", "llm", "--judge", "claude-test-judge", "--max-steps", "8",
-                     "--offline-mirror", "--mirror-dir", str(tmp_path / "mirror")])
+                     "--offline-mirror", "--mirror-dir", str(tmp_path / "mirror"), "--no-quality"])
     assert code == 0
     result = json.loads((out / "apps/aurora-7b/todomvc/result.json").read_text())
     assert result["outcome"] == "evaluated", result["reason"]
@@ -34,8 +34,14 @@ def test_llm_tester_and_judges_end_to_end(tmp_path, fake_anthropic):
         assert score["value"] is not None and 0 <= score["value"] <= 100, (name, score)
     # ScriptedJudge: aesthetics bases 4,3,5,2,4 → drop 5 and 2 → mean 11/3 × 20
     assert result["scores"]["aesthetics"]["value"] == pytest.approx(11 / 3 * 20, abs=0.01)
+    # WebCoderBench's static judges read the app's stored sources (ScriptedJudge: ratings 7
+    # and 6; of the checklist, f1, f2 and c1 met)
+    wcb = {n: result["scores"][n]["value"] for n in result["scores"] if n.startswith("wcb_")}
+    assert wcb == {"wcb_functionality": 70.0, "wcb_visual_experience": 60.0,
+                   "wcb_functional_alignment": pytest.approx(100 / 3, abs=0.01),
+                   "wcb_content_alignment": 50.0, "wcb_visual_alignment": 0.0}
     usage = result["llm_usage"]
-    assert usage["calls"] >= 17 and usage["input_tokens"] > 0
+    assert usage["calls"] >= 17 + 5 and usage["input_tokens"] > 0
     run = json.loads((out / "results.json").read_text())
     assert run["llm_usage"]["calls"] == usage["calls"]
     assert "aesthetics" in run["weights"]  # IWC weights once judged dimensions exist
@@ -45,3 +51,4 @@ def test_llm_tester_and_judges_end_to_end(tmp_path, fake_anthropic):
     assert len(fake_anthropic.requests) == before, "re-scoring the same evidence must come from the cache"
     rescored = json.loads((out / "apps/aurora-7b/todomvc/result.json").read_text())
     assert rescored["scores"]["aesthetics"]["value"] == result["scores"]["aesthetics"]["value"]
+    assert rescored["scores"]["wcb_functionality"]["value"] == 70.0

@@ -30,11 +30,14 @@ def test_rescore_writes_judge_scores_back_and_a_rerun_is_free(fake_anthropic, tm
     first = llm.Client(config)
     updated = judging.rescore(store, {TODO_TASK.id: TODO_TASK}, first)
     assert len(updated) == 2
-    per_app = 2 * (1 + 1 + 5) + 3  # two deliberated dimensions, alignment agent: 3 turns
-    # model-b's screenshots and trace equal model-a's: its aesthetics prompts are identical
-    # and already answered from the cache (7 calls); titles differ, so the rest is asked
-    assert len(fake_anthropic.requests) == 2 * per_app - 7
-    assert first.ledger.totals()["cache_hits"] == 7
+    # two deliberated dimensions, alignment agent: 3 turns, WebCoderBench's screenshot judge: 1
+    # (no sources.json in this evidence: its code judges are unscored without a call)
+    per_app = 2 * (1 + 1 + 5) + 3 + 1
+    # model-b's screenshots and trace equal model-a's: its aesthetics prompts and its start
+    # screen are identical and already answered from the cache (8 calls); titles differ,
+    # so the rest is asked
+    assert len(fake_anthropic.requests) == 2 * per_app - 8
+    assert first.ledger.totals()["cache_hits"] == 8
     saved = results.AppResult.model_validate(store_mod.get_json(store, f"apps/model-a/{TODO_TASK.id}/result.json"))
     assert saved.scores["coverage"].value == 42.0  # offline scores are kept
     assert saved.scores["usability"].value == 60.0
@@ -74,5 +77,6 @@ def test_per_app_tokens_are_summed_into_the_run(fake_anthropic, tmp_path):
     per_app = updated[0].scores["usability"].raw["tokens"]
     assert per_app["calls"] == 7 and per_app["input_tokens"] == 7000
     total = run.totals()
-    assert total["calls"] == 34 and total["input_tokens"] == 34_000 and total["output_tokens"] == 3400
-    assert total["cost_usd"] == 34 * (1000 * 3 + 100 * 15) / 1e6
+    # per app: 2 × 7 deliberation calls, 3 alignment turns, WebCoderBench's screenshot judge
+    assert total["calls"] == 36 and total["input_tokens"] == 36_000 and total["output_tokens"] == 3600
+    assert total["cost_usd"] == 36 * (1000 * 3 + 100 * 15) / 1e6

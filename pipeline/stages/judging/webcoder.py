@@ -1,0 +1,213 @@
+"""WebCoderBench's five LLM metrics (seed 002, Table 3): static judges that read the
+app's source code or look at its start screen, unlike IWC's judges, which work from
+what the explorer saw.
+
+* ``wcb_functionality`` (1): the source and the requirement → would the code do what
+  was asked? 0-10 against a rubric, ×10.
+* ``wcb_visual_experience`` (6): the start-page screenshot → layout, readability,
+  polish; 0-10, ×10.
+* ``wcb_functional_alignment`` / ``wcb_visual_alignment`` / ``wcb_content_alignment``
+  (22-24): the source and the checklist's criteria of one kind → met or not per
+  criterion, % met; a kind without criteria is unscored.
+
+One call per metric, through ``llm.Client.create`` (cached: ``sample=0``), answered by
+a strict tool. App text (the code) is fenced and neutralised; the requirement and the
+criteria are ours. An unusable answer is asked again ``parse_retries`` times, then the
+metric is unscored with the reason, never 0. This module must not explore or read
+anything but what ``bundle.read`` gives it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Sequence
+
+import pydantic
+
+from iwcbench.pipeline.contracts import metrics, quality as records, results, task
+from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.stages.judging import bundle as bundle_mod
+from iwcbench.pipeline.stages.judging import neutralising
+
+NAMES = tuple(m.name for m in metrics.WEBCODER if m.kind == "llm")  # the metric-table rows filled here
+ALIGNMENT = {"functional": "wcb_functional_alignment", "visual": "wcb_visual_alignment",
+             "content": "wcb_content_alignment"}
+MAX_CODE_CHARS = 60_000  # about 15k tokens of source per prompt; the rest is named, not shown
+RATE = "submit_rating"
+VERDICTS = "submit_code_verdicts"
+
+_RATING_TOOL = {
+    "name": RATE, "description": "Submit the rating.", "strict": True,
+    "input_schema": {"type": "object", "additionalProperties": False, "required": ["problems", "rating", "summary"],
+                     "properties": {"problems": {"type": "array", "items": {"type": "string"}},
+                                    "rating": {"type": "integer", "enum": list(range(11))},
+                                    "summary": {"type": "string"}}},
+}
+_VERDICT_TOOL = {
+    "name": VERDICTS, "description": "Submit one verdict per criterion.", "strict": True,
+    "input_schema": {"type": "object", "additionalProperties": False, "required": ["verdicts"],
+                     "properties": {"verdicts": {"type": "array", "items": {
+                         "type": "object", "additionalProperties": False, "required": ["id", "met", "reason"],
+                         "properties": {"id": {"type": "string"}, "met": {"type": "boolean"},
+                                        "reason": {"type": "string"}}}}}},
+}
+
+_FUNCTIONALITY = (
+    "You review the source code of a web application that was generated from a user's requirement. "
+    "Decide, by reading the code only, whether it would work as the user asked when opened in a browser: "
+    "are the requested features implemented, wired to the page, and free of bugs that would break them "
+    "(wrong selectors, unhandled states, logic errors, syntax errors)? List the problems you find, then rate "
+    "0-10: 10 every requested feature works as asked; 8 all core features work, with small flaws; 5 about "
+    "half of what was asked works or a core feature is broken; 2 almost nothing works; 0 it is not a working "
+    f"application at all. Answer by calling {RATE}.")
+_VISUAL = (
+    "You look at the first screen of a web application as a visitor sees it in a 1280×800 browser window. "
+    "Judge its general visual experience regardless of what it was asked to do: layout and alignment, "
+    "spacing, readability of text, colour and contrast, visual hierarchy, polish (nothing broken, clipped, "
+    "overlapping or unstyled). List the problems you see, then rate 0-10: 10 polished and professional; "
+    "7 clean with minor flaws; 5 usable but plain or uneven; 2 broken or hard to read; 0 blank or unusable. "
+    f"Answer by calling {RATE}.")
+_ALIGNMENT = (
+    "You check a generated web application's source code against acceptance criteria taken from the "
+    "user's requirement. For each criterion decide, from the code alone, whether the application as "
+    "written meets it: the feature, content or visual property must really be there (implemented and "
+    "shown), not merely mentioned in a comment or a name. When the code does not settle it, answer not "
+    f"met. Give every criterion one verdict with a short reason. Answer by calling {VERDICTS}.")
+
+
+def code_text(sources: records.AppSources, nonce: str, limit: int = MAX_CODE_CHARS) -> tuple[str, list[str]]:
+    """The app's files, fenced one by one, up to ``limit`` characters; the names of
+    the files left out for room."""
+    parts, left_out, used = [], [], 0
+    for f in sources.files:
+        if used + len(f.text) > limit:
+            left_out.append(f.path)
+            continue
+        used += len(f.text)
+        parts.append(f"File {f.path} ({f.language}):\n{neutralising.fence(f.text, nonce, f.path)}")
+    return "\n\n".join(parts), left_out
+
+
+def _load_sources(evidence: bundle_mod.Bundle) -> records.AppSources | None:
+    raw = evidence.read(records.SOURCES)
+    if raw is None:
+        return None
+    try:
+        return records.AppSources.model_validate_json(raw)
+    except pydantic.ValidationError:
+        return None
+
+
+def _ask(client: llm.Client, system: str, content: Sequence[dict[str, Any]], tool: dict, retries: int,
+         purpose: str, check) -> tuple[dict | None, str, int]:
+    """(answer, why there is none, calls): the tool's input once ``check`` accepts it."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": list(content)}]
+    choice = None if client.config.thinking else {"type": "tool", "name": tool["name"]}
+    problem = "no answer"
+    for attempt in range(retries + 1):
+        try:
+            reply = client.create(system=system, messages=messages, tools=[tool], tool_choice=choice,
+                                  sample=0, purpose=purpose)
+        except llm.LLMError as exc:
+            return None, f"the judge could not answer: {exc}", attempt + 1
+        uses = [u for u in reply.tool_uses if u["name"] == tool["name"]]
+        answer = uses[-1].get("input") if uses else None
+        problem = check(answer) if isinstance(answer, dict) else f"no {tool['name']} call"
+        if problem is None:
+            return answer, "", attempt + 1
+        messages = [*messages, reply.as_message(), {"role": "user", "content": [llm.text_block(
+            f"That answer cannot be used ({problem}). Please call {tool['name']} again, correctly.")]}]
+    return None, f"unusable answer after {retries + 1} tries: {problem}", retries + 1
+
+
+def _rating_problem(answer: dict) -> str | None:
+    rating = answer.get("rating")
+    return None if isinstance(rating, int) and 0 <= rating <= 10 else "rating must be a whole number 0-10"
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+
+
+def _rating_score(name: str, answer: dict | None, why: str, calls: int, digest: str) -> results.Score:
+    if answer is None:
+        return metrics.score(name, None, why, raw={"calls": calls, "prompt_digest": digest})
+    problems = [str(p) for p in answer.get("problems", [])][:20]
+    reason = f"rated {answer['rating']}/10: {str(answer.get('summary', '')).strip()[:300]}"
+    return metrics.score(name, 10.0 * answer["rating"], reason, raw={
+        "rating": answer["rating"], "problems": problems, "calls": calls, "prompt_digest": digest},
+        rationale="\n".join(f"- {p}" for p in problems) or None)
+
+
+def _requirement(item: task.Task, nonce: str) -> str:
+    return f"<requirement>\n{neutralising.fence(item.prompt, nonce, 'requirement')}\n</requirement>"
+
+
+def judge(client: llm.Client, item: task.Task, evidence: bundle_mod.Bundle, parse_retries: int = 2
+          ) -> dict[str, results.Score]:
+    """The five WebCoderBench LLM metrics of one app."""
+    nonce = evidence.nonce
+    rules = neutralising.rules(nonce)
+    out: dict[str, results.Score] = {}
+    kept = _load_sources(evidence)
+    code, left_out = code_text(kept, nonce) if kept is not None else ("", [])
+    omitted = (f"\n(Left out for length: {', '.join(left_out)}.)" if left_out else "")
+    no_code = ("no source code was kept for this app (no sources.json)" if kept is None else
+               "the app has no HTML, CSS or JavaScript of its own to read")
+    code_block = f"<source_code>\n{code}{omitted}\n</source_code>"
+
+    if code:
+        system = f"{_FUNCTIONALITY}\n\n{rules}"
+        content = [llm.text_block(f"{_requirement(item, nonce)}\n\n{code_block}")]
+        answer, why, calls = _ask(client, system, content, _RATING_TOOL, parse_retries, "wcb.functionality",
+                                  _rating_problem)
+        out["wcb_functionality"] = _rating_score("wcb_functionality", answer, why, calls, _digest(system, code))
+    else:
+        out["wcb_functionality"] = metrics.score("wcb_functionality", None, f"not judged: {no_code}")
+
+    shot_key = next((s.screenshot for s in evidence.trace.steps if s.screenshot), None)
+    shot = evidence.read(shot_key) if shot_key else None
+    if shot is not None:
+        system = f"{_VISUAL}\n\n{rules}"
+        content = [llm.text_block(f"<screenshot> {shot_key}, the start page </screenshot>"), llm.image_block(shot)]
+        answer, why, calls = _ask(client, system, content, _RATING_TOOL, parse_retries, "wcb.visual",
+                                  _rating_problem)
+        out["wcb_visual_experience"] = _rating_score("wcb_visual_experience", answer, why, calls,
+                                                     _digest(system, hashlib.sha256(shot).hexdigest()))
+    else:
+        out["wcb_visual_experience"] = metrics.score("wcb_visual_experience", None,
+                                                     "not judged: no screenshot of the start page")
+
+    for kind, name in ALIGNMENT.items():
+        criteria = [c for c in item.checklist if c.kind == kind]
+        if not criteria:
+            out[name] = metrics.score(name, None, f"not judged: the task has no {kind} criteria")
+            continue
+        if not code:
+            out[name] = metrics.score(name, None, f"not judged: {no_code}")
+            continue
+        listing = "\n".join(f"{c.id}: {c.text}" for c in criteria)
+        system = f"{_ALIGNMENT}\n\n{rules}"
+        content = [llm.text_block(f"{_requirement(item, nonce)}\n\n<criteria>\n{listing}\n</criteria>\n\n{code_block}")]
+        ids = {c.id for c in criteria}
+
+        def check(answer: dict, ids: set[str] = ids) -> str | None:
+            given = {v.get("id") for v in answer.get("verdicts", []) if isinstance(v, dict)}
+            missing = sorted(ids - given)
+            return f"no verdict for {', '.join(missing)}" if missing else None
+
+        answer, why, calls = _ask(client, system, content, _VERDICT_TOOL, parse_retries, f"wcb.alignment.{kind}", check)
+        if answer is None:
+            out[name] = metrics.score(name, None, why, raw={"calls": calls})
+            continue
+        verdicts = {v["id"]: v for v in answer["verdicts"] if isinstance(v, dict) and v.get("id") in ids}
+        met = [i for i in sorted(ids) if verdicts[i].get("met") is True]
+        out[name] = metrics.score(
+            name, round(100.0 * len(met) / len(ids), 2), f"{len(met)} of {len(ids)} {kind} criteria met in the code",
+            [f"{i}: {'met' if i in met else 'not met'}" for i in sorted(ids)][:8],
+            {"verdicts": [{"id": i, "met": verdicts[i].get("met") is True,
+                           "reason": str(verdicts[i].get("reason", ""))[:300]} for i in sorted(ids)],
+             "calls": calls, "prompt_digest": _digest(system, listing, code)},
+            rationale="\n".join(f"{i} {'met' if i in met else 'not met'}: {str(verdicts[i].get('reason', ''))[:200]}"
+                                for i in sorted(ids)))
+    return out

@@ -1,0 +1,251 @@
+"""Quality: WebCoderBench's 19 rule metrics of one explored app (seed 002, Table 3).
+
+``keep_sources(src)`` picks the app's authored HTML, CSS and JavaScript before it is
+instrumented (stored as ``sources.json``). ``measure(inputs, settings, mirror)`` then
+computes the rule metrics the settings select from the evidence the exploration
+stored (trace, DOM snapshots, screenshots, state graph, sources) plus a few page loads
+of its own: the stored states rendered again in Chromium (probe.js reads styles,
+icons, text, media and boxes), the start page on a 375×667 touch screen, in Firefox
+ESR and under Lighthouse. Every load follows the sandbox's rules: the app's own
+server, the CDN files the exploration was answered with, nothing else.
+
+Metric functions are pure (modules code, runtime, styles, content, visual, pages);
+the pages and tools run in one long-lived Node process per worker (server.mjs, through
+kits/processes; rendering and tooling build its jobs). A tool that fails leaves its
+metrics unscored with the reason; it never fails the app. Scores are
+the metric-table rows whose producer is "quality" (contracts/metrics.py). This stage
+must not import another stage or read the store except through ``inputs.read``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import pathlib
+import re
+import tempfile
+import time
+import urllib.parse
+from typing import Callable
+
+import pydantic
+
+from iwcbench.pipeline.contracts import evidence, metrics, quality as records, results, settings as settings_mod
+from iwcbench.pipeline.kits import browser
+from iwcbench.pipeline.kits.mirror import cdn
+from iwcbench.pipeline.stages.quality import code, content, pages, rendering, runtime, sources, styles, tooling, visual
+
+log = logging.getLogger(__name__)
+
+NAMES = metrics.names("quality")
+keep_sources = sources.keep
+RENDERED = {"wcb_component_consistency", "wcb_icon_consistency", "wcb_layout_consistency", "wcb_visual_harmony",
+            "wcb_copywriting", "wcb_media_quality", "wcb_placeholders", "wcb_cross_browser"}
+PHONE = {"wcb_mobile", "wcb_resource_validity"}
+STATIC = {"wcb_error_handling", "wcb_linting", "wcb_redundancy", "wcb_comments", "wcb_copywriting"}
+LIGHTHOUSE = set(pages.LIGHTHOUSE)
+BROWSER_SERVICES = re.compile(r"[./ ](mozilla\.(com|net|org)|firefox\.com|mozaws\.net)(:\d+)?(/|$)")
+
+
+@dataclasses.dataclass(frozen=True)
+class Inputs:
+    """One explored app as this stage sees it."""
+
+    start_url: str  # the start page as served
+    read: Callable[[str], bytes | None]  # the app's evidence by key ("trace.json", "dom/0003.html", ...)
+    trace: evidence.Trace
+    graph: evidence.StateGraph | None
+    prompt: str = ""  # the requirement (its words are not spelling mistakes)
+    site: pathlib.Path | None = None  # the served folder, for link targets
+    seed: int = 0
+    load_timeout_s: float = 20.0
+
+
+@dataclasses.dataclass
+class _Run:
+    report: dict[str, records.ToolRun] = dataclasses.field(default_factory=dict)
+
+    def timed(self, tool: str, call: Callable[[], object]) -> object:
+        started = time.monotonic()
+        try:
+            return call()
+        finally:
+            previous = self.report.get(tool, records.ToolRun())
+            self.report[tool] = previous.model_copy(update={"seconds": round(time.monotonic() - started, 3)})
+
+    def failed(self, tool: str, reason: str) -> None:
+        self.report[tool] = self.report.get(tool, records.ToolRun()).model_copy(update={"error": reason})
+
+
+def _sources(read: Callable[[str], bytes | None]) -> records.AppSources | None:
+    raw = read(records.SOURCES)
+    if raw is None:
+        return None
+    try:
+        return records.AppSources.model_validate_json(raw)
+    except pydantic.ValidationError:
+        return None
+
+
+def _cdn_files(trace: evidence.Trace, mirror: cdn.Mirror, folder: pathlib.Path) -> dict[str, dict]:
+    """The CDN files the exploration was answered with, written out for Node tools."""
+    out = {}
+    for i, record in enumerate(dict.fromkeys(trace.mirrored_requests)):
+        url = record.split(" -> ", 1)[0]
+        found = mirror.lookup(url)
+        if isinstance(found, cdn.Miss):
+            continue
+        path = folder / f"{i:04d}"
+        path.write_bytes(found.body)
+        out[url] = {"file": str(path), "type": found.content_type}
+    return out
+
+
+def _links(states: dict[str, dict], start_url: str, site: pathlib.Path | None) -> dict[str, bool]:
+    """Same-origin links to files: does the served folder hold the target?"""
+    if site is None:
+        return {}
+    origin = browser.origin_of(start_url)
+    out = {}
+    for facts in states.values():
+        for link in facts.get("links", []):
+            url = (link.get("resolved") or "").split("#", 1)[0]
+            if not url.startswith(origin + "/"):
+                continue
+            path = urllib.parse.unquote(urllib.parse.urlsplit(url).path).lstrip("/")
+            if path.endswith("/") or not path:
+                path += "index.html"
+            if "." not in pathlib.PurePosixPath(path).name:
+                continue  # a route of a single-page app, not a file
+            target = (site / path).resolve()
+            out[url] = target.is_file() and site.resolve() in target.parents
+    return out
+
+
+def _guard(name: str, compute: Callable[[], results.Score]) -> results.Score:
+    try:
+        return compute()
+    except Exception as exc:  # noqa: BLE001 - one metric's bug must not cost the app its others
+        log.exception("quality metric %s failed", name)
+        return metrics.score(name, None, f"could not be computed on our side: {type(exc).__name__}: {exc}")
+
+
+def warm(settings: settings_mod.Quality) -> None:
+    """Start, in the background, the tools ``measure`` will use (a no-op once they
+    run): call it before exploring, so their start-up overlaps the exploration."""
+    wanted = set(settings.selected())
+    if wanted & (STATIC | RENDERED | PHONE | LIGHTHOUSE):
+        tooling.warm(chromium=bool(wanted & (RENDERED | PHONE | LIGHTHOUSE)),
+                     firefox="wcb_cross_browser" in wanted and settings.second_engine == "firefox")
+
+
+def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror
+            ) -> tuple[dict[str, results.Score], records.QualityReport]:
+    """The selected rule metrics of one explored app, and what the tools did."""
+    started = time.monotonic()
+    wanted = set(settings.selected())
+    run = _Run()
+    trace, graph = inputs.trace, inputs.graph
+    nodes = rendering.chosen_states(graph, settings.max_states)
+    rendered = rendering.Rendered()
+    origin = browser.origin_of(inputs.start_url)
+    kept = _sources(inputs.read)
+    units = sources.units(kept) if kept is not None else []
+    tooling.admit(origin)  # the browsers below reach this app's server and nothing else
+    tooling.refused()  # what the guard refused before this app is not this app's
+    static: dict | tooling.ToolFailure | None = None
+    engine: dict | tooling.ToolFailure | None = None
+    lighthouse: dict | tooling.ToolFailure | None = None
+    with tempfile.TemporaryDirectory(prefix="iwc-cdn-") as tmp:
+        files = _cdn_files(trace, mirror, pathlib.Path(tmp))
+        if wanted & RENDERED and nodes:
+            run.timed("chromium-states", lambda: rendering.render_states(
+                nodes, inputs.read, origin, files, rendered, settings.tool_timeout_s))
+        if wanted & PHONE:
+            run.timed("chromium-phone", lambda: rendering.load_phone(
+                inputs.start_url, origin, files, rendered, inputs.load_timeout_s))
+        for part in ("states", "phone"):
+            if part in rendered.problems:
+                run.failed(f"chromium-{part}", rendered.problems[part])
+        if wanted & STATIC and units:
+            words = content.spelling_candidates(rendered.states, inputs.prompt) if "wcb_copywriting" in wanted else []
+            static = run.timed("static-tools", lambda: tooling.static_tools(
+                [u.job() for u in units], words, settings.tool_timeout_s))
+        if "wcb_cross_browser" in wanted and settings.second_engine == "firefox":
+            engine = run.timed("firefox", lambda: tooling.firefox(
+                inputs.start_url, origin, files, *rendering.DESKTOP, settings.tool_timeout_s))
+        if wanted & LIGHTHOUSE and settings.lighthouse:
+            lighthouse = run.timed("lighthouse", lambda: tooling.lighthouse(
+                inputs.start_url, files, settings.lighthouse_timeout_s))
+    if isinstance(static, dict):
+        run.report["static-tools"] = run.report["static-tools"].model_copy(
+            update={"version": ", ".join(f"{k} {v}" for k, v in static.get("versions", {}).items()
+                                         if not k.endswith("_ms"))})
+        for step, error in (static.get("errors") or {}).items():
+            run.failed("static-tools", f"{step}: {error}")
+    for tool, answer in (("static-tools", static), ("firefox", engine), ("lighthouse", lighthouse)):
+        if isinstance(answer, tooling.ToolFailure):
+            run.failed(tool, answer.reason)
+        elif isinstance(answer, dict) and tool != "static-tools":
+            run.report[tool] = run.report[tool].model_copy(update={"version": answer.get("version")})
+    states = rendered.states
+    # the app's pages tried to reach something else (Firefox's own services are not the app)
+    fenced = [r.rsplit(" (", 1)[0] for r in tooling.refused()]
+    rendered.phone_requests += [(r, None, "refused by the network guard") for r in fenced if not BROWSER_SERVICES.search(r)]
+
+    static_answer = static if isinstance(static, dict) else None
+    static_why = static.reason if isinstance(static, tooling.ToolFailure) else (
+        "no authored HTML, CSS or JavaScript was kept (no sources.json)" if kept is None else
+        "the app has no HTML, CSS or JavaScript of its own")
+    shots = [(n.id, data) for n in nodes if n.screenshot and (data := inputs.read(n.screenshot))]
+    start_state = states.get(graph.nodes[0].id) if graph and graph.nodes else None
+    scores: dict[str, results.Score] = {}
+
+    def from_static(name: str, compute: Callable[[dict], results.Score]) -> results.Score:
+        if static_answer is None:
+            return metrics.score(name, None, f"not measured: {static_why}")
+        return compute(static_answer)
+
+    def rendered_or(name: str, compute: Callable[[], results.Score]) -> results.Score:
+        if not states:
+            why = rendered.problems.get("states") or "no explored state has a DOM snapshot"
+            return metrics.score(name, None, f"not measured: {why}")
+        return compute()
+
+    table: dict[str, Callable[[], results.Score]] = {
+        "wcb_error_handling": lambda: from_static("wcb_error_handling", code.error_handling),
+        "wcb_console_errors": lambda: runtime.console_errors(trace),
+        "wcb_linting": lambda: from_static("wcb_linting", lambda a: code.linting(a, units)),
+        "wcb_component_consistency": lambda: rendered_or("wcb_component_consistency",
+                                                         lambda: styles.component_consistency(states)),
+        "wcb_icon_consistency": lambda: rendered_or("wcb_icon_consistency", lambda: styles.icon_consistency(states)),
+        "wcb_layout_consistency": lambda: rendered_or("wcb_layout_consistency",
+                                                      lambda: visual.layout_consistency(states)),
+        "wcb_layout_sparsity": lambda: visual.layout_sparsity(shots),
+        "wcb_visual_harmony": lambda: visual.visual_harmony(shots, states),
+        "wcb_copywriting": lambda: rendered_or("wcb_copywriting", lambda: content.copywriting(
+            states, static_answer.get("unknown_words") if static_answer else None, inputs.prompt)),
+        "wcb_media_quality": lambda: rendered_or("wcb_media_quality", lambda: content.media_quality(states)),
+        "wcb_placeholders": lambda: rendered_or("wcb_placeholders", lambda: content.placeholders(states)),
+        "wcb_resource_validity": lambda: runtime.resource_validity(
+            trace, rendered.phone_requests, _links(states, inputs.start_url, inputs.site), rendered.phone is not None),
+        "wcb_cross_browser": lambda: pages.cross_browser(
+            engine if isinstance(engine, dict) else None,
+            engine.reason if isinstance(engine, tooling.ToolFailure) else
+            "no second engine (quality.second_engine is none)", start_state,
+            [*(trace.steps[0].page_errors if trace.steps else ()), *rendered.phone_errors]),
+        "wcb_mobile": lambda: pages.mobile(rendered.phone, rendered.problems.get("phone")),
+        "wcb_redundancy": lambda: from_static("wcb_redundancy", lambda a: code.redundancy(a, units)),
+        "wcb_comments": lambda: from_static("wcb_comments", lambda a: code.comments(a, units)),
+    }
+    lighthouse_why = (lighthouse.reason if isinstance(lighthouse, tooling.ToolFailure) else
+                      "Lighthouse is off (--no-lighthouse)")
+    for name, score in pages.lighthouse(lighthouse if isinstance(lighthouse, dict) else None, lighthouse_why).items():
+        table[name] = lambda score=score: score
+    for name in NAMES:
+        if name in wanted:
+            scores[name] = _guard(name, table[name])
+    report = records.QualityReport(tools=run.report, states_rendered=tuple(states),
+                                   seconds=round(time.monotonic() - started, 3))
+    return scores, report
+

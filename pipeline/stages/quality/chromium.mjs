@@ -1,0 +1,66 @@
+// The server's one Chromium (Debian's), shared by Lighthouse and the page renders, and the
+// sandbox's network rules for a page in it.
+//
+// Launched once, from the browser kit's launcher (job.chrome: a network namespace where
+// the machine allows one) with its flags (job.chrome_args: every connection through the
+// network guard, which the Python side points at the current app's server; no name
+// resolution; no UDP outside the proxy), over a pipe, as Playwright does. Each job opens
+// its own browser context and closes it. ``hermetic(page, job)`` answers the CDN files
+// the exploration used from the local mirror copies (job.cdn: {url: {file, type}}) and
+// refuses every other off-origin request before it is sent; what page routing never
+// sees meets the guard.
+import fs from 'fs';
+import path from 'path';
+import { pathToFileURL } from 'url';
+
+let puppeteer = null;
+let browser = null;
+
+export async function load(folder) {
+  if (!puppeteer) {
+    puppeteer = (await import(pathToFileURL(path.join(folder, 'puppeteer-core/lib/esm/puppeteer/puppeteer-core.js')).href)).default;
+  }
+  return puppeteer;
+}
+
+export async function chromium(job, folder) {
+  if (browser && browser.connected) return browser;
+  const p = await load(folder);
+  browser = await p.launch({ executablePath: job.chrome, headless: true, defaultViewport: null, pipe: true,
+    args: job.chrome_args });
+  return browser;
+}
+
+// Route every request of ``page`` (puppeteer's interception): ``serve(url)`` may answer
+// a document itself (a stored snapshot); the app's origin goes through; mirrored CDN
+// files are answered; the rest is refused. Returns the log: [[url, status|null, failure|null]].
+export async function hermetic(page, job, serve = () => null) {
+  const log = [];
+  const cdn = job.cdn || {};
+  await page.setRequestInterception(true);
+  page.on('request', (request) => {
+    const url = request.url();
+    const own = serve(url, request);
+    if (own) { request.respond(own); return; }
+    if (url.startsWith('data:') || url.startsWith('blob:') || url.startsWith(job.origin + '/')) { request.continue(); return; }
+    const hit = cdn[url];
+    if (hit) {
+      request.respond({ status: 200, contentType: hit.type, headers: { 'access-control-allow-origin': '*' }, body: fs.readFileSync(hit.file) });
+      if (log.length < 1000) log.push([url.slice(0, 300), 200, null]);
+      return;
+    }
+    if (log.length < 1000) log.push([url.slice(0, 300), null, 'blocked by the sandbox']);
+    request.abort('blockedbyclient');
+  });
+  page.on('response', (r) => { if (log.length < 1000 && r.url().startsWith(job.origin + '/')) log.push([r.url().slice(0, 300), r.status(), null]); });
+  page.on('requestfailed', (r) => {
+    const failure = (r.failure() && r.failure().errorText) || 'failed';
+    if (log.length < 1000 && r.url().startsWith(job.origin + '/')) log.push([r.url().slice(0, 300), null, failure]);
+  });
+  return log;
+}
+
+export async function close() {
+  if (browser) await browser.close().catch(() => {});
+  browser = null;
+}

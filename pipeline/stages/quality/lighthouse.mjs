@@ -1,0 +1,88 @@
+// Lighthouse on one page, in Debian's Chromium, with the sandbox's network rules
+// (a job of server.mjs).
+//
+// job:    {"chrome", "url", "cdn": {"<url>": {"file", "type"}}}
+// answer: {"version", "categories": {id: score 0-1 | null}, "refs": {category: [audit ids]},
+//          "audits": {id: {score, value, title, mode}}, "console": [text], "runtime_error", "seconds"}
+//
+// Only the audits that carry weight in the performance, accessibility and
+// best-practices categories run (the categories' scores are the same; the
+// diagnostics are skipped). Nothing leaves the machine: every host name but the
+// loopback app server fails to resolve, and the CDN files the exploration used are
+// answered from the local mirror copies named in "cdn" before any lookup happens.
+// It runs in the server's Chromium (chromium.mjs), in a browser context of its own.
+import fs from 'fs';
+import path from 'path';
+import { pathToFileURL } from 'url';
+import * as shared from './chromium.mjs';
+
+const CATEGORIES = ['performance', 'accessibility', 'best-practices'];
+let kit = null;
+
+async function tools(folder) {
+  if (!kit) {
+    const mod = async (rel) => (await import(pathToFileURL(path.join(folder, rel)).href)).default;
+    const defaults = await mod('lighthouse/core/config/default-config.js');
+    kit = {
+      lighthouse: await mod('lighthouse/core/index.js'),
+      weighted: CATEGORIES.flatMap((c) => defaults.categories[c].auditRefs.filter((r) => r.weight > 0).map((r) => r.id)),
+      version: JSON.parse(fs.readFileSync(path.join(folder, 'lighthouse', 'package.json'), 'utf8')).version,
+    };
+  }
+  return kit;
+}
+
+export async function warm(job, folder) {
+  await tools(folder);
+  await shared.chromium(job, folder);
+}
+
+export async function run(job, folder) {
+  const started = Date.now();
+  const k = await tools(folder);
+  const cdn = job.cdn || {};
+  const hosts = [...new Set(Object.keys(cdn).map((u) => new URL(u).host))];
+  let context = null;
+  try {
+    context = await (await shared.chromium(job, folder)).createBrowserContext();
+    const page = await context.newPage();
+    if (hosts.length) {
+      const session = await page.createCDPSession();
+      await session.send('Fetch.enable', { patterns: hosts.map((h) => ({ urlPattern: `*://${h}/*` })) });
+      session.on('Fetch.requestPaused', async (event) => {
+        const hit = cdn[event.request.url];
+        try {
+          if (hit) {
+            await session.send('Fetch.fulfillRequest', { requestId: event.requestId, responseCode: 200,
+              responseHeaders: [{ name: 'content-type', value: hit.type }, { name: 'access-control-allow-origin', value: '*' }],
+              body: fs.readFileSync(hit.file).toString('base64') });
+          } else {
+            await session.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' });
+          }
+        } catch (err) { /* the page moved on */ }
+      });
+    }
+    const result = await k.lighthouse(job.url, {
+      output: 'json', logLevel: 'error', onlyCategories: CATEGORIES, onlyAudits: k.weighted,
+      disableFullPageScreenshot: true,
+    }, undefined, page);
+    const lhr = result.lhr;
+    const audits = {};
+    for (const [id, a] of Object.entries(lhr.audits)) {
+      audits[id] = { score: a.score, value: a.numericValue ?? null, title: a.title, mode: a.scoreDisplayMode };
+    }
+    return {
+      version: k.version,
+      categories: Object.fromEntries(CATEGORIES.map((c) => [c, lhr.categories[c] ? lhr.categories[c].score : null])),
+      refs: Object.fromEntries(CATEGORIES.map((c) => [c, (lhr.categories[c]?.auditRefs || []).filter((r) => r.weight > 0).map((r) => r.id)])),
+      audits,
+      console: (lhr.audits['errors-in-console']?.details?.items || []).map((i) => String(i.description || '').slice(0, 300)),
+      runtime_error: lhr.runtimeError ? `${lhr.runtimeError.code}: ${lhr.runtimeError.message}` : null,
+      warnings: lhr.runWarnings || [], seconds: (Date.now() - started) / 1000,
+    };
+  } catch (err) {
+    return { error: String(err && err.message ? err.message : err).slice(0, 500), version: k.version };
+  } finally {
+    if (context) await context.close().catch(() => {});
+  }
+}

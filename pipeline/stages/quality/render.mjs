@@ -1,0 +1,66 @@
+// Pages for the probe in the server's Chromium (jobs of server.mjs).
+//
+// states: {"chrome", "origin", "cdn", "probe", "states": [{"id", "url", "html"}], "width", "height",
+//          "timeout_ms"} → {"states": {id: probe facts}, "problems": {id: text}}
+//   Each explored state's stored DOM snapshot is shown again at its own address with
+//   JavaScript off (its stylesheets, fonts and images load through the sandbox's rules),
+//   then probed. Nothing the app does at runtime runs again.
+// phone:  {"chrome", "origin", "cdn", "probe", "url", "width", "height", "settle_ms", "timeout_ms"}
+//   → {"probe", "requests": [[url, status|null, failure|null]], "errors": [text], "status"}
+//   The start page loaded live on a 375×667 touch screen (the viewport meta tag applies).
+import * as shared from './chromium.mjs';
+
+const strip = (url) => url.split('#')[0];
+
+export async function states(job, folder) {
+  const out = { states: {}, problems: {} };
+  const browser = await shared.chromium(job, folder);
+  const context = await browser.createBrowserContext();
+  try {
+    for (const state of job.states || []) {
+      const page = await context.newPage();
+      try {
+        await page.setJavaScriptEnabled(false);
+        await page.setViewport({ width: job.width || 1280, height: job.height || 800 });
+        let served = false;
+        await shared.hermetic(page, job, (url, request) => {
+          if (served || request.resourceType() !== 'document' || strip(url) !== strip(state.url)) return null;
+          served = true;
+          return { status: 200, contentType: 'text/html; charset=utf-8', body: state.html };
+        });
+        await page.goto(state.url, { waitUntil: 'load', timeout: job.timeout_ms || 8000 });
+        out.states[state.id] = await page.evaluate(`(${job.probe})({max: 400})`);
+      } catch (err) {
+        out.problems[state.id] = String(err && err.message ? err.message : err).slice(0, 300);
+      } finally {
+        await page.close().catch(() => {});
+      }
+    }
+  } finally {
+    await context.close().catch(() => {});
+  }
+  return out;
+}
+
+export async function phone(job, folder) {
+  const out = { errors: [] };
+  const browser = await shared.chromium(job, folder);
+  const context = await browser.createBrowserContext();
+  try {
+    const page = await context.newPage();
+    await page.emulate({ userAgent: await browser.userAgent(), viewport: {
+      width: job.width || 375, height: job.height || 667, isMobile: true, hasTouch: true, deviceScaleFactor: 2 } });
+    page.on('pageerror', (e) => out.errors.length < 50 && out.errors.push(String(e && e.message ? e.message : e).slice(0, 300)));
+    const log = await shared.hermetic(page, job);
+    const response = await page.goto(job.url, { waitUntil: 'load', timeout: job.timeout_ms || 20000 });
+    out.status = response ? response.status() : null;
+    await new Promise((r) => setTimeout(r, job.settle_ms || 400));
+    out.probe = await page.evaluate(`(${job.probe})({max: 400})`);
+    out.requests = log;
+  } catch (err) {
+    out.error = String(err && err.message ? err.message : err).slice(0, 300);
+  } finally {
+    await context.close().catch(() => {});
+  }
+  return out;
+}

@@ -1,0 +1,88 @@
+"""The quality stage's page work, done in the Node server's Chromium (render.mjs):
+stored states rendered again, and the start page on a phone.
+
+* States: each explored state's DOM snapshot is shown again at its own address in a
+  1280×800 page with JavaScript off (stylesheets, fonts and images load under the
+  sandbox's rules), and the probe (probe.js) reads components, icons, text, media and
+  boxes. Nothing the app does at runtime runs again, so a state costs a render, not a
+  replay.
+* Phone: the start page loaded live at 375×667 with touch (the viewport meta tag
+  applies), probed, with every request it made and what answered it.
+
+It must not score anything; trouble is recorded in ``Rendered.problems``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Callable, Mapping
+
+from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.stages.quality import tooling
+
+DESKTOP = (1280, 800)
+PHONE = (375, 667)
+CRASH = "S_crash"
+RENDER_TIMEOUT_S = 8.0  # per state
+MAX_SNAPSHOT_BYTES = 2_000_000
+_NOSCRIPT = re.compile(r"<noscript\b[^>]*>.*?</noscript\s*>", re.IGNORECASE | re.DOTALL)
+
+
+@dataclasses.dataclass
+class Rendered:
+    states: dict[str, dict] = dataclasses.field(default_factory=dict)  # state id → probe facts
+    phone: dict | None = None
+    phone_requests: list[tuple[str, int | None, str | None]] = dataclasses.field(default_factory=list)
+    phone_errors: list[str] = dataclasses.field(default_factory=list)
+    problems: dict[str, str] = dataclasses.field(default_factory=dict)  # "states" | "phone" → why
+
+
+def chosen_states(graph: evidence.StateGraph | None, limit: int) -> list[evidence.StateNode]:
+    """The first ``limit`` states in visiting order that have a DOM snapshot."""
+    if graph is None:
+        return []
+    return [n for n in graph.nodes if n.id != CRASH and n.dom][:limit]
+
+
+def _job(origin: str, cdn: Mapping[str, dict]) -> dict:
+    return {"origin": origin, "cdn": dict(cdn), "probe": tooling.probe_source()}
+
+
+def render_states(nodes: list[evidence.StateNode], read: Callable[[str], bytes | None], origin: str,
+                  cdn: Mapping[str, dict], out: Rendered, timeout_s: float) -> None:
+    states = []
+    for node in nodes:
+        data = read(node.dom or "")
+        if data:
+            # shown with JavaScript off, a <noscript> would appear: the explorer never saw it
+            html = _NOSCRIPT.sub("", data[:MAX_SNAPSHOT_BYTES].decode("utf-8", "replace"))
+            states.append({"id": node.id, "url": node.url, "html": html})
+    if not states:
+        return
+    job = {**_job(origin, cdn), "states": states, "width": DESKTOP[0], "height": DESKTOP[1],
+           "timeout_ms": int(RENDER_TIMEOUT_S * 1000)}
+    answer = tooling.ask("states", job, min(timeout_s, RENDER_TIMEOUT_S * len(states) + 10), "the state renders")
+    if isinstance(answer, tooling.ToolFailure):
+        out.problems["states"] = answer.reason
+        return
+    out.states = dict(answer.get("states") or {})
+    if answer.get("problems"):
+        first = next(iter(answer["problems"].items()))
+        out.problems["states"] = f"{len(answer['problems'])} state(s) did not render, e.g. {first[0]}: {first[1]}"
+
+
+def load_phone(url: str, origin: str, cdn: Mapping[str, dict], out: Rendered, load_timeout_s: float) -> None:
+    job = {**_job(origin, cdn), "url": url, "width": PHONE[0], "height": PHONE[1], "settle_ms": 400,
+           "timeout_ms": int(load_timeout_s * 1000)}
+    answer = tooling.ask("phone", job, load_timeout_s + 10, "the phone load")
+    if isinstance(answer, tooling.ToolFailure):
+        out.problems["phone"] = answer.reason
+        return
+    if answer.get("error"):
+        out.problems["phone"] = f"the start page did not load on the phone viewport: {answer['error']}"
+    elif (answer.get("status") or 200) >= 400:
+        out.problems["phone"] = f"HTTP {answer['status']} for the start page on the phone viewport"
+    out.phone = answer.get("probe")
+    out.phone_requests = [tuple(r) for r in answer.get("requests") or []]
+    out.phone_errors = list(answer.get("errors") or [])

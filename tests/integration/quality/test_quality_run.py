@@ -1,0 +1,75 @@
+"""The whole rule suite for real on two fixture apps built to score high and low (a
+tidy notes page and a sloppy one): every metric is a value or unscored with its reason,
+the tidy app wins where the sloppy one was built to lose, and results.json and the
+report carry WebCoderBench's tables. One run serves every test here (conftest)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from iwcbench.pipeline.contracts import metrics
+
+pytestmark = pytest.mark.browser
+
+RULES = metrics.names("quality")
+# where the sloppy app was built to lose (see tests/fixtures/quality-apps)
+WORSE = ("wcb_console_errors", "wcb_linting", "wcb_error_handling", "wcb_redundancy", "wcb_comments",
+         "wcb_component_consistency", "wcb_icon_consistency", "wcb_copywriting", "wcb_media_quality",
+         "wcb_placeholders", "wcb_resource_validity", "wcb_mobile", "wcb_accessibility", "wcb_best_practices",
+         "wcb_visual_harmony")
+
+
+def _apps(quality_run):
+    run, _ = quality_run
+    return {a.model: a for a in run.apps}
+
+
+def test_every_rule_metric_has_a_value_or_a_reason(quality_run):
+    for model, app in _apps(quality_run).items():
+        assert app.outcome == "evaluated", (model, app.reason)
+        for name in RULES:
+            score = app.scores[name]
+            assert score.reason, (model, name)
+            assert score.value is None or 0 <= score.value <= 100, (model, name, score.value)
+        scored = [n for n in RULES if app.scores[n].value is not None]
+        assert len(scored) >= 18, {n: app.scores[n].reason for n in RULES if n not in scored}
+
+
+def test_the_tidy_app_beats_the_sloppy_one_where_it_was_built_to(quality_run):
+    apps = _apps(quality_run)
+    good, bad = apps["polished-1b"].scores, apps["sloppy-1b"].scores
+    lost = {n: (good[n].value, bad[n].value, bad[n].reason) for n in WORSE
+            if not (good[n].value is not None and bad[n].value is not None and good[n].value > bad[n].value)}
+    assert not lost, lost
+    assert "viewport meta missing" in bad["wcb_mobile"].reason
+    assert "TODO" in bad["wcb_placeholders"].reason
+    assert "broken" in bad["wcb_media_quality"].reason
+
+
+def test_the_tools_that_ran_are_named_with_their_versions(quality_run):
+    _, out = quality_run
+    report = json.loads((out / "apps/sloppy-1b/notes/quality.json").read_text())
+    tools = report["tools"]
+    assert tools["lighthouse"]["version"] == "12.8.2" and tools["lighthouse"]["error"] is None
+    assert tools["firefox"]["version"].startswith("firefox/") and tools["firefox"]["error"] is None
+    assert "eslint 9.39.5" in tools["static-tools"]["version"]
+    assert report["states_rendered"]
+    sources = json.loads((out / "apps/sloppy-1b/notes/sources.json").read_text())
+    assert [f["path"] for f in sources["files"]] == ["index.html"]
+
+
+def test_results_and_report_carry_webcoderbench(quality_run):
+    run, out = quality_run
+    summary = run.webcoder
+    assert [r.model for r in summary.table] == ["polished-1b", "sloppy-1b"]
+    top = summary.table[0]
+    assert top.overall == pytest.approx(sum(v for v in top.perspectives.values() if v is not None))
+    assert top.perspectives["functional_alignment"] is None  # no judge model in this run
+    assert {(r.label, r.value) for r in summary.labels if r.model is None} >= {("complexity", "L2"), ("modality", "text")}
+    index = (out / "report/index.html").read_text()
+    assert 'id="webcoder"' in index and "wcb-chart" in index and "Table 5" in index
+    page = (out / "report/apps/sloppy-1b/notes.html").read_text()
+    assert "WebCoderBench metrics" in page and "wcb_cross_browser" in page
+    assert "no judge model in this run" in page  # the LLM metrics say why they are missing

@@ -1,0 +1,79 @@
+"""Lighthouse's three metrics (2, 16, 17), cross-browser (18) and mobile (19) from the
+tools' answers."""
+
+from __future__ import annotations
+
+import pytest
+
+from iwcbench.pipeline.stages.quality import pages
+
+
+def _lighthouse(perf=0.9, a11y=0.8, bp=1.0, error=None) -> dict:
+    return {"version": "12.8.2", "runtime_error": error,
+            "categories": {"performance": perf, "accessibility": a11y, "best-practices": bp},
+            "refs": {"accessibility": ["color-contrast", "html-has-lang"], "best-practices": ["errors-in-console"],
+                     "performance": ["first-contentful-paint", "total-blocking-time"]},
+            "audits": {"color-contrast": {"score": 0, "mode": "binary"}, "html-has-lang": {"score": 1, "mode": "binary"},
+                       "errors-in-console": {"score": 1, "mode": "binary"},
+                       "first-contentful-paint": {"score": 0.9, "value": 1234.0, "mode": "numeric"},
+                       "total-blocking-time": {"score": 1, "value": 10.0, "mode": "numeric"}}}
+
+
+def test_lighthouse_categories_become_scores_with_what_failed():
+    scores = pages.lighthouse(_lighthouse(), None)
+    assert scores["wcb_performance"].value == 90.0
+    assert scores["wcb_accessibility"].value == 80.0 and scores["wcb_best_practices"].value == 100.0
+    assert "failing: color-contrast" in scores["wcb_accessibility"].reason
+    assert "FCP 1234 ms" in scores["wcb_performance"].reason and "TBT 10 ms" in scores["wcb_performance"].reason
+
+
+def test_no_lighthouse_is_unscored_and_a_page_that_painted_nothing_is_zero():
+    off = pages.lighthouse(None, "Lighthouse is off (--no-lighthouse)")
+    assert all(s.value is None and "--no-lighthouse" in s.reason for s in off.values())
+    blank = pages.lighthouse(_lighthouse(perf=None, a11y=None, bp=None, error="NO_FCP: no content painted"), None)
+    assert all(s.value == 0.0 for s in blank.values())
+    odd = pages.lighthouse(_lighthouse(perf=None, error="PROTOCOL_TIMEOUT: waited too long"), None)
+    assert odd["wcb_performance"].value is None and "PROTOCOL_TIMEOUT" in odd["wcb_performance"].reason
+
+
+def _boxes(*boxes):
+    return [{"path": f"body:1>p:{i}", "box": list(b), "leaf": True} for i, b in enumerate(boxes, 1)]
+
+
+ROW = ((10, 10, 100, 20), (10, 40, 100, 20), (120, 40, 100, 20))
+
+
+def test_cross_browser_counts_firefox_only_errors_and_rearranged_boxes():
+    chromium = {"boxes": _boxes(*ROW)}
+    alike = {"version": "firefox/140", "errors": ["boom at 1:2"],
+             "probe": {"boxes": _boxes(*((x + 3, y, w + 9, h) for x, y, w, h in ROW))}}
+    good = pages.cross_browser(alike, None, chromium, ["boom at 1:7"])
+    assert good.value == 100.0  # same error in both (numbers folded); text metrics differ, layout does not
+    # in Firefox the third box wrapped below the second; an error only Firefox raised
+    wrapped = {"version": "firefox/140", "errors": ["TypeError: scrollIntoViewIfNeeded is not a function"],
+               "probe": {"boxes": _boxes((10, 10, 100, 20), (10, 40, 100, 20), (10, 70, 100, 20))}}
+    bad = pages.cross_browser(wrapped, None, chromium, [])
+    assert bad.value == pytest.approx((100 * 0.7 + 100 * 1 / 2) / 2)
+    assert "1 page error only Firefox raised; 1 of 2 neighbouring boxes" in bad.reason
+    assert pages.cross_browser({"error": "net::ERR_TIMED_OUT", "stage": "load"}, None, chromium, []).value == 0.0
+    assert pages.cross_browser(None, "Firefox is not installed", chromium, []).value is None
+
+
+def _phone(meta="width=device-width, initial-scale=1", layout=375, document=375, targets=(), texts=()):
+    return {"viewport": [layout, 667], "screen": [375, 667], "document": [document, 900], "meta_viewport": meta,
+            "targets": [{"path": f"button:{i}", "w": w, "h": h, "inline": False} for i, (w, h) in enumerate(targets)],
+            "texts": [{"text": t, "size": s} for t, s in texts]}
+
+
+def test_mobile_checks_viewport_overflow_targets_and_text():
+    good = pages.mobile(_phone(targets=[(48, 48), (120, 40)], texts=[("Hello there", 16)]), None)
+    assert good.value == 100.0
+    # no viewport tag: laid out 980 px wide and shown at 375/980; 44 px buttons become 17 px
+    desktop = pages.mobile(_phone(meta=None, layout=980, document=980, targets=[(44, 44), (100, 100)],
+                                  texts=[("small", 16), ("big enough", 40)]), None)
+    parts = desktop.raw["parts"]
+    assert parts == {"viewport meta": 0.0, "no horizontal overflow": 100.0, "tap targets": 50.0,
+                     "legible text": pytest.approx(100 * 10 / 15, abs=0.01)}
+    overflowing = pages.mobile(_phone(document=1200, targets=[(48, 48)], texts=[("x" * 10, 16)]), None)
+    assert overflowing.value == 75.0 and desktop.value < overflowing.value < good.value
+    assert pages.mobile(None, "the start page did not load").value is None

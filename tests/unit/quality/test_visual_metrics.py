@@ -1,0 +1,89 @@
+"""Layout Consistency (9), Layout Sparsity (10) and Visual Harmony (11): screenshots
+drawn with Pillow, boxes as the probe reports them."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image, ImageDraw
+
+from iwcbench.pipeline.stages.quality import visual
+
+
+def _png(draw=None, size=(1280, 800), background="white") -> bytes:
+    img = Image.new("RGB", size, background)
+    if draw:
+        draw(ImageDraw.Draw(img))
+    out = io.BytesIO()
+    img.save(out, "PNG")
+    return out.getvalue()
+
+
+def _text_rows(rows: int):
+    def draw(d: ImageDraw.ImageDraw) -> None:
+        for i in range(rows):
+            d.text((40, 40 + 24 * i), "A line of text that fills the width of the page " * 3, fill="black")
+    return draw
+
+
+def test_a_blank_page_scores_zero_and_a_filled_one_full():
+    assert visual.layout_sparsity([("S0", _png())]).value == 0.0
+    page = _png(_text_rows(20))
+    share = visual.occupancy(page)
+    assert 0.08 <= share <= 0.5
+    assert visual.layout_sparsity([("S0", page)]).value == 100.0
+    crowded = _png(lambda d: [d.line((0, y, 1280, y), fill="black") for y in range(0, 800, 3)])
+    assert visual.occupancy(crowded) > 0.9
+    assert visual.layout_sparsity([("S0", crowded)]).value < 20
+
+
+def test_occupancy_counts_cells_with_detail():
+    # one 16×16 cell of 80×50 holds a checkerboard: 1/4000 of the screen
+    def checker(d: ImageDraw.ImageDraw) -> None:
+        for x in range(0, 16, 2):
+            d.rectangle((x, 0, x, 15), fill="black")
+    assert visual.occupancy(_png(checker)) == pytest.approx(1 / 4000)
+
+
+def test_harmony_palette_hue_and_contrast():
+    calm = _png(lambda d: (d.rectangle((0, 0, 1280, 80), fill="#2f6fb0"), d.rectangle((0, 700, 1280, 800), fill="#24598f")))
+    loud = _png(lambda d: [d.rectangle((i * 80, 0, i * 80 + 79, 800), fill=f"hsl({i * 23 % 360}, 90%, 50%)")
+                            for i in range(16)])
+    readable = {"S0": {"texts": [{"path": "p:1", "text": "x", "color": "rgb(0, 0, 0)", "background": "rgb(255, 255, 255)", "size": 16}]}}
+    faint = {"S0": {"texts": [{"path": "p:1", "text": "x", "color": "rgb(170, 170, 170)", "background": "rgb(255, 255, 255)", "size": 16}]}}
+    good = visual.visual_harmony([("S0", calm)], readable)
+    bad = visual.visual_harmony([("S0", loud)], faint)
+    assert good.raw["parts"] == {"palette": 100.0, "hue harmony": 100.0, "contrast": 100.0}
+    assert bad.raw["parts"]["contrast"] == 0.0
+    # sixteen hues round the wheel: the widest template (T, half the wheel) holds 10 of them
+    assert bad.raw["parts"]["palette"] < 50 and bad.raw["parts"]["hue harmony"] == pytest.approx(62.5)
+    assert visual.contrast("rgb(0, 0, 0)", "rgb(255, 255, 255)") == pytest.approx(21.0)
+    assert visual.contrast("rgba(0, 0, 0, 0.5)", "rgb(255, 255, 255)") == pytest.approx(3.98, abs=0.01)
+
+
+def _box(path, x, y, w=200, h=30, parent="main:1", tag="p"):
+    return {"path": path, "tag": tag, "box": [x, y, w, h], "leaf": True, "parent": parent}
+
+
+def test_aligned_evenly_spaced_stable_layouts_are_consistent():
+    column = [_box(f"p:{i}", 40, 100 + 50 * i) for i in range(4)]
+    tidy = {"S0": {"boxes": column, "landmarks": {"header": [0, 0, 1280, 60]}},
+            "S1": {"boxes": column, "landmarks": {"header": [0, 0, 1280, 60]}}}
+    assert visual.layout_consistency(tidy).value == 100.0
+    ragged = [_box("p:1", 40, 100), _box("p:2", 97, 140), _box("p:3", 13, 230), _box("p:4", 301, 245, parent="aside:1")]
+    messy = {"S0": {"boxes": ragged, "landmarks": {"header": [0, 0, 1280, 60]}},
+             "S1": {"boxes": ragged, "landmarks": {"header": [0, 90, 1280, 60]}}}
+    score = visual.layout_consistency(messy)
+    # no left edge, centre or right edge shared; p → p gaps of 10 and 60 px (CV 5/7); the
+    # header moved in S1
+    assert score.raw["parts"] == {"alignment": 0.0, "spacing": pytest.approx(100 * (1 - 25 / 35), abs=0.01),
+                                  "stability": 0.0}
+
+
+def test_a_label_closer_to_its_input_than_to_the_next_field_is_regular():
+    form = [_box("label:1", 40, 100, h=20, tag="label"), _box("input:1", 40, 124, tag="input"),
+            _box("label:2", 40, 168, h=20, tag="label"), _box("input:2", 40, 192, tag="input"),
+            _box("label:3", 40, 236, h=20, tag="label"), _box("input:3", 40, 260, tag="input")]
+    score = visual.layout_consistency({"S0": {"boxes": form}})
+    assert score.raw["parts"]["spacing"] == 100.0  # label → input 4 px each time, input → label 14 px
