@@ -29,6 +29,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "judge": ("judging.model", lambda v: v),
     "judge_runs": ("judging.runs", lambda v: v),
     "effort": ("llm.effort", lambda v: v),
+    "no_prompt_caching": ("llm.prompt_caching", lambda v: False if v else None),
     "no_accessibility": ("scoring.accessibility", lambda v: False if v else None),
     "offline_mirror": ("sandbox.mirror_fetch", lambda v: False if v else None),
 }
@@ -44,11 +45,35 @@ def add_evaluation_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--explorer-model", help="LLM tester model for --explorer llm (default: the judge)")
     p.add_argument("--effort", choices=["low", "medium", "high", "xhigh", "max"],
                    help="reasoning effort for the LLM tester and judges (default: API default)")
+    p.add_argument("--no-prompt-caching", action="store_true",
+                   help="send no cache_control breakpoints (the prompts are the same either way)")
     p.add_argument("--app-timeout", type=float, help="seconds for one app's exploration (default 300)")
     p.add_argument("--step-timeout", type=float, help="seconds for one action (default 10)")
     p.add_argument("--no-accessibility", action="store_true", help="skip axe-core")
     p.add_argument("--mirror-dir", help="CDN mirror cache folder (default ~/.cache/iwc-bench/cdn)")
     p.add_argument("--offline-mirror", action="store_true", help="serve CDN files from the cache only")
+
+
+# flag → RunSettings.spending field (iwc run, iwc rescore: how a run spends, not what it measures)
+_SPENDING: dict[str, str] = {"batch_judges": "batch_judges", "batch": "batch_judges", "max_cost": "max_cost_usd"}
+
+
+def add_spending_options(p: argparse.ArgumentParser, batch_flag: str = "--batch-judges") -> None:
+    p.add_argument(batch_flag, action="store_true", dest=batch_flag.lstrip("-").replace("-", "_"),
+                   help="judge through the Message Batches API at half price (the alignment agent stays "
+                   "interactive); an interrupted run resumes its batches without sending them again")
+    p.add_argument("--max-cost", type=float, metavar="USD",
+                   help="start no new LLM work once the run's LLM cost reaches USD (unjudged apps are unscored "
+                   "with the reason; --resume with a higher limit goes on)")
+
+
+def spending_data(args: argparse.Namespace) -> dict:
+    data = {}
+    for flag, field in _SPENDING.items():
+        value = getattr(args, flag, None)
+        if value not in (None, False):
+            data[field] = value
+    return data
 
 
 def evaluation_data(args: argparse.Namespace) -> dict:
@@ -71,4 +96,5 @@ def evaluation(args: argparse.Namespace) -> settings_mod.Evaluation:
 
 def run_settings(args: argparse.Namespace, **where: Any) -> settings_mod.RunSettings:
     return settings_mod.RunSettings.model_validate(
-        {**evaluation_data(args), **where, "mirror_dir": getattr(args, "mirror_dir", None)})
+        {**evaluation_data(args), **where, "mirror_dir": getattr(args, "mirror_dir", None),
+         "spending": spending_data(args)})

@@ -128,6 +128,8 @@ def verdict(dimension: str, base: int, deltas: list[float] | None = None) -> dic
 
 def role_of(body: dict[str, Any]) -> str:
     system = body.get("system", "")
+    if isinstance(system, list):  # a system prompt packaged for prompt caching
+        system = "".join(b.get("text", "") for b in system)
     for role in ("advocate", "critic", "final judge"):
         if f"You are the {role}" in system:
             dim = "aesthetics" if "visual aesthetics" in system.split(".")[0] else "usability"
