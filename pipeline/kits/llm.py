@@ -333,7 +333,9 @@ def retry_after(exc: BaseException) -> float | None:
 class Batched(Protocol):
     """Where a batched client's requests go (kits/llm_batches.Batcher)."""
 
-    def submit(self, custom_id: str, params: dict[str, Any]) -> Any: ...
+    def submit(self, custom_id: str, params: dict[str, Any]) -> tuple[Any, bool]: ...
+
+    def collected(self, custom_id: str) -> Any: ...
 
 
 class Client:
@@ -416,20 +418,28 @@ class Client:
         # the key is the call's content, before its packaging: caching on or off, the same key
         deterministic = not cfg.thinking and temp == 0
         key = llm_responses.ResponseCache.key(params, sample) if (deterministic or sample is not None) else None
-        cached = self._cache_get(key)
+        started = time.monotonic()
+        # a batch this process collected (one an earlier run submitted, say) is paid for here,
+        # even though its reply is in the response cache already
+        collected = self._batcher.collected(key) if self._batcher is not None and key is not None else None
+        cached = self._cache_get(key) if collected is None else None
         if cached is not None:
             self.ledger.record(Entry(cfg.model, purpose, cached.usage, 0.0, True, 0, 0.0))
             return cached
 
-        started = time.monotonic()
         marked = cfg.prompt_caching and reuse
         reply = None
-        if self._batcher is not None:
+        if collected is not None:
+            reply, attempts, batched = reply_of(collected, cfg.model), 1, True
+        elif self._batcher is not None:
             # a batch may wait longer than 5 minutes between rounds: 1-hour entries
             body = llm_caching.mark(params, "1h") if marked else params
             try:
-                message = self._batcher.submit(key or f"u{uuid.uuid4().hex}", body)
+                message, paid = self._batcher.submit(key or f"u{uuid.uuid4().hex}", body)
                 reply, attempts, batched = reply_of(message, cfg.model), 1, True
+                if not paid:  # the same request, asked by another thread at the same time
+                    self.ledger.record(Entry(cfg.model, purpose, reply.usage, 0.0, True, 0, 0.0))
+                    return dataclasses.replace(reply, cached=True)
             except ItemFailed as exc:
                 log.info("LLM call %s: %s; sending it on its own", purpose or cfg.model, exc)
         if reply is None:

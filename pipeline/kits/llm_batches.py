@@ -111,6 +111,7 @@ class Batcher:
         self._last_arrival = 0.0
         self._futures: dict[str, concurrent.futures.Future] = {}
         self._done: dict[str, tuple[str, Any]] = {}  # custom_id → ("ok", message) | ("raise", exception)
+        self._handed: set[str] = set()  # custom_ids whose message a caller has had (and paid for)
         self._owner: dict[str, str] = {}  # custom_id → batch id it was sent in
         self._inflight: dict[str, _Inflight] = {}
         self._stopping = False
@@ -144,9 +145,11 @@ class Batcher:
 
     # ------------------------------------------------------------------ callers
 
-    def submit(self, custom_id: str, params: dict[str, Any]) -> Any:
-        """Block until the request's batch has ended; the API's message object. Raises
-        ``llm.ItemFailed`` (retry it on its own) or ``llm.LLMError``."""
+    def submit(self, custom_id: str, params: dict[str, Any]) -> tuple[Any, bool]:
+        """Block until the request's batch has ended: (the API's message object, whether
+        this caller is the first to have it — a second caller of the same request is
+        answered by the same, already paid, item). Raises ``llm.ItemFailed`` (retry it on
+        its own) or ``llm.LLMError``."""
         with self._cond:
             outcome = self._done.get(custom_id)
             if outcome is None:
@@ -166,8 +169,25 @@ class Batcher:
             kind, value = outcome
             if kind == "raise":
                 raise value
-            return value
-        return future.result()
+            return value, self._hand(custom_id)
+        message = future.result()
+        return message, self._hand(custom_id)
+
+    def _hand(self, custom_id: str) -> bool:
+        with self._cond:
+            first = custom_id not in self._handed
+            self._handed.add(custom_id)
+            return first
+
+    def collected(self, custom_id: str) -> Any:
+        """The message of a request this batcher collected and nobody was handed yet
+        (from a batch an earlier run submitted), else None."""
+        with self._cond:
+            outcome = self._done.get(custom_id)
+            if outcome is None or outcome[0] != "ok" or custom_id in self._handed:
+                return None
+            self._handed.add(custom_id)
+            return outcome[1]
 
     # ------------------------------------------------------------------ the loop
 

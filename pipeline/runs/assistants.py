@@ -42,9 +42,11 @@ def client(evaluation: settings_mod.Evaluation, model: str, cache: str | None) -
                                  prompt_caching=evaluation.llm.prompt_caching))
 
 
-def over_budget(budget: llm.Budget) -> str:
-    return (f"{OVER_BUDGET} of ${budget.limit_usd:.2f} was reached (${budget.spent():.2f} spent); "
-            "iwc run --resume with a higher --max-cost judges it")
+def over_budget(budget: llm.Budget, explored: bool = False) -> str:
+    """The reason given to what the budget left undone (an app's judging, or its LLM exploration)."""
+    head = OVER_BUDGET if not explored else "not explored: the run's LLM budget"
+    return (f"{head} of ${budget.limit_usd:.2f} was reached (${budget.spent():.2f} spent); "
+            f"iwc run --resume with a higher --max-cost {'explores' if explored else 'judges'} it")
 
 
 def waiting(score: results.Score | None) -> bool:
@@ -84,7 +86,7 @@ class AppLLM:
     @property
     def stop_reason(self) -> str | None:
         """Why this app's LLM exploration must not start (the budget is reached), or None."""
-        return over_budget(self._budget) if self.policy is not None and self._budget.reached() else None
+        return over_budget(self._budget, explored=True) if self.policy is not None and self._budget.reached() else None
 
     def judge(self, item: task.Task, read: Callable[[str], bytes | None]) -> dict[str, results.Score]:
         if self._judge is None:
