@@ -192,6 +192,23 @@ class Batcher:
     # ------------------------------------------------------------------ the loop
 
     def _loop(self) -> None:
+        try:
+            self._turns()
+        except BaseException as exc:  # a bug here must not leave the callers waiting forever
+            log.exception("the Message Batch loop stopped")
+            with self._cond:
+                self.gave_up = True
+                for future in self._futures.values():
+                    future.set_exception(llm.LLMError(f"the Message Batch loop stopped: {exc!r}"))
+                self._futures.clear()
+            raise
+
+    def abandon(self) -> None:
+        """Stop waiting now (the run is being interrupted): every caller gets ``StillPending``;
+        submitted batches stay in the journal for a later run."""
+        self._give_up()
+
+    def _turns(self) -> None:
         while True:
             with self._cond:
                 if self._stopping and not self._futures:

@@ -107,8 +107,18 @@ def judge_waiting(config: settings_mod.RunSettings, store: store_mod.Store, task
             return _save(store, result, new, assistants.usage_of(ledger))
 
         parallel = spending.batch_apps if batch else config.workers
-        with concurrent.futures.ThreadPoolExecutor(max(1, parallel)) as pool:
+        pool = concurrent.futures.ThreadPoolExecutor(max(1, parallel))
+        try:
             return list(pool.map(one, found))
+        except BaseException:
+            # Ctrl-C: the judges waiting on batches are let go at once; what was submitted
+            # stays in the journal and --resume collects it
+            if batcher is not None:
+                batcher.abandon()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        finally:
+            pool.shutdown(wait=True)
 
 
 def _reader(store: store_mod.Store, prefix: str):

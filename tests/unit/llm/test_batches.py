@@ -72,7 +72,7 @@ def test_an_interrupted_batch_is_collected_by_the_next_batcher_not_sent_again(fa
     fake_anthropic.batches.hold = True  # the API is slow today
     journal = llm_batches.MemoryJournal()
     client = _client(tmp_path)
-    impatient = llm_batches.Timing(poll_s=0.02, poll_max_s=0.05, quiet_s=0.05, wait_s=0.5)
+    impatient = llm_batches.Timing(poll_s=0.02, poll_max_s=0.05, quiet_s=0.05, wait_s=1.5)
     with llm_batches.Batcher(client, journal, impatient) as batcher:
         answers = _ask_in_threads(client.batched(batcher), ["a", "b"])
     assert all("Message Batch still processing" in a for a in answers.values())
@@ -98,8 +98,9 @@ def test_results_land_in_the_response_cache_even_when_nobody_asks_again(fake_ant
     fake_anthropic.batches.hold = True
     journal = llm_batches.MemoryJournal()
     client = _client(tmp_path)
-    with llm_batches.Batcher(client, journal, llm_batches.Timing(poll_s=0.02, quiet_s=0.05, wait_s=0.3)) as b:
+    with llm_batches.Batcher(client, journal, llm_batches.Timing(poll_s=0.02, quiet_s=0.05, wait_s=1.5)) as b:
         _ask_in_threads(client.batched(b), ["x"])
+    assert len(journal.data) == 1
     fake_anthropic.batches.hold = False
     with llm_batches.Batcher(_client(tmp_path), journal, FAST) as batcher:
         _ask_in_threads(_client(tmp_path).batched(batcher), ["unrelated"])  # keeps the batcher busy a round
@@ -166,3 +167,20 @@ def test_the_same_request_from_two_threads_is_sent_and_paid_once(fake_anthropic,
     assert len(fake_anthropic.batches.items) == 1
     totals = client.ledger.totals()
     assert totals["batched_calls"] == 1 and totals["cache_hits"] == 1
+
+
+def test_abandoning_lets_every_waiting_caller_go_and_keeps_the_batch_for_later(fake_anthropic, tmp_path):
+    fake_anthropic.handler = _echo
+    fake_anthropic.batches.hold = True
+    journal = llm_batches.MemoryJournal()
+    client = _client(tmp_path)
+    with llm_batches.Batcher(client, journal, FAST) as batcher:
+        waiting = threading.Thread(target=lambda: answers.update(_ask_in_threads(client.batched(batcher), ["q"])))
+        answers: dict[str, str] = {}
+        waiting.start()
+        while not journal.data:  # submitted, now waiting on the held batch
+            threading.Event().wait(0.01)
+        batcher.abandon()  # what an interrupted run does
+        waiting.join(timeout=5)
+    assert "still processing" in answers["q"]
+    assert [entry["collected"] for entry in journal.data.values()] == [False]

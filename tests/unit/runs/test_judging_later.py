@@ -65,7 +65,7 @@ def test_batch_mode_judges_every_waiting_app_through_shared_batches(fake_anthrop
 def test_an_interrupted_batch_pass_is_resumed_without_sending_anything_twice(fake_anthropic, tmp_path):
     fake_anthropic.handler = ScriptedJudge(bases={"aesthetics": [4] * 30, "usability": [3] * 30})
     fake_anthropic.batches.hold = True
-    config, store, found = _run(tmp_path, batch_judges=True, batch_wait_s=0.5)
+    config, store, found = _run(tmp_path, batch_judges=True, batch_wait_s=2)
     first = _judge(config, store, found)
     assert all(assistants.waiting(r.scores["aesthetics"]) for r in first)
     assert all(r.scores["usability"].reason.startswith(assistants.PENDING) for r in first)
