@@ -23,6 +23,8 @@ ANNOTATION_MODEL = "iwcbench.io/model"
 ANNOTATION_TASK = "iwcbench.io/task"
 
 WORK = "/work"
+NPM_CACHE = "/npm-cache"  # the instrument container's npm cache (an emptyDir)
+NPM_CACHE_SEED = "/opt/iwc/npm-cache"  # the runner image's pre-filled, read-only cache
 APP_PORT = 8080
 EXIT_INFRA = 75  # the pod commands' "our side failed, retry" (EX_TEMPFAIL)
 EXIT_CONFIG = 2  # bad configuration: a retry cannot help
@@ -96,7 +98,9 @@ def scoring_job_name(owner: Owner) -> str:
 
 
 _DEFAULT_RESOURCES = {
-    "instrument": {"requests": {"cpu": "250m", "memory": "256Mi"}, "limits": {"memory": "1Gi"}},
+    # Building a framework app (npm ci, a webpack or Vite build) takes 1–2 GiB; the
+    # build's own memory limit (build.memory_mib, 4 GiB) stays below this one.
+    "instrument": {"requests": {"cpu": "500m", "memory": "1Gi"}, "limits": {"memory": "5Gi"}},
     "app": {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"memory": "256Mi"}},
     "explorer": {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"memory": "2Gi"}},
     "scoring": {"requests": {"cpu": "500m", "memory": "512Mi"}, "limits": {"memory": "2Gi"}},
@@ -197,10 +201,14 @@ def app_job(owner: Owner, spec: api.EvaluationRunSpec, pair: AppPair, defaults: 
         "command": ["iwc", "app", "instrument", "--apps", spec.apps.uri, "--model", pair.model,
                     "--task", pair.task_id, "--work", WORK, "--store", spec.store,
                     "--settings", evaluation_for_pods(spec)],
-        "env": env, "envFrom": env_from,
+        # The registry (IWC_NPM_REGISTRY) comes from the chart's ConfigMap.
+        "env": [*env, {"name": "IWC_NPM_CACHE", "value": NPM_CACHE},
+                {"name": "IWC_NPM_CACHE_SEED", "value": NPM_CACHE_SEED}],
+        "envFrom": env_from,
         "resources": _resources(spec, "instrument"),
         "securityContext": _hardened(),
-        "volumeMounts": [{"name": "work", "mountPath": WORK}, {"name": "tmp", "mountPath": "/tmp"}],
+        "volumeMounts": [{"name": "work", "mountPath": WORK}, {"name": "tmp", "mountPath": "/tmp"},
+                         {"name": "npm-cache", "mountPath": NPM_CACHE}],
     }
     # The app server runs the generated code's files only (static serving), yet it is
     # the least trusted process: no env, no token, read-only view of the work folder.
@@ -242,7 +250,9 @@ def app_job(owner: Owner, spec: api.EvaluationRunSpec, pair: AppPair, defaults: 
                     "initContainers": [instrument, server],
                     "containers": [explorer],
                     "volumes": [
-                        {"name": "work", "emptyDir": {"sizeLimit": "2Gi"}},
+                        # A built app's copy holds its node_modules (up to ~400 MB for CRA).
+                        {"name": "work", "emptyDir": {"sizeLimit": "4Gi"}},
+                        {"name": "npm-cache", "emptyDir": {"sizeLimit": "2Gi"}},
                         {"name": "tmp", "emptyDir": {"sizeLimit": "2Gi"}},
                         {"name": "app-tmp", "emptyDir": {"sizeLimit": "64Mi"}},
                     ],

@@ -6,7 +6,9 @@ parses its arguments into settings and calls into ``runs``; it must not hold sta
     iwc score      aggregate stored per-app results into results.json + report
     iwc rescore    re-judge stored evidence with another judge (no new exploration)
     iwc checklist  write functional / content / visual criteria for tasks without any
-    iwc robustness compare two result sets of the same evidence
+    iwc agreement  agreement with human votes, overall and by Δz band
+    iwc compare    two runs of the same apps paired (guidance ablation, judging protocols)
+    iwc robustness compare two result sets of the same evidence (two judges)
     iwc import     convert WebGen-Bench / ArtifactsBench files to tasks.jsonl
     iwc schema     print the JSON Schema of results.json
     iwc operator   the Kubernetes operator and its helpers
@@ -23,14 +25,14 @@ import pydantic
 
 from iwcbench.operator import cli as operator_cli
 from iwcbench.pipeline.cli import (
-    app, checklist, imports, options, rescore, robustness, run, schema, score,
+    agreement, app, checklist, compare, imports, options, rescore, robustness, run, schema, score,
 )
 from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.runs import inputs
 
 EXIT_CONFIG = options.EXIT_CONFIG
 EXIT_INFRA = options.EXIT_INFRA
-COMMANDS = (run, app, score, rescore, checklist, robustness, imports, schema)
+COMMANDS = (run, app, score, rescore, checklist, agreement, compare, robustness, imports, schema)
 
 
 def _parser() -> argparse.ArgumentParser:

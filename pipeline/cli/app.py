@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import pathlib
 import sys
 import tempfile
@@ -49,7 +50,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def instrument(args: argparse.Namespace) -> int:
-    evaluation = options.evaluation(args)
+    evaluation = options.evaluation(args, dict(os.environ))  # the pod's registry and npm cache
     work = pathlib.Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     try:

@@ -32,6 +32,20 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "no_prompt_caching": ("llm.prompt_caching", lambda v: False if v else None),
     "no_accessibility": ("scoring.accessibility", lambda v: False if v else None),
     "offline_mirror": ("sandbox.mirror_fetch", lambda v: False if v else None),
+    "no_guidance": ("exploration.guidance", lambda v: False if v else None),
+    "judge_protocol": ("judging.protocol", lambda v: v),
+    "reference": ("scoring.reference", lambda v: v),
+    "no_build": ("build.enabled", lambda v: False if v else None),
+    "npm_registry": ("build.registry", lambda v: v),
+    "npm_cache": ("build.npm_cache_dir", lambda v: v),
+    "build_timeout": ("build.build_timeout_s", lambda v: v),
+}
+# Environment a Kubernetes pod gets from the chart (the registry, through the ConfigMap)
+# and from the operator (its npm cache folders): flags and --settings still win.
+POD_ENV: dict[str, str] = {
+    "IWC_NPM_REGISTRY": "build.registry",
+    "IWC_NPM_CACHE": "build.npm_cache_dir",
+    "IWC_NPM_CACHE_SEED": "build.npm_cache_seed",
 }
 
 
@@ -50,16 +64,26 @@ def add_evaluation_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--app-timeout", type=float, help="seconds for one app's exploration (default 300)")
     p.add_argument("--step-timeout", type=float, help="seconds for one action (default 10)")
     p.add_argument("--no-accessibility", action="store_true", help="skip axe-core")
+    p.add_argument("--no-guidance", action="store_true",
+                   help="LLM tester without coverage-plateau guidance (the guidance ablation)")
+    p.add_argument("--judge-protocol", choices=["deliberative", "single"],
+                   help="deliberative (default) or the single-round baseline")
+    p.add_argument("--reference", help="results.json whose pool fixes μ and σ of the z-scores")
     p.add_argument("--mirror-dir", help="CDN mirror cache folder (default ~/.cache/iwc-bench/cdn)")
     p.add_argument("--offline-mirror", action="store_true", help="serve CDN files from the cache only")
+    p.add_argument("--no-build", action="store_true",
+                   help="do not build Vite/Next.js/CRA/Astro apps (they run as black boxes)")
+    p.add_argument("--npm-registry", help="npm registry or mirror the builds install from (default the npm registry)")
+    p.add_argument("--npm-cache", help="npm cache folder shared by the builds (default ~/.cache/iwc-bench/npm)")
+    p.add_argument("--build-timeout", type=float, help="seconds for one app's build (default 600)")
 
 
 # flag → RunSettings.spending field (iwc run, iwc rescore: how a run spends, not what it measures)
-_SPENDING: dict[str, str] = {"batch_judges": "batch_judges", "batch": "batch_judges", "max_cost": "max_cost_usd"}
+_SPENDING: dict[str, str] = {"batch_judges": "batch_judges", "max_cost": "max_cost_usd"}
 
 
-def add_spending_options(p: argparse.ArgumentParser, batch_flag: str = "--batch-judges") -> None:
-    p.add_argument(batch_flag, action="store_true", dest=batch_flag.lstrip("-").replace("-", "_"),
+def add_spending_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--batch-judges", action="store_true",
                    help="judge through the Message Batches API at half price (the alignment agent stays "
                    "interactive); an interrupted run resumes its batches without sending them again")
     p.add_argument("--max-cost", type=float, metavar="USD",
@@ -76,11 +100,18 @@ def spending_data(args: argparse.Namespace) -> dict:
     return data
 
 
-def evaluation_data(args: argparse.Namespace) -> dict:
-    """The settings tree as a nested dict: the --settings document, then each flag given."""
+def evaluation_data(args: argparse.Namespace, environ: dict[str, str] | None = None) -> dict:
+    """The settings tree as a nested dict: ``environ``'s POD_ENV values, the --settings
+    document over them, then each flag given."""
     data: dict = {}
+    for var, path in POD_ENV.items():
+        if (environ or {}).get(var):
+            section, field = path.split(".")
+            data.setdefault(section, {})[field] = environ[var]
     if getattr(args, "settings", None):
-        data = settings_mod.parse_document(args.settings).model_dump(exclude_defaults=True)
+        document = settings_mod.parse_document(args.settings).model_dump(exclude_defaults=True)
+        for section, fields in document.items():
+            data[section] = {**data.get(section, {}), **fields} if isinstance(fields, dict) else fields
     for flag, (path, read) in _FIELDS.items():
         value = read(getattr(args, flag, None))
         if value is None:
@@ -90,8 +121,8 @@ def evaluation_data(args: argparse.Namespace) -> dict:
     return data
 
 
-def evaluation(args: argparse.Namespace) -> settings_mod.Evaluation:
-    return settings_mod.Evaluation.model_validate(evaluation_data(args))
+def evaluation(args: argparse.Namespace, environ: dict[str, str] | None = None) -> settings_mod.Evaluation:
+    return settings_mod.Evaluation.model_validate(evaluation_data(args, environ))
 
 
 def run_settings(args: argparse.Namespace, **where: Any) -> settings_mod.RunSettings:

@@ -16,11 +16,13 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch", action="store_true",
                    help="judge through the Message Batches API at half price (the alignment agent stays "
                    "interactive); run it again after an interruption to collect what was submitted")
+    p.add_argument("--judge-protocol", choices=["deliberative", "single"],
+                   help="judge with this protocol instead of the run's (single: Appendix D's baseline)")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    done = rescoring.rescore(args.run, args.tasks, args.judge, args.out, batch=args.batch)
+    done = rescoring.rescore(args.run, args.tasks, args.judge, args.out, args.judge_protocol, batch=args.batch)
     usage = done.usage
     calls, hits = (usage.calls, usage.cache_hits) if usage else (0, 0)
     cost = (usage.cost_usd or 0) if usage else 0

@@ -19,11 +19,12 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--apps", help="the apps folder or s3:// URI: apps with no result are recorded too")
     p.add_argument("--models", nargs="*", default=(), help="only these models (with --apps)")
     p.add_argument("--settings", help="the run's evaluation settings (recorded in results.json)")
+    p.add_argument("--reference", help="results.json whose pool fixes μ and σ of the z-scores")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    evaluation = options.evaluation(args)
+    evaluation = options.evaluation(args)  # --reference is one of its fields (scoring.reference)
     store = store_mod.open_store(args.store)
     tasks = inputs.load_tasks(args.tasks)
     app_results = finishing.collect_results(store)

@@ -23,6 +23,9 @@ from iwcbench.pipeline.contracts import base, layout
 
 Framework = Literal["static", "vite", "next", "cra", "astro", "node", "unknown"]
 Mode = Literal["instrumented", "black_box"]
+# What building a build-framework app came to: built with Istanbul; built only without
+# it (evaluated as a black box); not built at all (the app cannot start).
+BuildResult = Literal["instrumented", "plain", "failed"]
 ActionKind = Literal[
     "load", "click", "type", "select", "check", "hover", "drag", "key",
     "scroll", "back", "wait", "finish",
@@ -48,7 +51,7 @@ class InstrumentedFile(base.Model):
     inline blocks are named ``index.html#inline-2``."""
 
     path: str
-    kind: Literal["external", "inline", "module", "inline-module"]
+    kind: Literal["external", "inline", "module", "inline-module", "built"]  # built: by the app's bundler
     statements: int
     functions: int
     branches: int
@@ -59,6 +62,20 @@ class SkippedFile(base.Model):
     reason: str
 
 
+class BuildReport(base.Model):
+    """How a build-framework app was installed and built. ``reason`` says what happened
+    in one sentence (for ``plain`` and ``failed``: what went wrong, and where);
+    ``log_tail`` is the end of the log of the first step that failed."""
+
+    framework: Framework
+    result: BuildResult
+    reason: str
+    install_s: float = 0.0  # seconds of npm ci
+    build_s: float = 0.0  # seconds of building, every attempt
+    log_tail: str = ""
+    network_isolated: bool = False  # the builds ran with loopback only
+
+
 class InstrumentationReport(base.Stored):
     framework: Framework
     mode: Mode
@@ -67,6 +84,7 @@ class InstrumentationReport(base.Stored):
     files: tuple[InstrumentedFile, ...] = ()
     skipped: tuple[SkippedFile, ...] = ()
     duration_s: float = 0.0
+    build: BuildReport | None = None  # build frameworks without a prebuilt folder only
 
     @property
     def files_instrumented(self) -> int:
@@ -100,6 +118,17 @@ class CoverageSummary(base.Model):
     branches: float | None = None
 
 
+class VolatileMark(base.Model):
+    """An element of a step's DOM snapshot that changed while nobody acted: its own
+    text, some attributes, or its children. ``path``: element-child indices from
+    ``<html>`` ("" is ``<html>``, "1.0" its second child's first child)."""
+
+    path: str
+    text: bool = False
+    attributes: tuple[str, ...] = ()
+    children: bool = False
+
+
 class Step(base.Model):
     index: int
     action: Action
@@ -115,6 +144,7 @@ class Step(base.Model):
     blocked_requests: tuple[str, ...] = ()
     dialogs: tuple[str, ...] = ()  # "alert: text", "confirm: text", ...
     notes: tuple[str, ...] = ()  # e.g. "popup closed", "navigated away; returned"
+    volatile: tuple[VolatileMark, ...] = ()  # in ``dom``: what changed by itself (not state)
     duration_s: float = 0.0
 
 

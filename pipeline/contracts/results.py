@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from typing import Iterable, Literal
 
-from iwcbench.pipeline.contracts import base, evidence
+from iwcbench.pipeline.contracts import analyses, base, evidence
 
 Outcome = Literal["evaluated", "black_box", "start_failed", "error"]
+# Outcomes that are the model's fault: the app takes the floor of every metric it could
+# not be measured on (contracts/metrics.py), under every weight set.
+MODEL_FAULT: frozenset[str] = frozenset({"start_failed"})
+# Our own failure: left out of every pool.
+OUR_FAULT: frozenset[str] = frozenset({"error"})
+NOT_SUBMITTED = "no app submitted for this task"  # the reason of a (model, task) without an app
 
 
 class Score(base.Model):
@@ -27,6 +33,8 @@ class InstrumentationSummary(base.Model):
     mode: evidence.Mode | None = None
     reason: str = ""
     files_instrumented: int = 0
+    build: evidence.BuildResult | None = None  # None: the app needed no build
+    build_s: float | None = None  # seconds of install + build
 
 
 class ExplorationSummary(base.Model):
@@ -117,6 +125,28 @@ class LeaderboardRow(base.Model):
     rank_interval: tuple[int, int] | None = None  # bootstrap interval of the rank (best, worst)
 
 
+class Reliability(base.Model):
+    """How instrumentation fared over a run's apps (IWC-Bench §5.5)."""
+
+    apps: int = 0  # every app of the run, missing submissions included
+    instrumented: int = 0
+    black_box: int = 0
+    failed: int = 0  # never got an instrumented or black-box copy (e.g. unsafe archive, no start page)
+    success_rate: float | None = None  # instrumented / apps, %
+    causes: dict[str, int] = {}  # why an app was black box or failed, tallied
+
+
+class Reference(base.Model):
+    """Fixed μ and σ per metric taken from a reference pool, so that a model's z does
+    not move when other models join the run."""
+
+    uri: str
+    digest: str
+    models: tuple[str, ...] = ()
+    model_stats: dict[str, tuple[float, float]] = {}  # metric → (μ, σ) of the reference models' means
+    app_stats: dict[str, tuple[float, float]] = {}  # metric → (μ, σ) over the reference apps
+
+
 class RunInfo(base.Model):
     configuration: dict
     config_hash: str
@@ -141,3 +171,6 @@ class RunResults(base.Stored):
     weights: dict[str, float] = {}
     skipped: tuple[SkippedInput, ...] = ()
     llm_usage: LLMUsage | None = None  # the apps' llm_usage summed
+    instrumentation: Reliability = Reliability()
+    judge_scores: dict[str, analyses.Distribution] = {}  # judged dimension → score distribution
+    reference: Reference | None = None  # fixed μ/σ the z-scores used (None: the run's own pool)

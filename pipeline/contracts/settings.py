@@ -68,6 +68,9 @@ class Exploration(Section):
         2_000_000, ge=10_000, description="DOM snapshot cap, bytes (default 2,000,000)")
     model: str | None = pydantic.Field(
         None, min_length=1, description="LLM tester model for policy llm (default: judging.model)")
+    guidance: bool = pydantic.Field(
+        True, description="llm tester: at a coverage plateau, show it the code not yet run (default true; "
+        "false for the guidance ablation)")
 
 
 class Instrumentation(Section):
@@ -76,10 +79,46 @@ class Instrumentation(Section):
         5_000_000, ge=1, description="larger scripts stay uninstrumented, bytes (default 5,000,000)")
 
 
+class Build(Section):
+    """Building Vite, Next.js, Create React App and Astro apps that ship no build
+    (docs/frameworks.md). Where the npm cache lives does not change results: the config
+    hash leaves ``npm_cache_dir`` and ``npm_cache_seed`` out, and a pod gets both from
+    the operator (IWC_NPM_CACHE, IWC_NPM_CACHE_SEED)."""
+
+    enabled: bool = pydantic.Field(
+        True, description="build apps of the build frameworks; off: they run as black boxes (default true)")
+    registry: str = pydantic.Field(
+        "https://registry.npmjs.org", pattern=r"^https?://\S+$",
+        description="npm registry (or mirror) that installs come from (default the npm registry)")
+    npm_cache_dir: str | None = pydantic.Field(
+        None, description="npm cache shared by every app's install (default ~/.cache/iwc-bench/npm)")
+    npm_cache_seed: str | None = pydantic.Field(
+        None, description="read-only npm cache copied into npm_cache_dir when that is empty (the runner image's)")
+    require_lockfile: bool = pydantic.Field(
+        True, description="refuse apps without package-lock.json; off: npm install resolves package.json "
+                          "ranges (default true)")
+    allow_scripts: tuple[str, ...] = pydantic.Field(
+        ("esbuild", "@swc/core"),
+        description="dependencies whose install scripts run (npm rebuild) after the scripts-off install")
+    install_timeout_s: float = pydantic.Field(600.0, gt=0, description="seconds for npm ci (default 600)")
+    build_timeout_s: float = pydantic.Field(
+        600.0, gt=0, description="seconds for one build, instrumented or plain (default 600)")
+    memory_mib: int = pydantic.Field(
+        4096, ge=256, description="resident memory of an install or build with all its processes, MiB (default 4096)")
+    disk_mib: int = pydantic.Field(
+        3072, ge=64, description="the app's working copy with node_modules and the build output, MiB (default 3072)")
+    cpu_s: int = pydantic.Field(1800, ge=10, description="CPU seconds of any one process of a step (default 1800)")
+    isolate_network: bool = pydantic.Field(
+        True, description="builds run with loopback only (a network namespace) where the machine allows it "
+                          "(default true)")
+
+
 class Input(Section):
     max_archive_bytes: int = pydantic.Field(
-        200_000_000, ge=1, description="cap on an app archive's extracted size, bytes (default 200,000,000)")
-    max_archive_members: int = pydantic.Field(20_000, ge=1, description="files per archive (default 20,000)")
+        200_000_000, ge=1, description="cap on an app's size, bytes: an archive's extracted bytes, a "
+        "folder's (sparse files at their full size) (default 200,000,000)")
+    max_archive_members: int = pydantic.Field(
+        20_000, ge=1, description="files per app: archive members, or files in a folder (default 20,000)")
 
 
 class Sandbox(Section):
@@ -91,6 +130,9 @@ class Sandbox(Section):
 
 class Scoring(Section):
     accessibility: bool = pydantic.Field(True, description="run axe-core on each new state (default true)")
+    reference: str | None = pydantic.Field(
+        None, min_length=1, description="results.json (path or URI) whose pool fixes μ and σ of every "
+        "z-score; unset = the run's own pool")
     judge: str | None = pydantic.Field(
         None, min_length=1, description="old spelling of judging.model (kept for existing EvaluationRuns)")
 
@@ -98,6 +140,9 @@ class Scoring(Section):
 class Judging(Section):
     model: str | None = pydantic.Field(
         None, min_length=1, description="LLM judge model; unset = offline scores only")
+    protocol: Literal["deliberative", "single"] = pydantic.Field(
+        "deliberative", description="deliberative: advocate → critic → judge runs; single: the final judge "
+        "prompt alone, once (IWC-Bench Appendix D's baseline)")
     dimensions: tuple[Dimension, ...] = pydantic.Field(
         ("aesthetics", "usability", "alignment"), description="judged dimensions (default all three)")
     runs: int = pydantic.Field(5, ge=1, le=25, description="final-judge runs per deliberated dimension (default 5)")
@@ -164,6 +209,7 @@ class Evaluation(Section):
 
     exploration: Exploration = Exploration()
     instrumentation: Instrumentation = Instrumentation()
+    build: Build = Build()
     input: Input = Input()
     sandbox: Sandbox = Sandbox()
     scoring: Scoring = Scoring()
@@ -220,6 +266,8 @@ class Evaluation(Section):
     def config_hash(self) -> str:
         """Hash of everything that changes results."""
         data = self.evaluation().model_dump(mode="json")
+        for where in ("npm_cache_dir", "npm_cache_seed"):  # where the cache lives, not what it holds
+            data["build"].pop(where, None)
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 

@@ -5,6 +5,12 @@ A ``Session`` owns one browser, one context and at most one ``Tab`` at a time. E
 blocking call goes through the session's watchdog (kits/watchdog.py), so an app stuck
 in an endless loop costs a deadline, never the run. Playwright's exceptions do not
 leave this module: callers see ``BrowserError`` and its subclasses.
+
+A session's browser reaches only the origins it is told to allow: it is started behind
+the network guard (kits/launching.py, kits/egress.py), and its profile and temporary
+files live in a folder of its own that is removed when the session ends, however the
+browser ended. Scripts of ours run where the page cannot reach them: ``Tab.isolated``
+in an isolated world, ``Tab.main`` serialised by V8 (kits/devtools.py).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import pathlib
 import re
+import secrets
 import shutil
 import urllib.parse
 import uuid
@@ -19,37 +26,23 @@ from typing import Any, Callable, Protocol, Sequence
 
 import playwright.sync_api as pw
 
-from iwcbench.pipeline.kits import processes, watchdog as watchdogs
+from iwcbench.pipeline.kits import devtools, egress, launching, processes
+from iwcbench.pipeline.kits import watchdog as watchdogs
 
-CHROMIUM_ARGS = (
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-    "--disable-dev-shm-usage",
-)
-
+CHROMIUM_ARGS = launching.CHROMIUM_ARGS
+INIT_SCRIPT = (pathlib.Path(__file__).resolve().with_name("init.js")).read_text(encoding="utf-8")
 EVENTS_PER_KIND = 20  # per drain; the rest is counted, not listed
 TEXT_CAP = 300  # characters kept of one console message, error or dialog text
+chromium_path = launching.chromium_path
 
 
-def chromium_path() -> str:
-    """The system Chromium (apt). Playwright's own browser downloads are not used."""
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    raise RuntimeError("no chromium on PATH: run hack/setup (apt-get install chromium)")
-
-
-def launch(playwright, headless: bool = True, tag: str | None = None):
+def launch(playwright, headless: bool = True, tag: str | None = None,
+           executable: pathlib.Path | None = None, proxy: str | None = None):
     """Launch Chromium with the flags that keep it from dialling out. ``tag`` is put
-    on the browser's command line so the watchdog can find the process."""
-    args = list(CHROMIUM_ARGS) + ([f"--iwc-tag={tag}"] if tag else [])
-    return playwright.chromium.launch(executable_path=chromium_path(), headless=headless, args=args)
+    on the browser's command line so the watchdog can find the process; ``proxy`` is
+    the network guard every connection must take."""
+    return playwright.chromium.launch(executable_path=str(executable or chromium_path()),
+                                      headless=headless, args=launching.args(tag, proxy))
 
 
 class BrowserError(Exception):
@@ -79,41 +72,7 @@ class ContextOptions:
     # seconds to report a killed renderer, and killing the whole browser for that
     # would cost the app its exploration.
     hang_grace_s: float = 8.0
-
-
-# Runs before any app script in every document: records which event types are
-# listened to (window/document-level and per element) without touching the DOM, and
-# makes Math.random repeatable. Lives under a symbol, invisible to Object.keys.
-INIT_SCRIPT = r"""
-(() => {
-  const KEY = Symbol.for('iwc.explorer');
-  if (window[KEY]) return;
-  const perElement = new WeakMap();
-  const global = new Set();
-  const original = EventTarget.prototype.addEventListener;
-  EventTarget.prototype.addEventListener = function (type, fn, options) {
-    try {
-      if (this === window || this === document || this === document.documentElement
-          || this === document.body) {
-        global.add(String(type));
-      } else if (this instanceof Element) {
-        let types = perElement.get(this);
-        if (!types) { types = new Set(); perElement.set(this, types); }
-        types.add(String(type));
-      }
-    } catch (e) { /* never break the app */ }
-    return original.call(this, type, fn, options);
-  };
-  Object.defineProperty(window, KEY, {value: {perElement, global}, enumerable: false});
-  let state = (__SEED__ >>> 0) || 1;
-  Math.random = function () {
-    state = (state + 0x6D2B79F5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-})();
-"""
+    network_namespace: bool = True  # when the machine allows one (kits/launcher.py)
 
 
 @dataclasses.dataclass
@@ -206,13 +165,24 @@ class OriginGuard:
 
 class Session:
     """One browser + context for one exploration. Use as a context manager; on exit
-    everything is closed and any Chromium process left over is killed."""
+    everything is closed, any Chromium process left over is killed and the session's
+    folder is removed. ``allow``: the origins the browser may connect to (the app's);
+    ``coverage_hashes``: SHA-256 of the scripts whose V8 coverage ``Tab.take_coverage``
+    reports (none: V8 coverage is not collected)."""
 
-    def __init__(self, options: ContextOptions, headless: bool = True) -> None:
+    def __init__(self, options: ContextOptions, headless: bool = True, allow: Sequence[str] = (),
+                 coverage_hashes: frozenset[str] = frozenset()) -> None:
         self.options = options
         self.headless = headless
+        self.allow = tuple(allow)
+        self.coverage_hashes = frozenset(coverage_hashes)
         self.tab: Tab | None = None
         self.context = None
+        self.folder: pathlib.Path | None = None
+        self.guard: egress.Guard | None = None
+        self.isolation = ""  # how the network was fenced off, in words
+        self.nonce = secrets.token_hex(8)  # names the observer's hint events (kits/init.js)
+        self.popups = 0  # windows the app opened (each closed at once)
         self._recorder = _Recorder()
         self._opening = False
         self._driver = None
@@ -221,11 +191,17 @@ class Session:
 
     def __enter__(self) -> Session:
         tag = uuid.uuid4().hex
-        self._driver = pw.sync_playwright().start()
+        self.folder = launching.session_folder()
         try:
-            self._browser = launch(self._driver, self.headless, tag)
-            self.watchdog = watchdogs.Watchdog(watchdogs.find_tagged(tag), self.options.hang_grace_s)
             opts = self.options
+            socket_path = str(self.folder / "g.sock") if opts.network_namespace else None
+            self.guard = egress.Guard(self.allow, unix_path=socket_path)
+            executable = launching.write_launcher(self.folder, socket_path, self.guard.port)
+            with launching.temporary_files_in(self.folder):
+                self._driver = pw.sync_playwright().start()
+            self._browser = launch(self._driver, self.headless, tag, executable, self.guard.url)
+            self.isolation = launching.isolation(self.folder)
+            self.watchdog = watchdogs.Watchdog(watchdogs.find_tagged(tag), opts.hang_grace_s)
             self.context = self._browser.new_context(
                 viewport={"width": opts.viewport_width, "height": opts.viewport_height},
                 device_scale_factor=1,
@@ -236,7 +212,8 @@ class Session:
                 color_scheme="light",
                 bypass_csp=True,  # our observation scripts must run whatever the app's CSP says
             )
-            self.context.add_init_script(INIT_SCRIPT.replace("__SEED__", str(int(opts.seed))))
+            self.context.add_init_script(
+                INIT_SCRIPT.replace("__SEED__", str(int(opts.seed))).replace("__NONCE__", self.nonce))
             self.context.on("page", self._on_new_page)
         except BaseException:
             self.__exit__(None, None, None)
@@ -257,7 +234,12 @@ class Session:
             except Exception:  # noqa: BLE001 — the driver may have been killed
                 pass
         self.watchdog.reap()
-        self.context = self._browser = self._driver = None
+        if self.guard is not None:
+            self.guard.close()
+        if self.folder is not None:
+            # A killed driver or browser cleans up nothing; a flooded profile is big.
+            shutil.rmtree(self.folder, ignore_errors=True)
+        self.context = self._browser = self._driver = self.guard = self.folder = None
 
     @property
     def connected(self) -> bool:
@@ -266,6 +248,7 @@ class Session:
     def _on_new_page(self, page) -> None:
         if self._opening:
             return
+        self.popups += 1
         self._recorder.add("notes", f"popup closed: {page.url or 'about:blank'}")
         try:
             page.close()
@@ -273,7 +256,8 @@ class Session:
             pass
 
     def new_tab(self) -> Tab:
-        """Close the current tab (if any) and open a fresh one with event capture."""
+        """Close the current tab (if any) and open a fresh one with event capture (and
+        V8 coverage from its first script on, when asked for)."""
         if self.tab is not None:
             self.tab.close()
         if not self.connected:
@@ -283,11 +267,19 @@ class Session:
             page = _guarded(self, 15.0, "open a page", self.context.new_page)
         finally:
             self._opening = False
-        self.tab = Tab(self, page)
+        cdp = _guarded(self, 10.0, "attach to the page", lambda: self.context.new_cdp_session(page))
+        tools = devtools.Devtools(cdp, self.coverage_hashes)
+        if self.coverage_hashes:
+            _guarded(self, 10.0, "start V8 coverage", tools.start_coverage)
+        self.tab = Tab(self, page, tools)
         return self.tab
 
     def drain(self) -> Events:
         return self._recorder.drain()
+
+    def drain_network(self) -> tuple[str, ...]:
+        """Connections the network guard refused since the last call."""
+        return self.guard.drain() if self.guard is not None else ()
 
 
 def _translate(session: Session, error: Exception, what: str, deadline_s: float) -> BrowserError:
@@ -321,15 +313,25 @@ class Tab:
 
     SLACK_S = 3.0  # watchdog margin above Playwright's own timeout
 
-    def __init__(self, session: Session, page) -> None:
+    def __init__(self, session: Session, page, tools: devtools.Devtools) -> None:
         self.session = session
         self.page = page
+        self.devtools = tools
         record = session._recorder.add
         page.on("console", lambda m: m.type == "error" and record("console_errors", m.text))
         page.on("pageerror", lambda e: record("page_errors", f"{e.name}: {e.message}"))
         page.on("dialog", self._on_dialog)
-        page.on("crash", lambda _: setattr(session._recorder.events, "crashed", True))
+        page.on("crash", self._on_crash)
         page.on("download", lambda d: record("notes", f"download refused: {d.suggested_filename}"))
+
+    def _on_crash(self, _page) -> None:
+        self.session._recorder.events.crashed = True
+        # A DevTools call waiting on a dead renderer never returns; closing the page
+        # ends it (the caller sees the page lost, and opens a fresh one).
+        try:
+            self.page.close(run_before_unload=False)
+        except Exception:  # noqa: BLE001 — closing a crashed page may fail; it is gone anyway
+            pass
 
     def _on_dialog(self, dialog) -> None:
         self.session._recorder.add("dialogs", f"{dialog.type}: {dialog.message}")
@@ -438,19 +440,39 @@ class Tab:
         return _guarded(self.session, deadline_s, "a page script",
                         lambda: self.page.evaluate(script, arg))
 
+    def isolated(self, source: str, arg: Any = None, deadline_s: float = 10.0) -> Any:
+        """Call a JS function in an isolated world: the page's DOM, none of its globals,
+        so nothing the page replaced can break it. Its value comes back by value."""
+        return self._devtools(deadline_s, "a script of ours", lambda: self.devtools.isolated(source, arg))
+
+    def main(self, expression: str, deadline_s: float = 10.0) -> Any:
+        """Evaluate an expression in the page's own world; V8 serialises the value."""
+        return self._devtools(deadline_s, "reading the page", lambda: self.devtools.main(expression))
+
+    def take_coverage(self, deadline_s: float = 10.0) -> list[tuple[str, list[dict]]]:
+        """V8's precise coverage of the session's wanted scripts since the last take."""
+        return self._devtools(deadline_s, "reading V8 coverage", self.devtools.take_coverage)
+
+    def _devtools(self, deadline_s: float, what: str, call: Callable[[], Any]) -> Any:
+        try:
+            return _guarded(self.session, deadline_s, what, call)
+        except devtools.ScriptError as error:
+            raise BrowserError(f"{what} failed: {error}") from None
+
     def title(self, deadline_s: float = 5.0) -> str:
         return _guarded(self.session, deadline_s, "reading the title", self.page.title)
 
 
 def read_coverage(tab: Tab, deadline_s: float = 10.0) -> dict | None:
-    """The page's Istanbul counters (``window.__coverage__``), None when absent."""
-    value = tab.evaluate("() => window.__coverage__ || null", None, deadline_s)
+    """The page's Istanbul counters (``window.__coverage__``), None when absent. Read
+    without running any of the page's JavaScript but a getter the page put there
+    (which raises BrowserError)."""
+    value = tab.main("window.__coverage__ || null", deadline_s)
     return value if isinstance(value, dict) else None
 
 
-def dom_snapshot(tab: Tab, max_bytes: int, deadline_s: float = 10.0) -> bytes:
-    """The serialised DOM, cut at ``max_bytes`` with a marker saying so."""
-    html = _guarded(tab.session, deadline_s, "reading the DOM", tab.page.content)
+def cut(html: str, max_bytes: int) -> bytes:
+    """A serialised DOM as bytes, cut at ``max_bytes`` with a marker saying so."""
     data = html.encode("utf-8")
     if len(data) <= max_bytes:
         return data
@@ -476,10 +498,10 @@ _AXE_RUN = """async (limitMs) => {
 
 def inject_axe(tab: Tab, time_limit_s: float = 10.0) -> dict:
     """Run axe-core on the page: ``{"version": str, "violations": [{id, impact, help,
-    nodes}]}``. Injected once per document, by evaluation (not a <script> tag, so the
-    DOM snapshots never contain it). Raises BrowserError when it fails or overruns."""
-    if not tab.evaluate("() => typeof window.axe === 'object'", None, 5.0):
+    nodes}]}``. It runs in the isolated world, injected once per document by
+    evaluation: the page can neither see it nor break it by replacing builtins, and
+    the DOM snapshots never contain it. Raises BrowserError when it fails or overruns."""
+    if not tab.isolated("() => typeof window.axe === 'object'", None, 5.0):
         source = (processes.node_tools_dir() / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
-        # A bare function expression wrapper makes Playwright evaluate, not call, it.
-        tab.evaluate("(src) => { (0, eval)(src); return typeof window.axe }", source, 15.0)
-    return tab.evaluate(_AXE_RUN, int(time_limit_s * 1000), time_limit_s + 5.0)
+        tab.isolated("(src) => { (0, eval)(src); return typeof window.axe; }", source, 15.0)
+    return tab.isolated(_AXE_RUN, int(time_limit_s * 1000), time_limit_s + 5.0)

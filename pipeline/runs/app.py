@@ -87,6 +87,8 @@ def _summary(report: evidence.InstrumentationReport | None) -> results.Instrumen
         mode=report.mode,
         reason=report.reason,
         files_instrumented=report.files_instrumented,
+        build=report.build.result if report.build else None,
+        build_s=round(report.build.install_s + report.build.build_s, 3) if report.build else None,
     )
 
 
@@ -140,7 +142,7 @@ def prepare_app(
     site = work / SITE
     shutil.rmtree(site, ignore_errors=True)
     with telemetry.span("stage.instrument", model=app.model, task=app.task_id):
-        report = instrumenting.instrument(src, site, evaluation.instrumentation)
+        report = instrumenting.instrument(src, site, evaluation.instrumentation, evaluation.build)
     telemetry.record_stage("instrument", report.duration_s)
     shutil.rmtree(src_root, ignore_errors=True)
     # Keep Istanbul's maps and the original sources out of the served folder: the app
@@ -153,6 +155,13 @@ def prepare_app(
     store_mod.put_model(store, f"{app.key}/{REPORT}", report)
     store_mod.put_json(store, f"{app.key}/{instrumenting.COVERAGE_MAP}", coverage_map)
     (work / REPORT).write_text(report.model_dump_json(indent=1))
+    if report.build is not None and report.build.result == "failed":
+        result = failed_result(
+            app, "start_failed", f"the app could not be built: {report.build.reason}", report,
+            timings={"instrument": round(time.monotonic() - started, 3)},
+        )
+        save_result(store, result)
+        return result
     if report.entry is None:
         result = failed_result(
             app, "start_failed", f"no start page: {report.reason}", report,
@@ -234,6 +243,7 @@ def explore_app(
             policy=assistant.policy if assistant is not None else None,
             hermetic=hermetic,
             accessibility=evaluation.scoring.accessibility,
+            sites=_read_json(prepared.work / instrumenting.IWC_DIR / instrumenting.SITES),
         )
     timings["explore"] = round(time.monotonic() - t0, 3)
     telemetry.record_stage("explore", timings["explore"])

@@ -76,7 +76,8 @@ class AppLLM:
         self._batch = wiring.spending.batch_judges
         if wiring.tester is not None:
             self.policy = llm_policy.LLMPolicy(wiring.tester.derive(ledger=self.ledger))
-            guidance.guide(self.policy, coverage_map, sources)
+            if wiring.evaluation.exploration.guidance:
+                guidance.guide(self.policy, coverage_map, sources)
         self._judge = wiring.judge.derive(ledger=self.ledger) if wiring.judge is not None else None
 
     @property

@@ -8,7 +8,6 @@ here, so a run ranks the same inputs alike on one machine and on a cluster.
 from __future__ import annotations
 
 import datetime
-import json
 import logging
 import pathlib
 import tempfile
@@ -16,8 +15,9 @@ import time
 
 from iwcbench.pipeline.contracts import evidence, layout, results, settings as settings_mod
 from iwcbench.pipeline.kits import store as store_mod
-from iwcbench.pipeline.runs import app as app_run, provenance
+from iwcbench.pipeline.runs import app as app_run, inputs, provenance
 from iwcbench.pipeline.stages import aggregating, reporting
+from iwcbench.pipeline.stages.aggregating import summaries
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ def complete_results(found: list[results.AppResult], expected: list[tuple[str, s
                     app, "error", "no result was recorded: the app's evaluation failed on our side "
                     "(see the EvaluationRun's status.failures)"))
             else:
-                added.append(app_run.failed_result(app, "start_failed", "no app submitted for this task"))
+                added.append(app_run.failed_result(app, "start_failed", results.NOT_SUBMITTED))
     return [*found, *added]
 
 
@@ -62,7 +62,11 @@ def finish(
     into the store. A local store gets the report in place; any other store gets it
     rendered in a temporary folder and uploaded."""
     app_results.sort(key=lambda r: (r.model, r.task_id))
-    scored, leaderboard = aggregating.aggregate(app_results)
+    reference = None
+    if config.scoring.reference:
+        ref_run, ref_digest = inputs.load_results(config.scoring.reference, "scoring.reference")
+        reference = aggregating.reference_stats(ref_run, config.scoring.reference, ref_digest)
+    scored, leaderboard = aggregating.aggregate(app_results, reference=reference)
     run_results = results.RunResults(
         run=results.RunInfo(
             configuration=config.model_dump(mode="json"),
@@ -77,9 +81,18 @@ def finish(
         weights=aggregating.weights_for(scored),
         skipped=tuple(skipped),
         llm_usage=results.LLMUsage.total(r.llm_usage for r in app_results),
+        instrumentation=summaries.reliability(scored),
+        judge_scores=summaries.judge_scores(scored),
+        reference=reference,
     )
     data = run_results.model_dump_json(indent=1).encode()
     store.put_bytes("results.json", data, "application/json")
+    render_report(store, run_results)
+    return run_results
+
+
+def render_report(store: store_mod.Store, run_results: results.RunResults) -> None:
+    """The HTML report of a run (with the analyses stored beside it) into ``report/``."""
 
     def read(key: str) -> bytes | None:
         try:
@@ -97,13 +110,3 @@ def finish(
             for path in sorted(p for p in report_dir.rglob("*") if p.is_file()):
                 store.put_bytes(f"report/{path.relative_to(report_dir).as_posix()}", path.read_bytes())
     log.info("report written in %.1f s", time.monotonic() - started_report)
-    return run_results
-
-
-def read_leaderboard(path: str) -> dict[str, float | None]:
-    """Model → overall of a results.json (or the run folder holding one)."""
-    target = pathlib.Path(path)
-    if target.is_dir():
-        target = target / "results.json"
-    data = json.loads(target.read_text())
-    return {row["model"]: row["overall"] for row in data["leaderboard"]}

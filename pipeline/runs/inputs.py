@@ -8,8 +8,9 @@ from __future__ import annotations
 import pathlib
 import tempfile
 
-from iwcbench.pipeline.contracts import evidence, layout, task
+from iwcbench.pipeline.contracts import evidence, layout, results, task
 from iwcbench.pipeline.kits import store as store_mod
+from iwcbench.pipeline.runs import provenance
 from iwcbench.pipeline.stages import ingesting
 
 
@@ -70,3 +71,27 @@ def expected_apps(apps_uri: str, models: tuple[str, ...], task_ids: list[str]) -
         return [p for p in pairs if p[1] in known]
     found = ingesting.discover_apps(pathlib.Path(apps_uri), task_ids)
     return sorted((a.model, a.task_id) for a in found.apps if not models or a.model in models)
+
+
+def results_location(uri: str) -> tuple[store_mod.Store, str]:
+    """A run (its folder or store URI) or a results.json file → (its store, the key of
+    its results.json)."""
+    name = uri.rstrip("/").rpartition("/")[2]
+    if name.endswith(".json"):
+        parent = uri.rstrip("/").rpartition("/")[0] or "."
+        return store_mod.open_store(parent), name
+    return store_mod.open_store(uri), "results.json"
+
+
+def load_results(uri: str, option: str = "RESULTS") -> tuple[results.RunResults, str]:
+    """The results of a finished run, and their digest; a clear error if there are none."""
+    store, key = results_location(uri)
+    try:
+        data = store.get_bytes(key)
+    except (store_mod.NotFound, OSError):
+        raise BadInput(f"{option}: no results.json at {uri}") from None
+    try:
+        return results.RunResults.model_validate_json(data), provenance.digest(data)
+    except ValueError as exc:
+        raise BadInput(f"{option}: {uri} is not a results.json of this version: "
+                       f"{str(exc).splitlines()[0]}") from None

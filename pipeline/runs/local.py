@@ -71,7 +71,7 @@ def plan(config: settings_mod.RunSettings) -> tuple[list[task.Task], list[eviden
         if wanted and model not in wanted:
             continue
         app = evidence.AppRef(model=model, task_id=task_id, source="", packaging="folder")
-        decided.append(app_run.failed_result(app, "start_failed", "no app submitted for this task"))
+        decided.append(app_run.failed_result(app, "start_failed", results.NOT_SUBMITTED))
     skipped = [results.SkippedInput(path=f"{p.model}/{p.name}" if p.model else p.name, reason=p.reason)
                for p in discovery.problems]
     return tasks, apps, decided, skipped

@@ -22,10 +22,12 @@ class Rescored:
     usage: results.LLMUsage | None
 
 
-def rescore(run_uri: str, tasks_uri: str, judge: str, out: str | None = None, batch: bool = False) -> Rescored:
-    """Re-judge every app of the run at ``run_uri`` with ``judge``, in place or into a
-    copy at ``out`` (local runs only). The run's recorded settings are kept, with the
-    judge replaced; a run without readable settings is re-judged with the defaults."""
+def rescore(run_uri: str, tasks_uri: str, judge: str, out: str | None = None,
+            protocol: str | None = None, batch: bool = False) -> Rescored:
+    """Re-judge every app of the run at ``run_uri`` with ``judge`` (and, if given, the
+    judging ``protocol``), in place or into a copy at ``out`` (local runs only). The
+    run's recorded settings are kept, with the judge replaced; a run without readable
+    settings is re-judged with the defaults."""
     if out:
         if run_uri.startswith("s3://"):
             raise inputs.BadInput("--out: re-scoring into a copy works for local runs only")
@@ -41,7 +43,8 @@ def rescore(run_uri: str, tasks_uri: str, judge: str, out: str | None = None, ba
         llm_cache_dir = config.llm_cache_dir
     except (store_mod.NotFound, KeyError, ValueError):
         config, llm_cache_dir = settings_mod.Evaluation(), None
-    config = config.model_copy(update={"judging": config.judging.model_copy(update={"model": judge})})
+    judging_update = {"model": judge, **({"protocol": protocol} if protocol else {})}
+    config = config.model_copy(update={"judging": config.judging.model_copy(update=judging_update)})
     client = assistants.client(config, judge, assistants.cache_dir(run_uri, llm_cache_dir))
     spending = config.spending if isinstance(config, settings_mod.RunSettings) else settings_mod.Spending()
     with judging_pass.batching(client, store, spending, batch) as batcher:

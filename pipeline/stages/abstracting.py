@@ -45,6 +45,14 @@ but a user-visible change of meaning is:
   times (``5 minutes ago``) ``{ago}``, digit runs of 10 or more (epoch seconds and
   milliseconds) ``{n}``, hex runs of 16 or more (tokens, hashes) ``{hex}``.
 
+* Volatile parts: what the explorer saw change while nobody acted (``Step.volatile``:
+  a word a timer rewrites every 40 ms, a blinking class, a ticker's children) is not
+  state. A marked element's own text becomes ``{volatile}``, its marked attributes are
+  dropped, and the contents of an element whose children changed become one
+  ``{volatile}``. Marks address elements by their element-child indices from
+  ``<html>``, counted here over the snapshot's tags, which the browser wrote in the
+  same instant it computed the marks.
+
 Limits, by design: typed text lives in input *properties*, which a DOM snapshot does
 not carry, so typing alone is not a state change unless the app renders something;
 canvas pixels are invisible to this abstraction (a canvas game is few states).
@@ -71,7 +79,7 @@ import networkx
 
 from iwcbench.pipeline.contracts import evidence
 
-NORMAL_FORM_VERSION = "1"  # bump when the normal form changes: digests change with it
+NORMAL_FORM_VERSION = "2"  # bump when the normal form changes: digests change with it
 CRASH = "S_crash"
 
 _SKIPPED = frozenset({"script", "style", "noscript", "template"})
@@ -109,6 +117,7 @@ _PLACEHOLDERS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?<![0-9a-f])[0-9a-f]{16,}(?![0-9a-f])", re.I), "{hex}"),
 )
 _SPACE = re.compile(r"\s+")
+VOLATILE = "{volatile}"
 _GENERATED_PREFIX = re.compile(r"^(?:css|sc|jsx|svelte|emotion|astro|makeStyles|jss)[-_]", re.I)
 _ALNUM_RUN = re.compile(r"[A-Za-z0-9]+")
 _NUMBER = re.compile(r"^[-+]?\d+(?:\.\d+)?$")
@@ -178,69 +187,114 @@ def _attribute(name: str, value: str | None) -> str | None:
 
 
 class _Normaliser(html.parser.HTMLParser):
-    def __init__(self) -> None:
+    def __init__(self, marks: tuple[evidence.VolatileMark, ...] = ()) -> None:
         super().__init__(convert_charrefs=True)
         self.out: list[str] = []
         self.skipping = 0  # depth inside script/style/noscript/template
         self.in_title = False
         self.title: list[str] = []
+        self.marks = {m.path: m for m in marks}
+        self.open: list[list] = []  # per open element: [path, children so far, mark]
+        self.roots = 0  # elements seen at the top (the first is <html>)
+        self.masking = 0  # depth inside an element whose children are volatile
 
-    def _tag(self, tag: str, attrs: list[tuple[str, str | None]]) -> str:
+    def _path(self) -> str:
+        """The element-child path of the element starting now (counted, never reused)."""
+        if not self.open:
+            self.roots += 1
+            return "" if self.roots == 1 else f"!{self.roots}"
+        parent = self.open[-1]
+        path = f"{parent[0]}.{parent[1]}" if parent[0] else str(parent[1])
+        parent[1] += 1
+        return path
+
+    def _tag(self, tag: str, attrs: list[tuple[str, str | None]], mark: evidence.VolatileMark | None) -> str:
         kept = {}
         for name, value in attrs:
             name = name.lower()
+            if mark is not None and name in mark.attributes:
+                continue
             normal = _attribute(name, value)
             if normal is not None:
                 kept[name] = normal
         parts = [tag] + [f'{k}="{html_mod.escape(v)}"' if v else k for k, v in sorted(kept.items())]
         return "<" + " ".join(parts) + ">"
 
+    def _emit_data(self, text: str) -> None:
+        if self.out and self.out[-1] == VOLATILE and text == VOLATILE:
+            return  # one marker per run, however the text was split
+        self.out.append(text)
+
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.skipping:
+            self.skipping += tag in _SKIPPED
+            return
+        if self.masking:
+            self.masking += tag not in _VOID
+            return
+        path = self._path()
         if tag in _SKIPPED:
             self.skipping += 1
             return
-        if self.skipping:
-            return
+        mark = self.marks.get(path)
         self.in_title = tag == "title"
-        self.out.append(self._tag(tag, attrs))
+        self.out.append(self._tag(tag, attrs, mark))
+        if tag in _VOID:
+            return
+        self.open.append([path, 0, mark])
+        if mark is not None and mark.children:
+            self.masking = 1
+            self._emit_data(VOLATILE)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _SKIPPED or self.skipping:
+        if self.skipping or self.masking:
             return
-        self.out.append(self._tag(tag, attrs))
+        path = self._path()
+        if tag in _SKIPPED:
+            return
+        self.out.append(self._tag(tag, attrs, self.marks.get(path)))
         if tag not in _VOID:
             self.out.append(f"</{tag}>")
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in _SKIPPED:
-            self.skipping = max(0, self.skipping - 1)
+        if self.skipping:
+            self.skipping -= tag in _SKIPPED
             return
-        if self.skipping or tag in _VOID:
+        if tag in _VOID or tag in _SKIPPED:
             return
+        if self.masking:
+            self.masking -= 1
+            if self.masking:
+                return
         if tag == "title":
             self.in_title = False
+        if self.open:
+            self.open.pop()
         self.out.append(f"</{tag}>")
 
     def handle_data(self, data: str) -> None:
-        if self.skipping:
+        if self.skipping or self.masking:
             return
+        mark = self.open[-1][2] if self.open else None
+        volatile = mark is not None and mark.text
         if self.in_title:
-            self.title.append(data)
+            self.title.append(VOLATILE if volatile else data)
         text = _text(data)
         if text:
-            self.out.append(html_mod.escape(text, quote=False))
+            self._emit_data(VOLATILE if volatile else html_mod.escape(text, quote=False))
 
 
-def _parse(page: str) -> tuple[str, str]:
-    parser = _Normaliser()
+def _parse(page: str, marks: tuple[evidence.VolatileMark, ...] = ()) -> tuple[str, str]:
+    parser = _Normaliser(marks)
     parser.feed(page)
     parser.close()
     return "\n".join(parser.out), _SPACE.sub(" ", "".join(parser.title)).strip()
 
 
-def normalize_dom(html: str) -> str:
-    """The DOM's normal form (see the module docstring): one token per line."""
-    return _parse(html)[0]
+def normalize_dom(html: str, marks: tuple[evidence.VolatileMark, ...] = ()) -> str:
+    """The DOM's normal form (see the module docstring): one token per line. ``marks``:
+    the snapshot's volatile elements (``Step.volatile``)."""
+    return _parse(html, marks)[0]
 
 
 def digest_of(normal_form: str) -> str:
@@ -261,8 +315,9 @@ def abstract(trace: evidence.Trace, read_dom: Callable[[str], str | None]) -> ev
             state, digest, title = CRASH, "", "no DOM: the page was lost at this step"
         else:
             raw = hashlib.sha256(page.encode("utf-8", "replace")).hexdigest()
+            raw += "".join(m.model_dump_json() for m in step.volatile)
             if raw not in parsed:  # no-effect actions repeat the same snapshot
-                normal, title = _parse(page)
+                normal, title = _parse(page, step.volatile)
                 parsed[raw] = (digest_of(normal), title)
             digest, title = parsed[raw]
             state = state_by_digest.setdefault(digest, f"S{len(state_by_digest)}")

@@ -51,6 +51,7 @@ _IMPORT = re.compile(r"""(\bfrom\s*|\bimport\s*\(\s*|\bimport\s*)(["'])([^"'\s]+
 _ESM_SYNTAX = re.compile(
     r"(?:^|[;}\s)])(?:export\s*(?:[{*]|default\b|const\b|let\b|var\b|function\b|class\b|async\b)"
     r"|import\s*(?:[{*\"']|[\w$]+\s*(?:,|from\b)))")
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f\\]")
 _DEFAULT_EXPORT = re.compile(r"\bexport\s+default\b|\bas\s+default\b")
 _JS = (".js", ".mjs", ".cjs")
 # Node's own modules: left as they are (a browser cannot load them from anywhere).
@@ -100,10 +101,27 @@ def _split(rest: str) -> tuple[str, str, str] | None:
     head, _, path = rest.partition("/")
     name, _, wanted = head.partition("@")
     package = prefix + name
-    path = urllib.parse.unquote(path)
-    if not _NAME.match(package) or ".." in path.split("/") or "\\" in path:
+    path = _safe_path(urllib.parse.unquote(path))
+    if not _NAME.match(package) or path is None:
         return None
     return package, urllib.parse.unquote(wanted).strip(), path
+
+
+def _safe_path(path: str) -> str | None:
+    """A file path inside a package, as the URL gave it (decoded); None when it could
+    name anything outside: absolute, ``..``, empty segments, backslashes, NUL or other
+    control characters. ``.`` segments are dropped; a trailing ``/`` is kept."""
+    if not path:
+        return ""
+    if _UNSAFE.search(path) or path.startswith("/"):
+        return None
+    directory = path.endswith("/")
+    parts = [p for p in path.split("/") if p != "."]
+    if directory:
+        parts = parts[:-1]  # the "" after the trailing slash
+    if any(p in ("", "..") for p in parts):
+        return None
+    return "/".join(parts) + ("/" if directory and parts else "")
 
 
 def _tailwind(query: dict[str, list[str]], path: str) -> Spec | None:
@@ -227,6 +245,28 @@ def _export_target(exports: Any, subpath: str) -> str | None:
     return None
 
 
+def _inside(folder: pathlib.Path, rel: str) -> pathlib.Path | None:
+    """The regular file ``rel`` names in ``folder``, resolved by the kernel (links
+    followed); None unless it exists and stays inside ``folder``. Every file the
+    mirror reads goes through here: a planted link or an odd path cannot leave the
+    package."""
+    if not rel or _safe_path(rel) is None or rel.endswith("/"):
+        return None
+    try:
+        root = folder.resolve(strict=True)
+        real = (root / rel).resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None
+    return real if real.is_relative_to(root) and real.is_file() else None
+
+
+def _read(folder: pathlib.Path, rel: str) -> bytes:
+    real = _inside(folder, rel)
+    if real is None:  # callers found ``rel`` through _inside; it changed since
+        raise FileNotFoundError(f"{rel} is not a file inside {folder}")
+    return real.read_bytes()
+
+
 def looks_like_esm(text: str) -> bool:
     return bool(_ESM_SYNTAX.search(text))
 
@@ -280,7 +320,7 @@ class Mirror:
         return self._hit(spec, version, folder, rel)
 
     def _hit(self, spec: Spec, version: str, folder: pathlib.Path, rel: str, body: bytes | None = None) -> Hit:
-        data = body if body is not None else (folder / rel).read_bytes()
+        data = body if body is not None else _read(folder, rel)
         return Hit(data, mediatypes.content_type(rel), spec.package, version, rel)
 
     def _default_file(self, host: str, folder: pathlib.Path, manifest: dict[str, Any]) -> str | None:
@@ -293,9 +333,7 @@ class Mirror:
         return self._find(folder, "index.js", False)
 
     def _is_file(self, folder: pathlib.Path, rel: str) -> bool:
-        if not rel or ".." in rel.split("/"):
-            return False
-        return (folder / rel).is_file()
+        return _inside(folder, rel) is not None
 
     def _find(self, folder: pathlib.Path, path: str, loose: bool) -> str | None:
         """The package file a URL path means: exact, then as jsdelivr/unpkg guess
@@ -362,7 +400,7 @@ class Mirror:
                                  "browser-global build only); the mirror does not convert modules")
         if not rel.endswith(_JS):
             return self._hit(spec, version, folder, rel)  # CSS, JSON, WASM: as they are
-        text = (folder / rel).read_text(encoding="utf-8", errors="replace")
+        text = _read(folder, rel).decode("utf-8", errors="replace")
         if not looks_like_esm(text):
             return Miss(url, f"{spec.package}@{version}/{rel} is not an ES module; "
                              "the mirror does not convert CommonJS")
@@ -383,7 +421,7 @@ class Mirror:
             rel = _norm(value)
             found = self._find(folder, rel, False) if rel else None
             if found and found.endswith(_JS) and not found.endswith(".cjs"):
-                text = (folder / found).read_text(encoding="utf-8", errors="replace")
+                text = _read(folder, found).decode("utf-8", errors="replace")
                 if looks_like_esm(text):
                     return found
         return None

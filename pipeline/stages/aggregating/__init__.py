@@ -8,9 +8,15 @@ Rules:
 * Only scored values count. An unscored metric (value None) is skipped, never read
   as 0, and the weights of the metrics that are present are renormalised to sum to
   1. Apps with outcome ``error`` (our infrastructure failed) are left out of every
-  pool; ``start_failed`` apps take part with the floor scores scoring gave them.
+  pool. An app that is the model's fault (``start_failed``: never started, never
+  submitted) takes part at the floor (metric table) of every metric it could not be
+  measured on that other apps of the run were scored on — judged dimensions included,
+  under every weight set — so a broken or missing app always costs its model.
 * z-scores use the population standard deviation; σ = 0 gives z = 0 (nobody differs).
-  A lower-is-better metric has its z negated, so a positive z is always good.
+  A lower-is-better metric has its z negated, so a positive z is always good. With a
+  fixed reference (``results.Reference``), μ and σ come from the reference pool
+  instead (model means for the leaderboard, apps for app overalls); a metric the
+  reference does not know gets no z.
 * App overall: the app's z per metric against all apps of the run, weighted mean.
 * Model row: the mean raw score per metric over the model's apps, z across the
   model pool, overall = Σ weight·z over the metrics present (renormalised). Rank 1
@@ -47,7 +53,27 @@ def weights_for(apps: Sequence[results.AppResult]) -> dict[str, float]:
 
 
 def _pooled(apps: Sequence[results.AppResult]) -> list[results.AppResult]:
-    return [a for a in apps if a.outcome != "error"]
+    return [a for a in apps if a.outcome not in results.OUR_FAULT]
+
+
+def with_floors(apps: Sequence[results.AppResult]) -> list[results.AppResult]:
+    """Apps that are the model's fault, given the floor of each metric they lack a
+    value for while another app of the run has one (the metric table's floor; a metric
+    without a floor stays unscored). Other apps unchanged."""
+    present = set(_metrics(_pooled(apps)))
+    out = []
+    for app in apps:
+        if app.outcome not in results.MODEL_FAULT:
+            out.append(app)
+            continue
+        missing = [m for m in metric_table.names() if m in present and _value(app.scores.get(m)) is None
+                   and metric_table.BY_NAME[m].floor is not None]
+        if not missing:
+            out.append(app)
+            continue
+        why = f"floor: the app could not be measured ({app.outcome.replace('_', ' ')}: {app.reason})"
+        out.append(app.model_copy(update={"scores": {**app.scores, **metric_table.floors(missing, why)}}))
+    return out
 
 
 def _value(score: results.Score | None) -> float | None:
@@ -74,15 +100,20 @@ def _metrics(apps: Sequence[results.AppResult]) -> list[str]:
     return known + sorted(names - set(known))
 
 
-def zscores(values: Mapping[str, float], higher_is_better: bool = True) -> dict[str, float]:
-    """z of each value against all of them (population σ; σ = 0 → 0), signed so that
-    positive is better."""
+def mean_sigma(values: Sequence[float]) -> tuple[float, float]:
+    """μ and the population σ (plain float arithmetic: statistics.pstdev is exact but
+    far too slow for the thousands of bootstrap samples)."""
+    mu = math.fsum(values) / len(values)
+    return mu, math.sqrt(math.fsum((v - mu) ** 2 for v in values) / len(values))
+
+
+def zscores(values: Mapping[str, float], higher_is_better: bool = True,
+            fixed: tuple[float, float] | None = None) -> dict[str, float]:
+    """z of each value against all of them, or against ``fixed`` (μ, σ) of a reference
+    pool (population σ; σ = 0 → 0), signed so that positive is better."""
     if not values:
         return {}
-    # plain float arithmetic: statistics.pstdev is exact but far too slow for the
-    # thousands of bootstrap samples
-    mu = math.fsum(values.values()) / len(values)
-    sigma = math.sqrt(math.fsum((v - mu) ** 2 for v in values.values()) / len(values))
+    mu, sigma = fixed if fixed is not None else mean_sigma(list(values.values()))
     sign = 1.0 if higher_is_better else -1.0
     return {k: (sign * (v - mu) / sigma if sigma > 0 else 0.0) for k, v in values.items()}
 
@@ -108,11 +139,14 @@ def _model_table(apps: Sequence[results.AppResult], metrics: Sequence[str]) -> d
 
 
 def _leaderboard_z(means: Mapping[str, Mapping[str, float | None]], metrics: Sequence[str],
-                   directions: Mapping[str, bool]) -> dict[str, dict[str, float | None]]:
+                   directions: Mapping[str, bool],
+                   fixed: Mapping[str, tuple[float, float]] | None = None) -> dict[str, dict[str, float | None]]:
     z: dict[str, dict[str, float | None]] = {model: {} for model in means}
     for m in metrics:
         present = {model: row[m] for model, row in means.items() if row.get(m) is not None}
-        scored = zscores(present, directions.get(m, True))
+        if fixed is not None and m not in fixed:
+            present = {}  # the reference pool never scored this metric: no z
+        scored = zscores(present, directions.get(m, True), fixed.get(m) if fixed is not None else None)
         for model in means:
             z[model][m] = scored.get(model)
     return z
@@ -137,10 +171,12 @@ def bootstrap_ranks(
     weights: Mapping[str, float] | None = None,
     n: int = BOOTSTRAP_SAMPLES,
     seed: int = 0,
+    reference: results.Reference | None = None,
 ) -> dict[str, tuple[int, int]]:
     """Model → (best, worst) rank over the middle 95 % of ``n`` bootstrap samples of
     the tasks (drawn with replacement; a task drawn twice counts twice)."""
-    pooled = _pooled(apps)
+    pooled = _pooled(with_floors(apps))
+    fixed = reference.model_stats if reference is not None else None
     weights = dict(weights) if weights is not None else weights_for(pooled)
     metrics = [m for m in _metrics(pooled) if weights.get(m, 0) > 0]
     directions = _directions(pooled)
@@ -170,7 +206,7 @@ def bootstrap_ranks(
                 count = _total(pick(counts[model][j]))
                 row[m] = _total(pick(sums[model][j])) / count if count else None
             means[model] = row
-        z = _leaderboard_z(means, metrics, directions)
+        z = _leaderboard_z(means, metrics, directions, fixed)
         ranks = _ranks({model: weighted(z[model], weights) for model in models})
         for model in models:
             seen[model].append(ranks[model])
@@ -187,32 +223,39 @@ def aggregate(
     apps: Sequence[results.AppResult],
     weights: Mapping[str, float] | None = None,
     bootstrap: int = BOOTSTRAP_SAMPLES,
+    reference: results.Reference | None = None,
 ) -> tuple[tuple[results.AppResult, ...], tuple[results.LeaderboardRow, ...]]:
-    """Apps with their ``overall`` set, and the leaderboard (best first).
-    ``bootstrap`` is the number of samples for rank intervals (0: none)."""
+    """Apps with their ``overall`` set (and floors filled in where the app is the
+    model's fault), and the leaderboard (best first). ``bootstrap`` is the number of
+    samples for rank intervals (0: none); ``reference`` fixes μ and σ."""
+    apps = with_floors(apps)
     pooled = _pooled(apps)
     weights = dict(weights) if weights is not None else weights_for(pooled)
     metrics = _metrics(pooled)
     directions = _directions(pooled)
+    app_fixed = reference.app_stats if reference is not None else None
+    model_fixed = reference.model_stats if reference is not None else None
 
     app_z: list[dict[str, float | None]] = [{} for _ in pooled]
     for m in metrics:
         values = {str(i): v for i, a in enumerate(pooled) if (v := _value(a.scores.get(m))) is not None}
-        scored = zscores(values, directions.get(m, True))
+        if app_fixed is not None and m not in app_fixed:
+            values = {}
+        scored = zscores(values, directions.get(m, True), app_fixed.get(m) if app_fixed is not None else None)
         for i, row in enumerate(app_z):
             row[m] = scored.get(str(i))
     overall_of = iter(weighted(row, weights) for row in app_z)
     # pooled keeps the order of apps, so the pooled apps take the overalls in turn
-    scored_apps = tuple(a.model_copy(update={"overall": next(overall_of) if a.outcome != "error" else None})
-                        for a in apps)
+    scored_apps = tuple(a.model_copy(update={
+        "overall": next(overall_of) if a.outcome not in results.OUR_FAULT else None}) for a in apps)
 
     means = _model_table(pooled, metrics)
-    z = _leaderboard_z(means, metrics, directions)
+    z = _leaderboard_z(means, metrics, directions, model_fixed)
     overall = {model: weighted(z[model], weights) for model in means}
     for a in apps:  # a model whose every app failed on our side still gets a row
         overall.setdefault(a.model, None)
     ranks = _ranks(overall)
-    intervals = bootstrap_ranks(pooled, weights, bootstrap) if bootstrap and len(means) > 1 else {}
+    intervals = bootstrap_ranks(pooled, weights, bootstrap, reference=reference) if bootstrap and len(means) > 1 else {}
     rows = []
     for model in sorted(overall, key=lambda m: (ranks[m], m)):
         mine = [a for a in apps if a.model == model]
@@ -226,3 +269,21 @@ def aggregate(
             apps=len(mine), outcomes=outcomes, rank_interval=intervals.get(model),
         ))
     return scored_apps, tuple(rows)
+
+
+def reference_stats(run: results.RunResults, uri: str, digest: str) -> results.Reference:
+    """The fixed μ and σ a reference run gives: per metric, over its models' means
+    (for the leaderboard) and over its apps (for app overalls)."""
+    model_stats: dict[str, tuple[float, float]] = {}
+    names = {m for row in run.leaderboard for m, v in row.metrics.items() if v is not None}
+    for m in sorted(names):
+        values = [v for row in run.leaderboard if (v := row.metrics.get(m)) is not None and math.isfinite(v)]
+        if values:
+            model_stats[m] = mean_sigma(values)
+    app_stats: dict[str, tuple[float, float]] = {}
+    pooled = _pooled(run.apps)
+    for m in _metrics(pooled):
+        values = [v for a in pooled if (v := _value(a.scores.get(m))) is not None]
+        app_stats[m] = mean_sigma(values)
+    return results.Reference(uri=uri, digest=digest, models=tuple(r.model for r in run.leaderboard),
+                             model_stats=model_stats, app_stats=app_stats)

@@ -1,8 +1,10 @@
-"""Judge robustness: how much a leaderboard changes when the judge changes.
+"""Judge robustness: how much a leaderboard changes when the judge changes (IWC-Bench
+§5.4, Appendix B).
 
-Given the model-level scores of the same evidence under two judges, report Pearson
-and Spearman correlations and the share of model pairs that keep their order. Pure:
-no I/O, no LLM.
+Given the leaderboards of the same evidence under two judges: Pearson and Spearman
+correlations of the overall scores, the share of model pairs that keep their order,
+each model's rank under both (Table 5), and each metric's level and spread of
+model-level raw means under both. Pure: no I/O, no LLM.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import dataclasses
 import itertools
 import math
 from typing import Mapping, Sequence
+
+from iwcbench.pipeline.contracts import analyses, results
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,3 +72,40 @@ def compare(first: Mapping[str, float | None], second: Mapping[str, float | None
             kept += 1
     return Robustness(len(models), pearson(xs, ys), pearson(ranks(xs), ranks(ys)) if models else None,
                       pairs, kept)
+
+
+def _mean_std(values: Sequence[float]) -> tuple[float | None, float | None]:
+    if not values:
+        return None, None
+    mu = sum(values) / len(values)
+    return round(mu, 4), round(math.sqrt(sum((v - mu) ** 2 for v in values) / len(values)), 4)
+
+
+def analyse(a: results.RunResults, b: results.RunResults, a_source: str = "A",
+            b_source: str = "B") -> analyses.Robustness:
+    """Everything above for two result sets, as stored under analyses/robustness.json."""
+    rows_a = {r.model: r for r in a.leaderboard}
+    rows_b = {r.model: r for r in b.leaderboard}
+    found = compare({m: r.overall for m, r in rows_a.items()}, {m: r.overall for m, r in rows_b.items()})
+    models = sorted(rows_a.keys() | rows_b.keys(),
+                    key=lambda m: (rows_a[m].rank if m in rows_a else 10 ** 6, m))
+    ranks = []
+    for m in models:
+        rank_a = rows_a[m].rank if m in rows_a else None
+        rank_b = rows_b[m].rank if m in rows_b else None
+        ranks.append(analyses.RankChange(
+            model=m, overall_a=rows_a[m].overall if m in rows_a else None,
+            overall_b=rows_b[m].overall if m in rows_b else None, rank_a=rank_a, rank_b=rank_b,
+            delta=rank_b - rank_a if rank_a is not None and rank_b is not None else None))
+    names = sorted({n for r in [*a.leaderboard, *b.leaderboard] for n in r.metrics},
+                   key=lambda n: (0 if n.split("@")[0] in {"aesthetics", "usability"} else 1, n))
+    levels = []
+    for n in names:
+        ma, sa = _mean_std([v for r in a.leaderboard if (v := r.metrics.get(n)) is not None])
+        mb, sb = _mean_std([v for r in b.leaderboard if (v := r.metrics.get(n)) is not None])
+        if ma is not None or mb is not None:
+            levels.append(analyses.LevelChange(metric=n, mean_a=ma, mean_b=mb, std_a=sa, std_b=sb))
+    return analyses.Robustness(
+        a=a_source, b=b_source, models=found.models, pearson=found.pearson, spearman=found.spearman,
+        pairs=found.pairs, pairs_kept=found.pairs_kept, pairs_kept_share=found.pairs_kept_share,
+        ranks=tuple(ranks), levels=tuple(levels))

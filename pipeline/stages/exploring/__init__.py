@@ -37,19 +37,24 @@ def explore(
     policy: policies.Policy | None = None,
     hermetic: browser.Router | None = None,
     accessibility: bool = True,
+    sites: dict | None = None,
 ) -> Exploration:
     """Explore the app at ``url``. ``coverage_map`` None means black box (no coverage
     is read). ``hermetic`` decides every request (kits/mirror/routing.Hermetic: the app's
     server and the CDN mirror); None: a browser.OriginGuard refuses everything off the
-    app's origin."""
+    app's origin. Below both, the browser reaches only the app's origin (kits/egress.py).
+    ``sites`` (instrumenting's sites.json) says where each counter sits: only counters
+    V8 saw run are credited (crediting.py)."""
     chooser = policy if policy is not None else heuristic.HeuristicPolicy()
-    explorer = stepping.Explorer(url, settings, sink, coverage_map, chooser, hermetic, accessibility)
+    explorer = stepping.Explorer(url, settings, sink, coverage_map, chooser, hermetic, accessibility, sites)
     started = time.monotonic()
     load_error: str | None = None
     options = browser.ContextOptions(
         viewport_width=settings.viewport_width, viewport_height=settings.viewport_height, seed=settings.seed)
     try:
-        with browser.Session(options) as session:
+        hashes = frozenset(v["sha256"] for v in (sites or {}).values() if isinstance(v, dict) and v.get("sha256"))
+        with browser.Session(options, allow=(explorer.origin,),
+                             coverage_hashes=hashes if coverage_map is not None else frozenset()) as session:
             explorer.session = session
             explorer.router.install(session.context)
             load_error, first = explorer.load()

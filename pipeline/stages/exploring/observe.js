@@ -2,9 +2,23 @@
 // CSS selectors, a compact accessibility tree, and two cheap fingerprints (state:
 // structure + visible text; visual: also form values and a coarse canvas thumbnail).
 // It reads the page; it must never change the DOM (snapshots would show it).
+// It runs in an isolated world (kits/devtools.py): the page's DOM, none of its globals.
+// Which elements have listeners comes from the page's world by events (kits/init.js);
+// refs and volatility marks (volatility.js) live on this world's window.
 (limits) => {
-  const KEY = Symbol.for('iwc.explorer');
-  const hooks = window[KEY] || {perElement: new WeakMap(), global: new Set()};
+  const hooks = window.__iwc || (window.__iwc = {});
+  hooks.perElement = new WeakMap();
+  hooks.global = new Set();
+  if (limits.nonce) {
+    const hint = (event) => {
+      const types = String(event.detail || '').split(',').filter(Boolean);
+      if (event.target === window) types.forEach((t) => hooks.global.add(t));
+      else hooks.perElement.set(event.target, new Set(types));
+    };
+    window.addEventListener('iwc-hint-' + limits.nonce, hint, true);
+    try { window.dispatchEvent(new CustomEvent('iwc-hints-' + limits.nonce)); }
+    finally { window.removeEventListener('iwc-hint-' + limits.nonce, hint, true); }
+  }
   if (!hooks.refs) { hooks.refs = new WeakMap(); hooks.nextRef = 1; }
   const body = document.body || document.documentElement;
 
@@ -279,7 +293,9 @@
     } catch (e) { return 'x'; }
   });
 
-  const text = (body.innerText || '').slice(0, 200000);
+  // Text that changes while nobody acts (volatility.js) is not part of the state.
+  const shown = body.innerText || '';
+  const text = (hooks.volatility ? hooks.volatility.withoutMarked(body, shown) : shown).slice(0, 200000);
   const g = hooks.global;
   const keyboard = KEY_EVENTS.some(t => g.has(t)) ||
     [window, document, document.body].some(t => t && KEY_EVENTS.some(k => typeof t['on' + k] === 'function'));

@@ -13,13 +13,15 @@ from typing import Callable
 
 from iwcbench.pipeline.contracts import evidence, settings
 from iwcbench.pipeline.kits import browser
-from iwcbench.pipeline.stages.exploring import acting, coverage as istanbul, observing, policy as policies
+from iwcbench.pipeline.stages.exploring import acting, coverage as istanbul, crediting, observing
+from iwcbench.pipeline.stages.exploring import policy as policies
 
 HANG_S = 5.0  # a page that does not answer a script call for this long is hung
 SETTLE_MS = 150  # after an action: let handlers, timers and transitions run
 MAX_PAGE_FAILURES = 2  # hung or crashed pages tolerated before stopping
 MAX_AXE_STATES = 25  # axe-core runs per exploration (one per new state)
 AXE_LIMIT_S = 8.0
+FLOOD_POPUPS = 50  # windows opened during a failed load that make it a window.open flood
 
 
 class Stop(Exception):
@@ -36,6 +38,7 @@ class Explorer:
         chooser: policies.Policy,
         router: browser.Router | None,
         accessibility: bool,
+        sites: dict | None = None,
     ) -> None:
         self.url = url
         self.origin = browser.origin_of(url)
@@ -50,6 +53,10 @@ class Explorer:
         self.coverage_base: dict = {}  # counters of documents already left
         self.coverage_live: dict | None = None  # counters of the current document
         self.coverage_doc: float | None = None
+        self.sites = sites or {}  # where each counter sits in the served code (crediting.py)
+        self.confirmed: set[crediting.Counter] = set()  # counters V8 saw run
+        self._unconfirmed: dict = {}  # claimed, not confirmed, at the last V8 take
+        self.forged_noted = 0
         self.summary = evidence.CoverageSummary()
         self.visuals: set[str] = set()
         self.states: set[str] = set()
@@ -70,10 +77,15 @@ class Explorer:
     def instrumented(self) -> bool:
         return self.coverage_map is not None
 
-    def coverage_total(self) -> dict:
+    def coverage_claimed(self) -> dict:
+        """Istanbul's counters as the page reported them (the page can write them)."""
         if self.coverage_live is None:
             return self.coverage_base
         return istanbul.merge(self.coverage_base, self.coverage_live)
+
+    def coverage_total(self) -> dict:
+        """The counters credited: those V8 saw run (stages/exploring/crediting.py)."""
+        return crediting.credit(self.coverage_claimed(), self.confirmed)
 
     def _page_left(self) -> None:
         """The current document is gone: keep what it counted."""
@@ -81,14 +93,37 @@ class Explorer:
             self.coverage_base = istanbul.merge(self.coverage_base, self.coverage_live)
         self.coverage_live, self.coverage_doc = None, None
 
-    def _read_coverage(self, obs: observing.Observation) -> float:
+    def _confirm(self, notes: list[str]) -> None:
+        """Ask V8 what ran when the page claims counters V8 has not confirmed yet (or
+        their counts moved since it was last asked)."""
+        unconfirmed = {c: n for c, n in crediting.claims(self.coverage_claimed()).items()
+                       if c not in self.confirmed}
+        if unconfirmed and unconfirmed != self._unconfirmed:
+            self.confirmed |= crediting.confirmations(self.sites, self.tab.take_coverage(HANG_S))
+            unconfirmed = {c: n for c, n in unconfirmed.items() if c not in self.confirmed}
+        self._unconfirmed = unconfirmed
+        if len(unconfirmed) > self.forged_noted:
+            self.forged_noted = len(unconfirmed)
+            notes.append(f"{len(unconfirmed)} coverage counters the page reports were not seen to run "
+                         "by V8; they are not credited")
+
+    def _read_coverage(self, obs: observing.Observation, notes: list[str]) -> float:
         if not self.instrumented:
             return 0.0
-        snapshot = browser.read_coverage(self.tab, HANG_S)
+        before = self.summary.statements or 0.0
+        try:
+            snapshot = browser.read_coverage(self.tab, HANG_S)
+        except browser.PageLost:
+            raise
+        except browser.BrowserError as error:
+            # The page broke its own counters: it keeps what was credited so far (0 %
+            # when nothing was), never "not measured".
+            notes.append(f"coverage could not be read: {error}")
+            snapshot = self.coverage_live if obs.doc == self.coverage_doc else None
         if obs.doc != self.coverage_doc:
             self._page_left()
         self.coverage_live, self.coverage_doc = snapshot, obs.doc
-        before = self.summary.statements or 0.0
+        self._confirm(notes)
         self.summary = istanbul.summarize(self.coverage_total(), self.coverage_map)
         return round((self.summary.statements or 0.0) - before, 4)
 
@@ -96,7 +131,8 @@ class Explorer:
     def _drain_router(self) -> tuple[str, ...]:
         blocked, mirrored = self.router.drain()
         self.mirrored.extend(mirrored)
-        return tuple(blocked)
+        below = self.session.drain_network() if self.session else ()  # what routing never saw
+        return tuple(dict.fromkeys((*blocked, *below)))
 
     # ---- the page ---------------------------------------------------------
     def _fresh_page(self, timeout_s: float) -> int | None:
@@ -155,6 +191,7 @@ class Explorer:
         raised on the way is re-raised after the step is recorded."""
         obs: observing.Observation | None = None
         gain, dom, shot = 0.0, None, None
+        volatile: tuple[evidence.VolatileMark, ...] = ()
         stop: Stop | None = None
         try:
             if lost is not None:
@@ -164,21 +201,32 @@ class Explorer:
                     if ok and attempt == 0:
                         self._settle(notes)
                     obs = self._look(index, notes)
-                    gain = self._read_coverage(obs)
-                    dom = f"dom/{index:04d}.html"
-                    self.sink(dom, browser.dom_snapshot(self.tab, self.config.max_dom_bytes, HANG_S))
+                    gain = self._read_coverage(obs, notes)
                     if obs.visual not in self.visuals:
                         self.visuals.add(obs.visual)
                         shot = f"shots/{index:04d}.png"
                         self.sink(shot, browser.screenshot(self.tab, HANG_S))
+                    # After the screenshot, which spends part of the idle window the
+                    # snapshot waits for; before axe-core, which must not be in it.
+                    dom = f"dom/{index:04d}.html"
+                    html, volatile = observing.snapshot(self.tab, self.config.max_dom_bytes, HANG_S)
+                    self.sink(dom, html)
                     self._accessibility(index, obs, notes)
                     break
                 except browser.PageLost as again:
-                    obs, dom, shot = None, None, None
+                    obs, dom, shot, volatile = None, None, None, ()
                     # raises Stop, or gives a fresh page to look at
                     self._lost(again, notes, f" (after {action.label()})" if index else " (while loading)")
+                except browser.BrowserGone:
+                    raise
+                except browser.BrowserError as failed:
+                    # Our scripts run where the page cannot reach them: what is left
+                    # to fail is the page itself (its DOM, its document).
+                    obs, dom, shot, volatile = None, None, None, ()
+                    notes.append(f"the page could not be observed: {failed}")
+                    break
         except Stop as reason:
-            obs, dom, shot, stop = None, None, None, reason
+            obs, dom, shot, stop, volatile = None, None, None, reason, ()
         events = self.session.drain()
         if events.crashed and not any("crash" in n or "responding" in n for n in notes):
             notes.append("the page crashed")
@@ -192,7 +240,7 @@ class Explorer:
             dom=dom, screenshot=shot, coverage=self.summary, coverage_gain=gain,
             console_errors=tuple(m for m in events.console_errors if "ERR_BLOCKED_BY_CLIENT" not in m),
             page_errors=tuple(events.page_errors), blocked_requests=self._drain_router(),
-            dialogs=tuple(events.dialogs), notes=tuple(notes + events.notes),
+            dialogs=tuple(events.dialogs), notes=tuple(notes + events.notes), volatile=volatile,
             duration_s=round(time.monotonic() - started, 3),
         )
         self.steps.append(step)
@@ -218,7 +266,7 @@ class Explorer:
     # ---- the run ----------------------------------------------------------
     def load(self) -> tuple[str | None, observing.Observation | None]:
         """Step 0. Returns (load_error, observation)."""
-        started, notes = time.monotonic(), []
+        started, notes = time.monotonic(), [self.session.isolation]
         action = evidence.Action(kind="load", target=self.url)
         self.tab = self.session.new_tab()
         try:
@@ -231,6 +279,11 @@ class Explorer:
             try:  # the load event never came: is the page alive at all?
                 observing.observe(self.tab, 0, HANG_S)
             except browser.PageHung:
+                if self.session.popups >= FLOOD_POPUPS:
+                    return self._load_failed(action, started, (
+                        f"the page kept opening windows (a window.open flood: {self.session.popups} "
+                        f"popups closed) and did not finish loading within "
+                        f"{self.config.load_timeout_s:g} s; the renderer was killed"))
                 return self._load_failed(action, started, (
                     f"the page did not finish loading within {self.config.load_timeout_s:g} s and "
                     f"its scripts never yielded (an endless loop?); the renderer was killed"))
@@ -255,8 +308,9 @@ class Explorer:
         self.steps = [evidence.Step(
             index=0, action=action, ok=False, error=reason, url=self.url,
             console_errors=tuple(events.console_errors), page_errors=tuple(events.page_errors),
-            dialogs=tuple(events.dialogs), notes=tuple(events.notes),
-            blocked_requests=self._drain_router(), duration_s=round(time.monotonic() - started, 3))]
+            dialogs=tuple(events.dialogs), notes=(self.session.isolation, *events.notes) if self.session
+            else tuple(events.notes), blocked_requests=self._drain_router(),
+            duration_s=round(time.monotonic() - started, 3))]
         return reason, None
 
     def loop(self, obs: observing.Observation, deadline: float, started: float) -> str:

@@ -6,7 +6,9 @@ device files or FIFOs), regular files are written by streaming their bytes while
 counting them (headers can lie), links are made only after every file is written (so
 no write can pass through one) and each is then resolved by the kernel to prove it
 stays inside. The member count and the extracted size are capped
-(``settings.Input``). A folder is copied without following links that leave it.
+(``settings.Input``). A folder is copied without following links that leave it, and
+under the same caps: its bytes and files are counted from the file system's metadata
+before anything is copied (a sparse file is refused by its size, never read).
 
 An app's own problem (missing, empty, corrupt, hostile, too big) is an ``AppDefect``
 with a reason a user can act on; the caller records it and moves on. Trouble of the
@@ -61,7 +63,7 @@ def materialize(app: evidence.AppRef, dest: pathlib.Path, limits: settings.Input
         if not source.exists():
             raise AppDefect(f"app not found: {source}")
         if app.packaging == "folder":
-            _copy_folder(source, dest)
+            _copy_folder(source, dest, limits)
             return dest
         writer = _Writer(dest, limits)
         if app.packaging == "zip":
@@ -97,13 +99,15 @@ def _is_inside(path: pathlib.Path, root: pathlib.Path) -> bool:
 
 # --- folders -----------------------------------------------------------------------
 
-def _copy_folder(source: pathlib.Path, dest: pathlib.Path) -> None:
+def _copy_folder(source: pathlib.Path, dest: pathlib.Path, limits: settings.Input) -> None:
     """Mirror a folder. Links resolving inside it are kept as relative links; links
     leaving it, dangling links, sockets and devices are not copied."""
     if not source.is_dir():
         raise AppDefect(f"app is not a folder: {source}")
     root = source.resolve()
+    _check_folder_caps(root, limits)
     files = 0
+    copied = 0
     for current, dirs, names in os.walk(root):  # never descends into linked folders
         here = pathlib.Path(current)
         target_dir = dest / here.relative_to(root)
@@ -120,11 +124,48 @@ def _copy_folder(source: pathlib.Path, dest: pathlib.Path) -> None:
                 continue
             mode = path.lstat().st_mode
             if stat.S_ISREG(mode):
-                shutil.copyfile(path, target_dir / name, follow_symlinks=False)
+                copied = _copy_file(path, target_dir / name, copied, limits.max_archive_bytes)
                 os.chmod(target_dir / name, 0o755 if mode & 0o111 else 0o644)
                 files += 1
     if files == 0:
         raise AppDefect("app folder is empty (no files)")
+
+
+def _check_folder_caps(root: pathlib.Path, limits: settings.Input) -> None:
+    """Refuse a folder over the caps from ``lstat`` alone: the apparent size counts
+    (a copy, and the server, would hand out every byte of a sparse file's holes)."""
+    count = total = 0
+    largest: tuple[int, int, str] = (0, 0, "")  # size, bytes on disk, name
+    for current, _dirs, names in os.walk(root):
+        for name in names:
+            info = os.lstat(os.path.join(current, name))
+            if not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
+                continue
+            count += 1
+            if count > limits.max_archive_members:
+                raise AppDefect(f"app folder has more than {limits.max_archive_members} files (the cap)")
+            if stat.S_ISREG(info.st_mode):
+                total += info.st_size
+                if info.st_size > largest[0]:
+                    rel = os.path.relpath(os.path.join(current, name), root)
+                    largest = (info.st_size, info.st_blocks * 512, rel)
+    if total > limits.max_archive_bytes:
+        size, on_disk, name = largest
+        sparse = f" (a sparse file: {on_disk} bytes on disk)" if on_disk < size // 2 else ""
+        raise AppDefect(f"app folder holds more than {limits.max_archive_bytes} bytes (the cap): "
+                        f"{total} bytes; the largest file, {name}, is {size} bytes{sparse}")
+
+
+def _copy_file(source: pathlib.Path, target: pathlib.Path, copied: int, cap: int) -> int:
+    """Copy one file while counting, so a file that grows after the check still stops
+    at the cap. Returns the bytes copied so far."""
+    with source.open("rb") as src, target.open("wb") as out:
+        while chunk := src.read(_CHUNK):
+            copied += len(chunk)
+            if copied > cap:
+                raise AppDefect(f"app folder holds more than {cap} bytes (the cap)")
+            out.write(chunk)
+    return copied
 
 
 # --- archives ----------------------------------------------------------------------

@@ -7,13 +7,16 @@ blocks and module scripts, in one Node process (instrument.js beside this module
 
     dest/.iwc/coverage-map.json   coverage key -> Istanbul's initial FileCoverage data
     dest/.iwc/sources.json        coverage key -> the original source text
+    dest/.iwc/sites.json          coverage key -> where its counters sit in the served
+                                  code, and that code's SHA-256 (pipeline/js/sites.js)
 
 Coverage keys are paths relative to the served root ("js/app.js"); inline blocks are
 "<page>#inline-N" (N counts a page's inline JavaScript blocks from 1, in document
 order) and their locations are lines of the page. An app's own defects (no start
 page, unparsable scripts, binary junk, huge files) are recorded in the report, never
 raised. Build frameworks are served from a prebuilt static folder when the app ships
-one; otherwise the app runs as a black box. This module must not serve or explore.
+one; otherwise they are built with Istanbul (building.py) and their static output is
+served. This module must not serve or explore.
 """
 
 from __future__ import annotations
@@ -28,11 +31,13 @@ import time
 from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.contracts import evidence
 from iwcbench.pipeline.kits import processes
+from iwcbench.pipeline.stages.instrumenting import building
 
 SCRIPT = pathlib.Path(__file__).resolve().parent / "instrument.js"  # this stage's Node side
 IWC_DIR = ".iwc"
 COVERAGE_MAP = "coverage-map.json"
 SOURCES = "sources.json"
+SITES = "sites.json"
 BUILD_FRAMEWORKS = ("next", "astro", "cra", "vite")  # first match wins
 PREBUILT_DIRS = ("dist", "build", "out")  # static output folders of the build frameworks
 NOT_COPIED = {".git"}
@@ -55,9 +60,12 @@ _NODE_CODE = re.compile(
 
 
 def instrument(
-    src: pathlib.Path, dest: pathlib.Path, settings: settings_mod.Instrumentation
+    src: pathlib.Path, dest: pathlib.Path, settings: settings_mod.Instrumentation,
+    build: settings_mod.Build | None = None,
 ) -> evidence.InstrumentationReport:
     """Copy ``src`` into ``dest`` and instrument the copy; the report says what was done.
+    A build-framework app without a prebuilt folder is built with Istanbul (building.py)
+    unless ``build`` is None or off.
 
     Raises only for trouble on our side (node or the npm tools missing:
     ``processes.ToolMissing``), never for anything about the app."""
@@ -66,6 +74,8 @@ def instrument(
     framework = detect_framework(src)
     copy_skips: list[evidence.SkippedFile] = []
     prebuilt = prebuilt_folder(src) if framework in BUILD_FRAMEWORKS else None
+    if framework in BUILD_FRAMEWORKS and prebuilt is None and build is not None and build.enabled:
+        return _instrument_by_building(src, dest, framework, build, started)
     if framework in BUILD_FRAMEWORKS and prebuilt is None:
         copy_skips = copy_app(src, dest)
         entry, entry_problem = find_entry(dest)
@@ -93,6 +103,7 @@ def instrument(
         "scripts": scripts,
         "coverageMap": str((dest / IWC_DIR / COVERAGE_MAP).resolve()),
         "sources": str((dest / IWC_DIR / SOURCES).resolve()),
+        "sites": str((dest / IWC_DIR / SITES).resolve()),
     }
     done = processes.run(
         [processes.node_binary(), str(SCRIPT)],
@@ -117,6 +128,31 @@ def instrument(
     if skipped:
         reason += f" ({len(skipped)} skipped)"
     return _report(framework, "instrumented", reason, entry, entry_problem, files, skipped, started)
+
+
+def _instrument_by_building(src: pathlib.Path, dest: pathlib.Path, framework: evidence.Framework,
+                            build: settings_mod.Build, started: float) -> evidence.InstrumentationReport:
+    """Build the app with Istanbul; ``dest`` gets the static output and .iwc/ maps."""
+    work = dest.with_name(dest.name + ".build")
+    try:
+        built = building.build(src, work, framework, build)
+        dest.mkdir(parents=True, exist_ok=True)
+        if built.site is None:
+            return _report(framework, "black_box", built.report.reason, None, "the app was not built", [],
+                           [], started, built.report)
+        copy_app(built.site, dest)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    (dest / IWC_DIR).mkdir(exist_ok=True)
+    (dest / IWC_DIR / COVERAGE_MAP).write_text(json.dumps(built.coverage_map))
+    (dest / IWC_DIR / SOURCES).write_text(json.dumps(built.sources))
+    files = [evidence.InstrumentedFile(path=key, kind="built", statements=len(fc.get("statementMap", {})),
+                                       functions=len(fc.get("fnMap", {})), branches=len(fc.get("branchMap", {})))
+             for key, fc in built.coverage_map.items()]
+    entry, entry_problem = find_entry(dest)
+    mode: evidence.Mode = "instrumented" if files else "black_box"
+    return _report(framework, mode, built.report.reason, entry, entry_problem, files, list(built.skipped),
+                   started, built.report)
 
 
 def detect_framework(root: pathlib.Path) -> evidence.Framework:
@@ -325,8 +361,9 @@ def _report(
     files: list[evidence.InstrumentedFile],
     skipped: list[evidence.SkippedFile],
     started: float,
+    build: evidence.BuildReport | None = None,
 ) -> evidence.InstrumentationReport:
-    if entry is None:
+    if entry is None and build is None:
         reason = f"{entry_problem}; {reason}"
     return evidence.InstrumentationReport(
         framework=framework,
@@ -336,6 +373,7 @@ def _report(
         files=tuple(files),
         skipped=tuple(skipped),
         duration_s=round(time.monotonic() - started, 3),
+        build=build,
     )
 
 

@@ -29,6 +29,7 @@
 const fs = require('fs');
 const path = require('path');
 const Module = require('module');
+const { sitesOf } = require('./sites');
 
 // HTML's JavaScript MIME type essences, plus "module". Anything else (JSON,
 // importmap, text/babel, templates) is data, not code the browser runs.
@@ -150,6 +151,7 @@ function main() {
     const skipped = [];
     const coverageMap = {};
     const sources = {};
+    const sites = {};
 
     /* Instrument `code` under coverage key `key`; 'auto' tries a classic script first,
      * then a module (import/export/top-level await). Returns the new code or null. */
@@ -238,6 +240,8 @@ function main() {
             // same inside strings, templates, regexes and comments.
             const safe = done.code.replace(/<\/(script)/gi, '<\\/$1');
             edits.push({ start, end, code: safe });
+            // The browser's HTML parser turns CR and CRLF into LF before the script sees them.
+            sites[key] = sitesOf(safe.replace(/\r\n?/g, '\n'), key);
             files.push({ path: key, kind: kind === 'module' ? 'inline-module' : 'inline', ...counts(done.fc) });
         }
         if (edits.length) {
@@ -298,12 +302,14 @@ function main() {
         if (done === null) continue;
         sources[rel] = code;
         writeAtomically(abs, bom + done.code, encoding);
+        sites[rel] = sitesOf(done.code, rel);
         files.push({ path: rel, kind: done.module ? 'module' : 'external', ...counts(done.fc) });
     }
 
     fs.mkdirSync(path.dirname(job.coverageMap), { recursive: true });
     fs.writeFileSync(job.coverageMap, JSON.stringify(coverageMap));
     fs.writeFileSync(job.sources, JSON.stringify(sources));
+    if (job.sites) fs.writeFileSync(job.sites, JSON.stringify(sites));
     process.stdout.write(JSON.stringify({ files, skipped }));
 }
 

@@ -38,7 +38,7 @@ SCORE_NAMES = metrics.names("judging")  # the metric table's rows this stage fil
 def options(settings: settings_mod.Judging) -> deliberation.Options:
     return deliberation.Options(runs=settings.runs, min_usable=settings.min_usable_runs,
                                 parse_retries=settings.parse_retries, max_adjustment=settings.max_adjustment,
-                                judge_temperature=settings.temperature)
+                                judge_temperature=settings.temperature, protocol=settings.protocol)
 
 
 Judge = Callable[[llm.Client, task.Task, bundle_mod.Bundle, settings_mod.Judging], dict[str, results.Score]]

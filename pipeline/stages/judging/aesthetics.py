@@ -45,6 +45,11 @@ def judge(client: llm.Client, requirement: str, evidence: bundle_mod.Bundle,
             if data is not None:
                 shots.append((step.screenshot, data))
     picked = screenshots.select(shots, limit=max_shots)
+    if shots and not picked.chosen and all(why.startswith("blank") for why in picked.dropped.values()):
+        # The app shows nothing: that is the model's doing, judged at the floor.
+        floor = metrics.BY_NAME[DIMENSION.name].floor
+        return metrics.score(DIMENSION.name, floor, f"the app shows nothing: all {len(shots)} screenshots "
+                             "were blank; judged at the floor", raw={"dropped": picked.dropped})
     if not picked.chosen:
         reason = "no usable screenshot" + (
             f": {'; '.join(f'{k} {why}' for k, why in picked.dropped.items())}" if picked.dropped else

@@ -56,6 +56,7 @@ class Options:
     parse_retries: int = 2  # re-asks after an unreadable answer, per run
     max_adjustment: float = 1.0  # |adjustment| per aspect, score points
     judge_temperature: float | None = None  # final-judge runs; None: the client's own
+    protocol: str = "deliberative"  # or "single": the final judge prompt alone, one run
 
 
 class ParseError(ValueError):
@@ -178,17 +179,21 @@ def deliberate(client: llm.Client, dimension: Dimension, requirement: str,
             llm.text_block("<evidence>"), *evidence, llm.text_block("</evidence>")]
     digest = hashlib.sha256(json.dumps([_role_prompt("judge", dimension, nonce), head],
                                        sort_keys=True).encode()).hexdigest()
-    raw: dict[str, Any] = {"protocol": "advocate→critic→judge×%d" % options.runs, "prompt_sha256": digest}
+    single = options.protocol == "single"
+    if single:  # Appendix D's baseline: no advocate, no critic, one final-judge run
+        options = dataclasses.replace(options, runs=1, min_usable=1)
+    raw: dict[str, Any] = {"protocol": "judge×1 (single round)" if single else
+                           "advocate→critic→judge×%d" % options.runs, "prompt_sha256": digest}
 
     def report(role: str, ask: str) -> llm.Reply:
         return scoped.create(system=_role_prompt(role, dimension, nonce), sample=0,
                              purpose=f"{dimension.name}.{role}",
                              messages=[{"role": "user", "content": [*head, llm.text_block(ask)]}])
 
+    roles = () if single else (("advocate", "List the strengths, each with its citation."),
+                               ("critic", "List the defects, each with its citation."))
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        asked = {role: pool.submit(report, role, ask) for role, ask in (
-            ("advocate", "List the strengths, each with its citation."),
-            ("critic", "List the defects, each with its citation."))}
+        asked = {role: pool.submit(report, role, ask) for role, ask in roles}
     reports = {}
     for role, future in asked.items():
         try:
@@ -203,10 +208,13 @@ def deliberate(client: llm.Client, dimension: Dimension, requirement: str,
 
     tool = verdict_tool(dimension, options.max_adjustment)
     forced = None if client.config.thinking else {"type": "tool", "name": TOOL}  # thinking forbids forcing
-    ask = [*head,
-           llm.text_block(f"<advocate_report>\n{reports['advocate']}\n</advocate_report>"),
-           llm.text_block(f"<critic_report>\n{reports['critic']}\n</critic_report>"),
-           llm.text_block(f"Verify both reports against the evidence and submit your verdict with {TOOL}.")]
+    if single:
+        ask = [*head, llm.text_block(f"Judge the evidence and submit your verdict with {TOOL}.")]
+    else:
+        ask = [*head,
+               llm.text_block(f"<advocate_report>\n{reports['advocate']}\n</advocate_report>"),
+               llm.text_block(f"<critic_report>\n{reports['critic']}\n</critic_report>"),
+               llm.text_block(f"Verify both reports against the evidence and submit your verdict with {TOOL}.")]
     judge = scoped if options.judge_temperature is None else scoped.derive(temperature=options.judge_temperature)
 
     def final(sample: int) -> tuple[str, dict[str, Any]]:
@@ -243,7 +251,14 @@ def deliberate(client: llm.Client, dimension: Dimension, requirement: str,
         return _unscored(dimension.name, f"only {len(runs)} of {options.runs} final-judge runs were usable "
                          f"(need {options.min_usable}): {why}", raw, scoped)
     values = [r["score"] for r in runs]
-    value = round(20 * trimmed_mean(values), 2)
+    if len(values) >= 3:
+        value = round(20 * trimmed_mean(values), 2)
+        how = f"trimmed mean of {len(values)} final-judge scores {sorted(values)} (highest and lowest dropped) × 20"
+    else:
+        value = round(20 * sum(values) / len(values), 2)
+        how = f"mean of {len(values)} final-judge score{'s' * (len(values) != 1)} {sorted(values)} × 20"
+        if single:
+            how = f"single-round judge score {values[0]} × 20"
     citations: list[str] = []
     unverified: list[str] = []
     for r in runs:
@@ -254,11 +269,8 @@ def deliberate(client: llm.Client, dimension: Dimension, requirement: str,
     raw["unverified_citations"] = unverified
     raw["tokens"] = scoped.ledger.totals()
     middle = sorted(runs, key=lambda r: (r["score"], r["sample"]))[len(runs) // 2]
-    return metrics.score(
-        dimension.name, value,
-        (f"trimmed mean of {len(values)} final-judge scores {sorted(values)} "
-                "(highest and lowest dropped) × 20"),
-        citations, raw, rationale=str(middle["verdict"].get("summary", "")))
+    return metrics.score(dimension.name, value, how, citations, raw,
+                         rationale=str(middle["verdict"].get("summary", "")))
 
 
 def _correction(reply: llm.Reply, problem: str) -> dict[str, Any]:

@@ -19,7 +19,7 @@ import pathlib
 from typing import Callable
 
 from iwcbench.pipeline.contracts import results
-from iwcbench.pipeline.stages.reporting import app_page, assets, reading, run_page
+from iwcbench.pipeline.stages.reporting import app_page, assets, reading, run_page, validation
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +41,6 @@ def write_report(run: results.RunResults, read: Callable[[str], bytes | None],
         target.write_text(html, encoding="utf-8")
         summaries.append(summary)
     index = out_dir / "index.html"
-    index.write_text(run_page.build(run, summaries), encoding="utf-8")
+    index.write_text(run_page.build(run, summaries, validation.Found.read(read)), encoding="utf-8")
     log.info("report: %d app pages, %.1f MB of assets", len(summaries), copier.bytes_written / 1e6)
     return index

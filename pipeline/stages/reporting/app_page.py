@@ -126,6 +126,10 @@ def _graph(found: reading.Evidence, flagged: dict[str, str], anchors: dict[str, 
     return f'{note}<div class="graphbox">{picture.svg}</div>{legend}'
 
 
+BUILD_RESULTS = {"instrumented": "built with Istanbul", "plain": "built without Istanbul (black box)",
+                 "failed": "not built"}
+
+
 def _header(app: results.AppResult, found: reading.Evidence) -> str:
     ex = app.exploration
     rows = [("evidence", f'<span class="mono">{layout.esc(found.prefix)}</span>'),
@@ -137,6 +141,9 @@ def _header(app: results.AppResult, found: reading.Evidence) -> str:
     if inst.mode:
         rows.append(("instrumentation", layout.esc(f"{inst.framework} · {inst.mode.replace('_', ' ')} · "
                                                    f"{inst.files_instrumented} file{'s' if inst.files_instrumented != 1 else ''}")))
+    if inst.build:
+        took = f" in {inst.build_s:.1f} s" if inst.build_s is not None else ""
+        rows.append(("build", layout.esc(f"{BUILD_RESULTS[inst.build]}{took}")))
     if app.timings:
         rows.append(("stage times", layout.esc(" · ".join(f"{k} {v:.1f} s" for k, v in app.timings.items()))))
     overall = (f'<div class="kpi"><b>{layout.signed(app.overall)}</b><span>overall z</span></div>'

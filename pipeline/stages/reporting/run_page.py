@@ -12,7 +12,7 @@ import math
 from typing import Sequence
 
 from iwcbench.pipeline.contracts import metrics as metrics_table, results
-from iwcbench.pipeline.stages.reporting import app_page, charting, layout
+from iwcbench.pipeline.stages.reporting import app_page, charting, layout, validation
 
 GRID_MAX_TASKS = 400  # rows of the screenshot grid; more are left out, with a note
 
@@ -105,6 +105,16 @@ def _leaderboard(run: results.RunResults) -> str:
                        "bars: overall z around 0, metric means on their scale · click a column to sort", "leaderboard")
 
 
+def _framework(inst: results.InstrumentationSummary) -> str:
+    """The app's framework; for a built app, how the build went and how long it took."""
+    name = layout.esc(inst.framework or "—")
+    if not inst.build:
+        return name
+    took = f" · {inst.build_s:.0f} s" if inst.build_s is not None else ""
+    how = {"instrumented": "built with Istanbul", "plain": "built without Istanbul", "failed": "not built"}[inst.build]
+    return f'{name}<br><span class="faint">{layout.esc(how + took)}</span>'
+
+
 def _apps(summaries: Sequence[app_page.Summary]) -> str:
     body = []
     for s in summaries:
@@ -113,6 +123,7 @@ def _apps(summaries: Sequence[app_page.Summary]) -> str:
             f'<tr><td class="nowrap">{layout.esc(r.model)}</td>'
             f'<td class="nowrap"><a href="{layout.esc(s.href)}">{layout.esc(r.task_id)}</a></td>'
             f'<td data-v="{layout.esc(r.outcome)}">{layout.outcome_chip(r.outcome)}</td>'
+            f'<td class="nowrap">{_framework(r.instrumentation)}</td>'
             f'<td class="reason">{layout.clipped(r.reason, 110)}</td>'
             f'<td class="num" data-v="{layout.sort_value(r.overall)}">{layout.signed(r.overall)}</td>'
             f'<td data-v="{layout.sort_value(ex.coverage.statements)}">{charting.coverage_bars(ex.coverage)}</td>'
@@ -122,7 +133,7 @@ def _apps(summaries: Sequence[app_page.Summary]) -> str:
              f'data-filter="apps-table" data-count="apps-count"><span id="apps-count" class="faint">'
              f'{len(summaries)} shown</span></div>'
              f'<div class="scroll"><table class="sortable" id="apps-table"><thead><tr><th data-sort>model</th>'
-             f'<th data-sort>task</th><th data-sort>outcome</th><th>reason</th>'
+             f'<th data-sort>task</th><th data-sort>outcome</th><th data-sort>framework</th><th>reason</th>'
              f'<th data-sort class=num>overall</th><th data-sort>coverage</th><th data-sort class=num>states</th>'
              f'<th data-sort class=num>steps</th><th data-sort class=num>errors</th></tr></thead>'
              f'<tbody>{"".join(body)}</tbody></table></div>')
@@ -168,13 +179,15 @@ def _skipped(run: results.RunResults) -> str:
                        "entries of the input that are not apps of a known task")
 
 
-def build(run: results.RunResults, summaries: Sequence[app_page.Summary]) -> str:
+def build(run: results.RunResults, summaries: Sequence[app_page.Summary],
+          found: validation.Found = validation.Found()) -> str:
     models = [r.model for r in run.leaderboard]
     models += sorted({s.result.model for s in summaries} - set(models))
-    body = [_header(run, summaries), _leaderboard(run), _apps(summaries)]
+    body = [_header(run, summaries), _leaderboard(run), validation.section(run, found), _apps(summaries)]
     if summaries:
         body.append(_grid(summaries, models))
     body.append(_skipped(run))
     crumbs = (f'run {layout.esc(run.run.started_at)} · <a href="#leaderboard">leaderboard</a> · '
+              f'<a href="#validation">validation</a> · '
               f'<a href="#apps">apps</a> · <a href="#grid">screens</a>')
     return layout.page("iwc-bench report", "\n".join(b for b in body if b), 0, crumbs)

@@ -142,6 +142,8 @@ def instrumentation(report: evidence.InstrumentationReport) -> str:
         ("took", layout.esc(f"{report.duration_s:.1f} s")),
     ])
     parts = [facts]
+    if report.build is not None:
+        parts.append(_build(report.build))
     if report.files:
         rows = "".join(f'<tr><td class="mono">{layout.esc(f.path)}</td><td>{layout.esc(f.kind)}</td>'
                        f'<td class="num">{f.statements}</td><td class="num">{f.functions}</td>'
@@ -158,6 +160,20 @@ def instrumentation(report: evidence.InstrumentationReport) -> str:
                        f'<span class="muted">{layout.esc(s.reason)}</span></li>' for s in report.skipped)
         parts.append(f'<h3>Skipped files</h3><ul class="plain">{rows}</ul>')
     return "".join(parts)
+
+
+def _build(build: evidence.BuildReport) -> str:
+    """How the app was installed and built; the failing step's log tail when one failed."""
+    facts = layout.facts([
+        ("build", layout.esc({"instrumented": "with Istanbul", "plain": "without Istanbul (black box)",
+                              "failed": "failed"}[build.result])),
+        ("what happened", layout.esc(build.reason)),
+        ("took", layout.esc(f"install {build.install_s:.1f} s · build {build.build_s:.1f} s")),
+        ("network", layout.esc("loopback only" if build.network_isolated else "not isolated on this machine")),
+    ])
+    tail = (f'<h3>End of the failing step\'s log</h3><pre class="mono scroll">{layout.esc(build.log_tail)}</pre>'
+            if build.log_tail else "")
+    return f"<h3>Build</h3>{facts}{tail}"
 
 
 def accessibility(report: evidence.AccessibilityReport) -> str:

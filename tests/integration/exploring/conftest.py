@@ -22,6 +22,7 @@ class Served:
     base: str
     coverage_maps: dict[str, dict]  # app name -> Istanbul coverage map
     mirror_dir: pathlib.Path
+    site: pathlib.Path
 
     def explore(self, app: str, instrumented: bool = True, hermetic: bool = False, **overrides) -> Run:
         files: dict[str, bytes] = {}
@@ -29,7 +30,8 @@ class Served:
         router = routing.Hermetic(self.base, cdn.Mirror(self.mirror_dir, fetch=False)) if hermetic else None
         result = exploring.explore(
             f"{self.base}/{app}/index.html", config, files.__setitem__,
-            coverage_map=self.coverage_maps.get(app) if instrumented else None, hermetic=router)
+            coverage_map=self.coverage_maps.get(app) if instrumented else None, hermetic=router,
+            sites=_sites(self.site / app))
         return Run(result, files)
 
 
@@ -46,6 +48,12 @@ class Run:
         return [s.action.label() for s in self.steps]
 
 
+def _sites(app: pathlib.Path) -> dict:
+    """Where each counter sits in the served code: coverage is credited where V8 saw it run."""
+    path = app / ".iwc" / "sites.json"
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
 def _instrument(site: pathlib.Path) -> dict[str, dict]:
     maps: dict[str, dict] = {}
     for app in sorted(p for p in FIXTURES.iterdir() if p.is_dir()):
@@ -60,4 +68,4 @@ def served(tmp_path_factory) -> Served:
     site = tmp_path_factory.mktemp("explore-site")
     maps = _instrument(site)
     with serving.serve(site) as server:
-        yield Served(server.url.rstrip("/"), maps, tmp_path_factory.mktemp("cdn-mirror"))
+        yield Served(server.url.rstrip("/"), maps, tmp_path_factory.mktemp("cdn-mirror"), site)

@@ -9,6 +9,7 @@ from fakes.anthropic_server import tool_use
 from fakes.judge_evidence import role_of
 
 from iwcbench.pipeline import cli
+from iwcbench.pipeline.contracts import results
 
 
 def test_checklist_command_writes_tasks_with_criteria(tmp_path, fake_anthropic, capsys):
@@ -41,9 +42,14 @@ def test_checklist_command_needs_three_judges(tmp_path, capsys):
 
 
 def _results(path, overall):
-    rows = [{"rank": i + 1, "model": m, "overall": v, "metrics": {}} for i, (m, v) in enumerate(overall.items())]
+    """A finished run's results.json with this leaderboard (ranks by overall)."""
+    order = sorted(overall, key=lambda m: -overall[m])
+    rows = [results.LeaderboardRow(rank=order.index(m) + 1, model=m, overall=v, metrics={"aesthetics": 50 + 10 * v})
+            for m, v in overall.items()]
+    run = results.RunResults(run=results.RunInfo(configuration={}, config_hash="x", started_at="2026-12-01T00:00:00"),
+                             leaderboard=tuple(sorted(rows, key=lambda r: r.rank)))
     path.mkdir()
-    (path / "results.json").write_text(json.dumps({"leaderboard": rows}))
+    (path / "results.json").write_text(run.model_dump_json())
     return str(path)
 
 
@@ -55,6 +61,12 @@ def test_robustness_command_compares_two_judges(tmp_path, capsys):
     found = json.loads(captured.out.splitlines()[0])
     assert found["models"] == 3 and found["pairs"] == 3 and found["pairs_kept"] == 2
     assert "2 of 3 model pairs keep their order" in captured.err
+    # the rank-change table (IWC-Bench Table 5), stored with B and shown in its report
+    assert [(r["model"], r["rank_a"], r["rank_b"], r["delta"]) for r in found["ranks"]] == [
+        ("m1", 1, 1, 0), ("m2", 2, 3, 1), ("m3", 3, 2, -1)]
+    stored = json.loads((tmp_path / "b" / "analyses" / "robustness.json").read_text())
+    assert stored["levels"][0]["metric"] == "aesthetics"
+    assert "Judge robustness" in (tmp_path / "b" / "report" / "index.html").read_text()
 
 
 def test_llm_explorer_without_a_model_is_a_named_config_error(tmp_path, capsys):

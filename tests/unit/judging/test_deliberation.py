@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fakes.anthropic_server import text, tool_use
 from fakes.judge_evidence import TODO_TASK, ScriptedJudge, reader, role_of, sample_files, verdict
@@ -125,3 +127,26 @@ def test_missing_trace_leaves_every_score_unscored(fake_anthropic):
     assert set(scores) == set(judging.SCORE_NAMES)
     assert all(s.value is None and "no trace.json" in s.reason for s in scores.values())
     assert fake_anthropic.requests == []
+
+
+def test_an_app_that_shows_nothing_gets_the_aesthetics_floor_without_a_call(fake_anthropic):
+    files = sample_files()
+    for key in [k for k in files if k.startswith("shots/")]:
+        files[key] = files["shots/0001.png"]  # every screenshot blank
+    score = judging.judge_app(TODO_TASK, reader(files), _client(fake_anthropic),
+                              settings.Judging(dimensions=("aesthetics",)))["aesthetics"]
+    assert score.value == 0.0
+    assert score.reason.startswith("the app shows nothing: all 4 screenshots were blank")
+    assert not [r for r in fake_anthropic.requests if role_of(r.body).startswith("aesthetics")]
+
+
+def test_the_single_round_baseline_asks_the_final_judge_once_without_reports(fake_anthropic):
+    fake_anthropic.handler = ScriptedJudge()
+    score = judging.judge_app(TODO_TASK, reader(sample_files()), _client(fake_anthropic),
+                              settings.Judging(dimensions=("usability",), protocol="single"))["usability"]
+    roles = [role_of(r.body) for r in fake_anthropic.requests]
+    assert roles == ["usability.judge"]
+    body = json.dumps(fake_anthropic.requests[0].body)
+    assert "advocate_report" not in body and "critic_report" not in body
+    assert score.value is not None and score.reason.startswith("single-round judge score")
+    assert score.raw["protocol"] == "judge×1 (single round)"

@@ -1,0 +1,268 @@
+"""Building a Vite, Next.js, Create React App or Astro app with Istanbul, in a sandbox.
+
+``build(src, work, framework, settings)`` works on a copy of the app in ``work`` (``src``
+is never touched):
+
+    check      a package-lock.json whose every package comes from the registry
+    install    npm ci from the registry, lifecycle scripts off, one shared npm cache;
+               then `npm rebuild` of the few dependencies allowed to run their install
+               scripts (settings.allow_scripts)
+    build      with Istanbul (recipes.py), with loopback-only network; when that
+               fails, once more without Istanbul (the app is then a black box)
+
+Every step runs confined (kits/confined: time, memory, disk, CPU limits; an environment
+without our secrets). The outcome (``Built``) holds the static site folder, Istanbul's
+coverage map and sources gathered from the build (js/recording.cjs) and a
+``BuildReport`` whose reason names the cause of any fallback with the log's tail. An
+app's failure is an outcome, never an exception. This module must not serve, explore or
+instrument static files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import pathlib
+import shutil
+import time
+
+from iwcbench.pipeline.contracts import settings as settings_mod
+from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.kits import confined, processes
+from iwcbench.pipeline.stages.instrumenting import failures as reasons
+from iwcbench.pipeline.stages.instrumenting import recipes
+
+APP = "app"  # the app's working copy inside ``work``
+COVERAGE_OUT = "coverage-records"  # where the build's hook leaves one JSON per file
+LOG = "build.log"
+REPORTED_TAIL = 3000  # characters of a failed step's log kept in the report
+NOT_COPIED = {".git", "node_modules", ".npmrc"}  # .npmrc: the app must not pick our registry or scripts
+_PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS")
+_INSTALL_ENV = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy")
+
+
+@dataclasses.dataclass(frozen=True)
+class Built:
+    report: evidence.BuildReport
+    site: pathlib.Path | None  # the static output (holds index.html); None when not built
+    coverage_map: dict  # coverage key -> Istanbul's initial file coverage
+    sources: dict  # coverage key -> original source text
+    skipped: tuple[evidence.SkippedFile, ...]  # the app's own files left uninstrumented
+
+
+def default_cache_dir() -> pathlib.Path:
+    return pathlib.Path.home() / ".cache" / "iwc-bench" / "npm"
+
+
+def build(src: pathlib.Path, work: pathlib.Path, framework: str, settings: settings_mod.Build,
+          with_istanbul: bool = True) -> Built:
+    """Install and build ``src`` (a ``framework`` app) inside ``work``; see the module doc.
+    ``with_istanbul=False`` runs only the plain build (for comparing the two)."""
+    work.mkdir(parents=True, exist_ok=True)
+    app = work / APP
+    shutil.rmtree(app, ignore_errors=True)
+    _copy(src, app)
+    run = _Runner(work, app, settings)
+
+    problem = reasons.lockfile_problem(app, settings.registry)
+    if problem and (settings.require_lockfile or not problem.startswith("missing lockfile")):
+        return run.failed(framework, problem)
+
+    installed = run.install(with_lockfile=problem is None)
+    if installed is not None:
+        return run.failed(framework, installed)
+
+    recipe = recipes.recipe(framework, app, processes.node_binary())
+    if not with_istanbul:
+        plain = run.step(recipe.plain, "build")
+        if plain is None and (app / recipe.output / "index.html").is_file():
+            return run.done(framework, "plain", "built without Istanbul (as asked)", app / recipe.output, {}, {}, ())
+        return run.failed(framework, plain or f"build left no {recipe.output}/index.html")
+    attempt = run.step(recipe.instrumented, "instrumented build")
+    site = app / recipe.output
+    if attempt is None and not (site / "index.html").is_file():
+        attempt = (f"instrumented build left no {recipe.output}/index.html "
+                   f"(the app may need a server, e.g. SSR output)")
+    if attempt is None:
+        coverage_map, sources, skipped = gather(work / COVERAGE_OUT)
+        if coverage_map:
+            noun = "file" if len(coverage_map) == 1 else "files"
+            reason = f"built with Istanbul: {len(coverage_map)} source {noun} of the app's own instrumented"
+            return run.done(framework, "instrumented", reason, site, coverage_map, sources, skipped)
+        reason = "built, but none of the app's own source files was instrumented"
+        return run.done(framework, "plain", reason, site, {}, {}, skipped)
+
+    first_tail = run.last_tail
+    _clean_output(app, recipe.output)
+    plain = run.step(recipe.plain, "build")
+    if plain is None and (site / "index.html").is_file():
+        reason = f"{attempt}; built without Istanbul instead (black box)"
+        return run.done(framework, "plain", reason, site, {}, {}, (), log_tail=first_tail)
+    plain = plain or f"build left no {recipe.output}/index.html (the app may need a server, e.g. SSR output)"
+    same = plain == attempt.replace("instrumented build", "build", 1)
+    return run.failed(framework, plain if same else f"{attempt}; without Istanbul: {plain}")
+
+
+def gather(folder: pathlib.Path) -> tuple[dict, dict, tuple[evidence.SkippedFile, ...]]:
+    """The coverage map, sources and skipped files the build's hook recorded."""
+    coverage_map: dict = {}
+    sources: dict = {}
+    skipped: list[evidence.SkippedFile] = []
+    if not folder.is_dir():
+        return coverage_map, sources, ()
+    for path in sorted(folder.glob("*.json")):
+        try:
+            entry = json.loads(path.read_bytes())
+            key = entry["key"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if "skipped" in entry:
+            skipped.append(evidence.SkippedFile(path=key, reason=str(entry["skipped"])))
+        elif isinstance(entry.get("coverage"), dict):
+            coverage_map[key] = entry["coverage"]
+            sources[key] = entry.get("source") or ""
+    return dict(sorted(coverage_map.items())), dict(sorted(sources.items())), tuple(skipped)
+
+
+class _Runner:
+    """The confined steps of one app's build, and their bookkeeping."""
+
+    def __init__(self, work: pathlib.Path, app: pathlib.Path, settings: settings_mod.Build) -> None:
+        self.work, self.app, self.settings = work, app, settings
+        self.cache = pathlib.Path(settings.npm_cache_dir) if settings.npm_cache_dir else default_cache_dir()
+        _seed(self.cache, settings.npm_cache_seed)
+        self.log = work / LOG
+        self.log.unlink(missing_ok=True)
+        self.started = time.monotonic()
+        self.install_s = 0.0
+        self.build_s = 0.0
+        self.last_tail = ""
+        self.isolated = False
+        self.notes: list[str] = []  # what went differently from the plan, for the reason
+        self.env = self._environment()
+
+    def _environment(self) -> dict[str, str]:
+        home = self.work / "home"
+        home.mkdir(exist_ok=True)
+        # Not the user's npmrc (tokens, other registries); the machine's global one
+        # (a CA file, a proxy for the mirror) stays.
+        (self.work / "npmrc-user").write_text("")
+        env = {k: os.environ[k] for k in _PASSED_ENV if k in os.environ}
+        env.update({
+            "HOME": str(home),
+            "NPM_CONFIG_USERCONFIG": str(self.work / "npmrc-user"),
+            "NPM_CONFIG_UPDATE_NOTIFIER": "false",
+            "NODE_OPTIONS": f"--max-old-space-size={max(256, self.settings.memory_mib * 3 // 4)}",
+            "IWC_APP_ROOT": str(self.app.resolve()),
+            "IWC_COVERAGE_OUT": str((self.work / COVERAGE_OUT).resolve()),
+            "IWC_NODE_TOOLS": str(processes.node_tools_dir()),
+        })
+        return env
+
+    def _limits(self, wall_s: float, isolate: bool) -> confined.Limits:
+        s = self.settings
+        return confined.Limits(wall_s=wall_s, memory_bytes=s.memory_mib * 2**20, disk_bytes=s.disk_mib * 2**20,
+                               cpu_s=s.cpu_s, file_bytes=s.disk_mib * 2**20, isolate_network=isolate)
+
+    def _run(self, argv, wall_s: float, isolate: bool, env: dict[str, str] | None = None) -> confined.Confined:
+        done = confined.run(argv, self._limits(wall_s, isolate), log=self.log, cwd=self.app,
+                            env={**self.env, **(env or {})}, disk_paths=(self.app,))
+        self.isolated = self.isolated or done.network_isolated
+        if not done.ok:
+            self.last_tail = done.log_tail
+        return done
+
+    def install(self, with_lockfile: bool) -> str | None:
+        """None when installed, else the reason."""
+        npm = shutil.which("npm")
+        if npm is None:
+            raise processes.ToolMissing("no npm on PATH: run hack/setup")
+        verb = ["ci"] if with_lockfile else ["install", "--no-package-lock"]
+        argv = [npm, *verb, "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline",
+                "--loglevel=error", f"--registry={self.settings.registry}", f"--cache={self.cache}"]
+        started = time.monotonic()
+        proxies = {k: os.environ[k] for k in _INSTALL_ENV if k in os.environ}
+        done = self._run(argv, self.settings.install_timeout_s, isolate=False, env=proxies)
+        if with_lockfile and not done.ok and reasons.out_of_sync(done.log_tail):
+            # A lockfile that lags behind package.json (often an optional platform
+            # package npm itself left out): npm install keeps what it can of it.
+            self.notes.append(reasons.failure_reason("install", done, 0, None)
+                              + "; installed with npm install instead")
+            argv[argv.index("ci")] = "install"
+            done = self._run(argv, self.settings.install_timeout_s, isolate=False, env=proxies)
+        if done.ok:
+            present = [p for p in self.settings.allow_scripts if (self.app / "node_modules" / p).is_dir()]
+            if present:
+                done = self._run([npm, "rebuild", *present, f"--cache={self.cache}", "--loglevel=error"],
+                                 self.settings.install_timeout_s, isolate=False)
+        self.install_s += time.monotonic() - started
+        if done.ok:
+            return None
+        return reasons.failure_reason("install", done, self.settings.install_timeout_s,
+                                      self.settings.memory_mib * 2**20)
+
+    def step(self, step: recipes.Step, name: str) -> str | None:
+        """Run one build; None when it exited 0, else the reason."""
+        for old, new in step.renames.items():
+            if (self.app / old).exists() and not (self.app / new).exists():
+                (self.app / old).rename(self.app / new)
+        for rel, text in step.files.items():
+            (self.app / rel).write_text(text)
+        shutil.rmtree(self.work / COVERAGE_OUT, ignore_errors=True)
+        started = time.monotonic()
+        done = self._run(step.argv, self.settings.build_timeout_s, self.settings.isolate_network, step.env)
+        self.build_s += time.monotonic() - started
+        if done.ok:
+            return None
+        return reasons.failure_reason(name, done, self.settings.build_timeout_s, self.settings.memory_mib * 2**20)
+
+    def report(self, framework: str, result: evidence.BuildResult, reason: str, log_tail: str) -> evidence.BuildReport:
+        reason = "; ".join([*self.notes, reason])
+        if len(log_tail) > REPORTED_TAIL:
+            log_tail = "…" + log_tail[-REPORTED_TAIL:]
+        return evidence.BuildReport(
+            framework=framework, result=result, reason=reason, install_s=round(self.install_s, 3),
+            build_s=round(self.build_s, 3), log_tail=log_tail, network_isolated=self.isolated)
+
+    def failed(self, framework: str, reason: str) -> Built:
+        return Built(self.report(framework, "failed", reason, self.last_tail), None, {}, {}, ())
+
+    def done(self, framework, result, reason, site, coverage_map, sources, skipped, log_tail: str = "") -> Built:
+        return Built(self.report(framework, result, reason, log_tail), site, coverage_map, sources, tuple(skipped))
+
+
+def _seed(cache: pathlib.Path, seed: str | None) -> None:
+    """Fill an empty npm cache from a read-only one (npm must write to its cache)."""
+    if not seed or not pathlib.Path(seed).is_dir():
+        return
+    if cache.is_dir() and any(cache.iterdir()):
+        return
+    shutil.copytree(seed, cache, dirs_exist_ok=True)
+
+
+def _copy(src: pathlib.Path, dest: pathlib.Path) -> None:
+    """The app's regular files without .git, node_modules and .npmrc. Links are followed
+    only to files inside the app; FIFOs, devices and links out are not copied (reading
+    a FIFO would block forever)."""
+    root = src.resolve()
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = pathlib.Path(dirpath)
+        dirnames[:] = [d for d in dirnames if d not in NOT_COPIED and not (here / d).is_symlink()]
+        target = dest / here.relative_to(root)
+        target.mkdir(parents=True, exist_ok=True)
+        for name in filenames:
+            if name in NOT_COPIED:
+                continue
+            try:
+                real = (here / name).resolve(strict=True)
+                if real.is_file() and real.is_relative_to(root):
+                    shutil.copyfile(real, target / name)
+            except (OSError, RuntimeError):
+                continue  # unreadable: the build reports what it misses
+
+
+def _clean_output(app: pathlib.Path, output: str) -> None:
+    shutil.rmtree(app / output, ignore_errors=True)
+    for cache in (".next", ".astro", "node_modules/.vite", "node_modules/.cache"):
+        shutil.rmtree(app / cache, ignore_errors=True)

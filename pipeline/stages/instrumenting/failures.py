@@ -1,0 +1,178 @@
+"""Why a build-framework app cannot be installed or built: pure checks and log reading.
+
+``lockfile_problem(root, registry)`` says, before anything runs, whether the app can be
+installed from the registry alone: an npm lockfile must be there, and every package in
+it must come from the registry (not git, a tarball URL elsewhere, or a folder outside
+the app). ``failure_reason(step, confined)`` turns a failed install or build into the
+sentence the report shows: over a limit, a dependency not on the registry, a build
+that needs a network service, or the step's own error. Nothing here runs or writes
+anything.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import re
+import urllib.parse
+from typing import Protocol
+
+NPM_REGISTRY = "https://registry.npmjs.org"  # npm rewrites this host to the configured registry
+LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json")
+OTHER_LOCKFILES = ("yarn.lock", "pnpm-lock.yaml", "bun.lockb", "bun.lock")
+NAMED = 3  # offending packages named in a reason
+
+# Signs in a build log that the build tried to reach a service over the network.
+_NETWORK = re.compile(
+    r"ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ENETUNREACH|EHOSTUNREACH|ETIMEDOUT|getaddrinfo"
+    r"|fetch failed|Failed to fetch|socket hang up|network request failed",
+    re.IGNORECASE)
+_HOST = re.compile(r"(?:https?://|getaddrinfo \w+ |ENOTFOUND |EAI_AGAIN )([A-Za-z0-9.-]+\.[A-Za-z]{2,})")
+_NOT_ON_REGISTRY = re.compile(r"npm error (?:code )?E404|404 Not Found - GET (\S+)|is not in this registry")
+_ETARGET = re.compile(r"No matching version found for (\S+?)\.?$", re.MULTILINE)
+_E404_NAMED = re.compile(r"'((?:@[^/\s']+/)?[^@\s']+)@[^\s']*' is not in this registry")
+_E404_URL = re.compile(r"404 Not Found - GET (\S+)")
+
+
+class Finished(Protocol):
+    """What confined.run reports (only what reasons need)."""
+
+    returncode: int | None
+    killed_for: str | None
+    log_tail: str
+
+
+def lockfile_problem(root: pathlib.Path, registry: str) -> str | None:
+    """Why the app cannot be installed from ``registry`` alone, or None when it can."""
+    lock = next((root / n for n in LOCKFILES if (root / n).is_file()), None)
+    if lock is None:
+        others = [n for n in OTHER_LOCKFILES if (root / n).is_file()]
+        if others:
+            return (f"missing lockfile: no package-lock.json (the app has {others[0]}; "
+                    f"only npm lockfiles are installed)")
+        return ("missing lockfile: package.json without package-lock.json, so the "
+                "dependency versions the app was built with are unknown")
+    try:
+        data = json.loads(lock.read_bytes())
+    except (OSError, ValueError) as error:
+        return f"unreadable lockfile {lock.name}: {error}"
+    if not isinstance(data, dict):
+        return f"unreadable lockfile {lock.name}: not a JSON object"
+    offending = off_registry(data, registry)
+    if offending:
+        more = f" and {len(offending) - NAMED} more" if len(offending) > NAMED else ""
+        named = "; ".join(f"{name} from {where}" for name, where in offending[:NAMED])
+        return f"dependency not on the registry: {named}{more}"
+    return None
+
+
+def off_registry(lock: dict, registry: str) -> list[tuple[str, str]]:
+    """(package, where it comes from) for every lockfile entry not from the registry."""
+    allowed = tuple(r.rstrip("/") + "/" for r in {registry, NPM_REGISTRY})
+    found: list[tuple[str, str]] = []
+    packages = lock.get("packages")
+    if isinstance(packages, dict):  # lockfileVersion 2 and 3
+        for path, entry in packages.items():
+            if not path or path.startswith("..") or not isinstance(entry, dict):
+                continue  # "" is the app itself; "../x" a link's target, named by the link
+            name = entry.get("name") or path.rsplit("node_modules/", 1)[-1]
+            problem = _entry_problem(entry, allowed)
+            if problem:
+                found.append((name, problem))
+        return found
+    _walk_v1(lock.get("dependencies"), allowed, found)  # lockfileVersion 1
+    return found
+
+
+def _entry_problem(entry: dict, allowed: tuple[str, ...]) -> str | None:
+    if entry.get("link"):
+        target = str(entry.get("resolved") or "")
+        outside = target.startswith(("..", "/")) or ":" in target
+        return f"a folder outside the app ({target})" if outside else None
+    if entry.get("inBundle") or entry.get("bundled"):
+        return None  # shipped inside its parent's tarball
+    resolved = entry.get("resolved")
+    if resolved is None:
+        return None  # optional platform packages npm skipped; npm ci resolves them
+    if not isinstance(resolved, str) or not resolved.startswith(allowed):
+        return str(resolved)
+    return None
+
+
+def _walk_v1(deps: object, allowed: tuple[str, ...], found: list[tuple[str, str]]) -> None:
+    if not isinstance(deps, dict):
+        return
+    for name, entry in deps.items():
+        if not isinstance(entry, dict):
+            continue
+        version = str(entry.get("version", ""))
+        if not entry.get("bundled") and entry.get("resolved") is None and ":" in version:
+            found.append((name, version))  # "github:user/repo", "file:../x"
+        else:
+            problem = _entry_problem(entry, allowed)
+            if problem:
+                found.append((name, problem))
+        _walk_v1(entry.get("dependencies"), allowed, found)
+
+
+def failure_reason(step: str, done: Finished, limit_s: float, memory_bytes: int | None) -> str:
+    """One sentence for a failed ``step`` ("install", "instrumented build", "build")."""
+    if done.killed_for == "time":
+        return f"{step} over its time limit ({limit_s:g} s)"
+    if done.killed_for == "memory":
+        return f"{step} over its memory limit ({(memory_bytes or 0) // 2**20} MiB)"
+    if done.killed_for == "disk":
+        return f"{step} over its disk limit"
+    if done.killed_for == "cpu":
+        return f"{step} over its CPU time limit"
+    tail = done.log_tail
+    if step == "install" and out_of_sync(tail):
+        missing = re.search(r"(Missing: \S+(?: from lock file)?|Invalid: lock file's \S+ does not satisfy \S+)", tail)
+        return f"lockfile does not match package.json ({missing.group(1) if missing else 'npm ci refused it'})"
+    if step == "install" and _ETARGET.search(tail):
+        wanted = _ETARGET.search(tail).group(1)
+        return f"dependency not on the registry: no version matching {wanted}"
+    if step == "install" and _NOT_ON_REGISTRY.search(tail):
+        return f"dependency not on the registry: {_missing_package(tail)} (npm: 404 Not Found)"
+    sign = _NETWORK.search(tail) if step != "install" else None
+    if sign:
+        host = _HOST.search(tail)
+        return (f"{step} needs a network service ({host.group(1) if host else sign.group(0)}), "
+                f"and builds have no network")
+    return f"{step} failed (exit {done.returncode}): {last_error_line(tail)}"
+
+
+def out_of_sync(tail: str) -> bool:
+    """npm ci refused the lockfile because package.json asks for something else."""
+    return "can only install packages when your package.json and package-lock.json" in tail
+
+
+def _missing_package(tail: str) -> str:
+    named = _E404_NAMED.search(tail)
+    if named:
+        return named.group(1)
+    url = _E404_URL.search(tail)
+    if not url:
+        return "a package"
+    path = urllib.parse.urlsplit(url.group(1)).path.replace("%2f", "/").replace("%2F", "/")
+    # A tarball (/name/-/file.tgz, /@scope/name/-/file.tgz) or a packument (/name).
+    return path.split("/-/", 1)[0].strip("/") or "a package"
+
+
+def last_error_line(tail: str, chars: int = 300) -> str:
+    """The most telling line of a log's end: the last one that names an error, with the
+    line after it when it is only a heading ("error during build:", "Failed to compile.")."""
+    lines = [line.strip() for line in tail.splitlines()
+             if line.strip() and not line.startswith("$ ") and not line.strip().startswith("at ")
+             and "A complete log of this run can be found in" not in line]
+    for index in range(len(lines) - 1, -1, -1):
+        line = lines[index]
+        if not re.search(r"\berror\b|\bfailed\b|Error:", line, re.IGNORECASE):
+            continue
+        if _HEADING.search(line) and index + 1 < len(lines):
+            line = f"{line} {lines[index + 1]}"
+        return line[:chars]
+    return (lines[-1] if lines else "no output")[:chars]
+
+
+_HEADING = re.compile(r"(:|Failed to compile\.?)$")

@@ -1,0 +1,76 @@
+/*
+ * Istanbul on one module's source as written (JSX and TypeScript parsed by Babel), for
+ * the bundler hooks that run before the framework's own compiler: the Vite plugin
+ * (Vite, Astro) and the webpack loader (Next.js). Statement locations are lines of the
+ * original file; the coverage key is the file's path relative to the app's root; the
+ * initial coverage and the source are recorded (recording.cjs). It must not decide
+ * which bundler output is served.
+ */
+'use strict';
+
+const recording = require('./recording.cjs');
+
+const { createInstrumenter } = recording.tool('istanbul-lib-instrument');
+
+const EXTENSIONS = /\.(m?jsx?|cjs|tsx?|mts|cts)$/;
+
+function parserPlugins(file) {
+    const plugins = ['importAttributes', 'decorators-legacy', 'classProperties',
+        'topLevelAwait', 'dynamicImport'];
+    if (/\.[mc]?ts$/.test(file)) {
+        plugins.push('typescript'); // no 'jsx': `<T>x` is a cast in a .ts file
+    } else if (/\.tsx$/.test(file)) {
+        plugins.push('typescript', 'jsx');
+    } else {
+        plugins.push('jsx');
+    }
+    return plugins;
+}
+
+/* The coverage key of a module id, or null when it is not the app's own source. */
+function keyOf(root, id) {
+    if (!id || id.startsWith('\0') || id.includes('?') || !EXTENSIONS.test(id)) {
+        return null;
+    }
+    return recording.ownKey(root, id);
+}
+
+/* {code, map} with counters, or null when the file is not the app's own or cannot be
+ * instrumented. A file our parser cannot read (syntax that only one of the app's own
+ * plugins understands) is recorded as skipped and passed through unchanged: the
+ * framework's compiler then decides, and the rest of the app keeps its counters. */
+function instrument(root, id, code) {
+    const key = keyOf(root, id);
+    if (key === null) {
+        return null;
+    }
+    try {
+        return instrumentOwn(id, key, code);
+    } catch (error) {
+        recording.skip(key, `could not parse: ${String(error.message || error).split('\n')[0]}`);
+        return null;
+    }
+}
+
+function instrumentOwn(id, key, code) {
+    const instrumenter = createInstrumenter({
+        esModules: true,
+        compact: false,
+        produceSourceMap: true,
+        autoWrap: true,
+        coverageVariable: '__coverage__',
+        coverageGlobalScope: 'globalThis',
+        coverageGlobalScopeFunc: false,
+        parserPlugins: parserPlugins(id),
+    });
+    const instrumented = instrumenter.instrumentSync(code, key);
+    recording.record(key, instrumenter.lastFileCoverage(), code);
+    const map = instrumenter.lastSourceMap();
+    if (map) {
+        map.sources = [id];
+        map.sourcesContent = [code];
+    }
+    return { code: instrumented, map: map || null };
+}
+
+module.exports = { instrument, keyOf, parserPlugins };

@@ -1,0 +1,46 @@
+/*
+ * The Next.js config of an instrumented build: the app's own config (an object, a
+ * function of the phase, or a promise of either), plus
+ *   - our Istanbul loader (webpack-loader.cjs) as an enforce-"pre" rule on the app's
+ *     own source for the browser compilation (server bundles never run in the browser);
+ *     SWC stays the compiler, so next/font and the rest behave as without us;
+ *   - browser source maps;
+ *   - a static export (`output: "export"`) when $IWC_NEXT_EXPORT is "1".
+ * With $IWC_INSTRUMENT "0" (the plain build after an instrumented one failed) only the
+ * export is added.
+ * building.py writes a two-line next.config.mjs into the app's copy that imports the
+ * app's original config (renamed beside it) and calls this. It must not change
+ * anything else about the app's build.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const LOADER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'webpack-loader.cjs');
+
+export default async function config(user, phase, context) {
+    const resolved = typeof user === 'function' ? await user(phase, context) : await user;
+    const base = resolved || {};
+    const userWebpack = base.webpack;
+    const root = process.env.IWC_APP_ROOT || process.cwd();
+    const result = {
+        ...base,
+        productionBrowserSourceMaps: true,
+        webpack(webpackConfig, options) {
+            const out = typeof userWebpack === 'function' ? userWebpack(webpackConfig, options) : webpackConfig;
+            if (!options.isServer && process.env.IWC_INSTRUMENT !== '0') {
+                out.module.rules.unshift({
+                    test: /\.(m?jsx?|cjs|tsx?|mts|cts)$/,
+                    include: [root],
+                    exclude: /[\\/]node_modules[\\/]/,
+                    enforce: 'pre',
+                    use: [{ loader: LOADER }],
+                });
+            }
+            return out;
+        },
+    };
+    if (process.env.IWC_NEXT_EXPORT === '1') {
+        result.output = 'export';
+    }
+    return result;
+}

@@ -1,0 +1,140 @@
+"""How each build framework is built, with and without Istanbul: commands, config shims,
+output folders. Data and pure functions; building.py runs them.
+
+An instrumented build uses the app's own config, wrapped: a small shim written into the
+app's copy imports the app's config and hands it to our wrapper in js/, which
+adds the Istanbul hook (Vite plugin, webpack loader, Babel plugin) and source maps and
+changes nothing else. A plain build is the app's own command as it stands (Next.js
+also gets ``output: "export"``, through the same shim with instrumenting off). Nothing
+here runs a process or decides a fallback.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pathlib
+
+JS_DIR = pathlib.Path(__file__).resolve().parent / "js"
+IWC_PREFIX = "iwc."  # shims we write into the app's copy: iwc.vite.config.mjs, ...
+NEXT_ORIGINAL = "next.config.iwc-original"  # the app's next.config.*, renamed beside our shim
+
+VITE_CONFIGS = tuple(f"vite.config.{e}" for e in ("js", "mjs", "cjs", "ts", "mts", "cts"))
+ASTRO_CONFIGS = tuple(f"astro.config.{e}" for e in ("mjs", "js", "ts", "mts", "cjs", "cts"))
+NEXT_CONFIGS = tuple(f"next.config.{e}" for e in ("js", "mjs", "cjs", "ts", "mts"))
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    argv: tuple[str, ...]  # run with the app's copy as working directory
+    env: dict[str, str]  # added to the build environment
+    files: dict[str, str]  # shims to write first: relative path -> text
+    renames: dict[str, str]  # app files to move aside first: from -> to (relative)
+
+
+@dataclasses.dataclass(frozen=True)
+class Recipe:
+    framework: str
+    instrumented: Step
+    plain: Step
+    output: str  # folder (relative to the app's copy) holding the static site
+
+
+def first(root: pathlib.Path, names: tuple[str, ...]) -> str | None:
+    return next((n for n in names if (root / n).is_file()), None)
+
+
+def installed_major(root: pathlib.Path, package: str) -> int | None:
+    """Major version of ``package`` in the app's node_modules (after install)."""
+    try:
+        version = json.loads((root / "node_modules" / package / "package.json").read_bytes())["version"]
+        return int(str(version).split(".")[0])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _js(name: str) -> str:
+    return str(JS_DIR / name)
+
+
+def recipe(framework: str, root: pathlib.Path, node: str) -> Recipe:
+    """The recipe for ``framework`` in the installed app copy at ``root``."""
+    if framework == "vite":
+        return _vite(root, node)
+    if framework == "cra":
+        return _cra(node)
+    if framework == "next":
+        return _next(root, node)
+    if framework == "astro":
+        return _astro(root, node)
+    raise ValueError(f"no build recipe for framework {framework!r}")
+
+
+def _vite(root: pathlib.Path, node: str) -> Recipe:
+    vite = ("node_modules/vite/bin/vite.js", "build")
+    shim = (f"import {{ loadConfigFromFile }} from 'vite'\n"
+            f"import config from {json.dumps(_js('vite-config.mjs'))}\n"
+            f"export default (env) => config(env, loadConfigFromFile)\n")
+    config = first(root, VITE_CONFIGS) or ""
+    name = f"{IWC_PREFIX}vite.config.mjs"
+    return Recipe(
+        framework="vite",
+        instrumented=Step((node, *vite, "--config", name), {"IWC_APP_CONFIG": config}, {name: shim}, {}),
+        plain=Step((node, *vite), {}, {}, {}),
+        output="dist",
+    )
+
+
+def _cra(node: str) -> Recipe:
+    # CI=true turns CRA's lint warnings into errors (and CI sets it); ESLint is not
+    # what we evaluate, and it doubles the build time.
+    env = {"CI": "false", "BROWSER": "none", "DISABLE_ESLINT_PLUGIN": "true",
+           "GENERATE_SOURCEMAP": "true", "INLINE_RUNTIME_CHUNK": "false"}
+    return Recipe(
+        framework="cra",
+        instrumented=Step((node, _js("cra-build.cjs")), env, {}, {}),
+        plain=Step((node, "node_modules/react-scripts/bin/react-scripts.js", "build"), env, {}, {}),
+        output="build",
+    )
+
+
+def _next(root: pathlib.Path, node: str) -> Recipe:
+    original = first(root, NEXT_CONFIGS)
+    renames: dict[str, str] = {}
+    if original:
+        ext = original.rsplit(".", 1)[-1]
+        renames = {original: f"{NEXT_ORIGINAL}.{ext}"}
+        importing = (f"import user from './{NEXT_ORIGINAL}.{ext}'\n")
+    else:
+        importing = "const user = {}\n"
+    shim = (importing
+            + f"import config from {json.dumps(_js('next-config.mjs'))}\n"
+            + "export default (phase, context) => config(user, phase, context)\n")
+    argv = [node, "node_modules/next/dist/bin/next", "build"]
+    if (installed_major(root, "next") or 0) >= 16:
+        argv.append("--webpack")  # Turbopack, the default from 16 on, ignores webpack rules
+    env = {"NEXT_TELEMETRY_DISABLED": "1", "IWC_NEXT_EXPORT": "1"}
+    files = {"next.config.mjs": shim}
+    return Recipe(
+        framework="next",
+        instrumented=Step(tuple(argv), {**env, "IWC_INSTRUMENT": "1"}, files, renames),
+        plain=Step(tuple(argv), {**env, "IWC_INSTRUMENT": "0"}, files, renames),
+        output="out",
+    )
+
+
+def _astro(root: pathlib.Path, node: str) -> Recipe:
+    config = first(root, ASTRO_CONFIGS)
+    importing = f"import user from './{config}'\n" if config else "const user = {}\n"
+    shim = (importing
+            + f"import config from {json.dumps(_js('astro-config.mjs'))}\n"
+            + "export default config(user)\n")
+    name = f"{IWC_PREFIX}astro.config.mjs"
+    astro = (node, "node_modules/astro/astro.js", "build")
+    env = {"ASTRO_TELEMETRY_DISABLED": "1"}
+    return Recipe(
+        framework="astro",
+        instrumented=Step((*astro, "--config", name), env, {name: shim}, {}),
+        plain=Step(astro, env, {}, {}),
+        output="dist",
+    )

@@ -1,0 +1,82 @@
+"""A broken or missing app costs its model under every weight set: it takes the floor
+of each metric it could not be measured on (judged dimensions included); only our own
+failures (`error`) stay out of the pools."""
+
+from __future__ import annotations
+
+import pytest
+
+from iwcbench.pipeline.contracts import metrics, results
+from iwcbench.pipeline.stages import aggregating, scoring
+
+
+def _measured(model: str, task: str, level: float) -> results.AppResult:
+    """An app scored on every metric of the table at ``level`` (0–1 of the way from
+    the worst to a good value)."""
+    scores = {}
+    for m in metrics.TABLE:
+        good = 100.0 if m.unit in ("%", "0-100") else 10.0
+        worst = m.floor if m.floor is not None else (0.0 if m.higher_is_better else 20.0)
+        value = worst + level * (good - worst) if m.higher_is_better else worst - level * (worst - 0.0)
+        scores[m.name] = metrics.score(m.name, round(value, 3), "test")
+    return results.AppResult(model=model, task_id=task, outcome="evaluated", reason="explored", scores=scores)
+
+
+def _broken(model: str, task: str, **kw) -> results.AppResult:
+    return results.AppResult(model=model, task_id=task, outcome="start_failed", reason="no app submitted", **kw)
+
+
+def _pool(broken_scores: bool) -> list[results.AppResult]:
+    tasks = ["t1", "t2", "t3", "t4"]
+    # "skipper" made one excellent app and skipped or broke the other three;
+    # "steady" made four decent ones.
+    apps = [_measured("skipper", "t1", 0.95)]
+    for t in tasks[1:]:
+        extra = {"scores": scoring.failure_scores("start_failed", "no app submitted")} if broken_scores else {}
+        apps.append(_broken("skipper", t, **extra))
+    apps += [_measured("steady", t, 0.6) for t in tasks]
+    return apps
+
+
+@pytest.mark.parametrize("weight_set", metrics.WEIGHT_SETS)
+@pytest.mark.parametrize("broken_scores", [False, True], ids=["no-scores", "offline-floors"])
+def test_skipping_most_tasks_never_wins(weight_set, broken_scores):
+    apps = _pool(broken_scores)
+    scored, rows = aggregating.aggregate(apps, weights=metrics.weights(weight_set), bootstrap=0)
+    assert [r.model for r in rows] == ["steady", "skipper"], weight_set
+    skipper = {a.task_id: a for a in scored if a.model == "skipper"}
+    for name in metrics.weights(weight_set):
+        floor = metrics.BY_NAME[name].floor
+        if floor is not None:
+            assert skipper["t2"].scores[name].value == floor
+            reason = skipper["t2"].scores[name].reason
+            assert reason.startswith(("floor: the app could not be measured", "the app did not start")), reason
+
+
+def test_judged_means_include_the_floors_of_apps_that_never_started():
+    _, rows = aggregating.aggregate(_pool(broken_scores=True), bootstrap=0)
+    skipper = next(r for r in rows if r.model == "skipper")
+    # one app at 95 and three at the floor 0: the mean is a quarter of 95
+    assert skipper.metrics["aesthetics"] == pytest.approx(95.0 / 4)
+
+
+def test_our_own_failures_stay_out_and_get_no_floor():
+    apps = [_measured("a", "t1", 0.9), _measured("b", "t1", 0.5),
+            results.AppResult(model="a", task_id="t2", outcome="error", reason="worker died",
+                              scores=scoring.failure_scores("error", "worker died"))]
+    scored, rows = aggregating.aggregate(apps, bootstrap=0)
+    failed = next(a for a in scored if a.task_id == "t2")
+    assert failed.overall is None and "aesthetics" not in failed.scores
+    assert next(r for r in rows if r.model == "a").metrics["aesthetics"] == pytest.approx(
+        _measured("a", "t1", 0.9).scores["aesthetics"].value)
+
+
+def test_a_metric_nobody_was_scored_on_gets_no_floor():
+    # offline run: no app has a judged score, so broken apps get no judged floor either
+    offline = [results.AppResult(model="a", task_id="t1", outcome="evaluated", reason="",
+                                 scores={"states": metrics.score("states", 3.0, "")}),
+               _broken("b", "t1")]
+    scored, _ = aggregating.aggregate(offline, bootstrap=0)
+    broken = next(a for a in scored if a.model == "b")
+    assert set(broken.scores) == {"states"} and broken.scores["states"].value == 0.0
+    assert aggregating.weights_for(scored) == metrics.weights("default")
