@@ -19,11 +19,11 @@ from iwcbench.pipeline.kits import llm, llm_batches, llm_caching
 from iwcbench.pipeline.stages import judging
 
 # The requests of judge_app on the sample evidence (fence secret bytes 0..31), sorted,
-# as sent by the judges before prompt caching (commit 845a67c): 2 advocates, 2 critics,
-# 2 × 5 final judges, 3 alignment-agent turns.
+# as sent by the judges before prompt caching (main at e366e6c, measured with its own
+# code): 2 advocates, 2 critics, 2 × 5 final judges, 3 alignment-agent turns.
 BEFORE_CACHING = sorted([
-    "25ef4a9bfc7437d1", "2a7549b19ab3093f", "343f6d235485ac3c", "40a4d8b568c3b93b", "48fda575eb041834",
-    "726d8242de842bd2", *["844a458980c3920b"] * 5, "c233b5a04587958f", *["d76d4428dce00717"] * 5,
+    "25b52afbd9124d02", *["396f1b7e4382e9b6"] * 5, "3c2653281a69f4cd", *["85ee5b9712076b6b"] * 5,
+    "9c4e81cc5eca6f87", "bad81359c0be7695", "c7b639367e44e8b4", "e1ab90fb37b5df34", "ea30a7818d9e3b0d",
 ])
 
 
