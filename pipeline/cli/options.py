@@ -31,6 +31,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "judge": ("judging.model", lambda v: v),
     "judge_runs": ("judging.runs", lambda v: v),
     "effort": ("llm.effort", lambda v: v),
+    "no_prompt_caching": ("llm.prompt_caching", lambda v: False if v else None),
     "no_accessibility": ("scoring.accessibility", lambda v: False if v else None),
     "offline_mirror": ("sandbox.mirror_fetch", lambda v: False if v else None),
     "no_quality": ("quality.enabled", lambda v: False if v else None),
@@ -67,6 +68,8 @@ def add_evaluation_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--explorer-model", help="LLM tester model for --explorer llm (default: the judge)")
     p.add_argument("--effort", choices=["low", "medium", "high", "xhigh", "max"],
                    help="reasoning effort for the LLM tester and judges (default: API default)")
+    p.add_argument("--no-prompt-caching", action="store_true",
+                   help="send no cache_control breakpoints (the prompts are the same either way)")
     p.add_argument("--app-timeout", type=float, help="seconds for one app's exploration (default 300)")
     p.add_argument("--step-timeout", type=float, help="seconds for one action (default 10)")
     p.add_argument("--no-accessibility", action="store_true", help="skip axe-core")
@@ -112,6 +115,28 @@ def _weights(value: str | None) -> dict | None:
     return {"weights": None, "custom_weights": weighting.read_weights(path)}
 
 
+# flag → RunSettings.spending field (iwc run, iwc rescore: how a run spends, not what it measures)
+_SPENDING: dict[str, str] = {"batch_judges": "batch_judges", "max_cost": "max_cost_usd"}
+
+
+def add_spending_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--batch-judges", action="store_true",
+                   help="judge through the Message Batches API at half price (the alignment agent stays "
+                   "interactive); an interrupted run resumes its batches without sending them again")
+    p.add_argument("--max-cost", type=float, metavar="USD",
+                   help="start no new LLM work once the run's LLM cost reaches USD (unjudged apps are unscored "
+                   "with the reason; --resume with a higher limit goes on)")
+
+
+def spending_data(args: argparse.Namespace) -> dict:
+    data = {}
+    for flag, field in _SPENDING.items():
+        value = getattr(args, flag, None)
+        if value not in (None, False):
+            data[field] = value
+    return data
+
+
 def evaluation_data(args: argparse.Namespace, environ: dict[str, str] | None = None) -> dict:
     """The settings tree as a nested dict: ``environ``'s POD_ENV values, the --settings
     document over them, then each flag given."""
@@ -142,4 +167,5 @@ def evaluation(args: argparse.Namespace, environ: dict[str, str] | None = None) 
 
 def run_settings(args: argparse.Namespace, **where: Any) -> settings_mod.RunSettings:
     return settings_mod.RunSettings.model_validate(
-        {**evaluation_data(args), **where, "mirror_dir": getattr(args, "mirror_dir", None)})
+        {**evaluation_data(args), **where, "mirror_dir": getattr(args, "mirror_dir", None),
+         "spending": spending_data(args)})

@@ -13,15 +13,20 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tasks", required=True)
     p.add_argument("--judge", required=True, help="judge model")
     p.add_argument("--out", help="write the re-scored run here (default: in place)")
+    p.add_argument("--batch", action="store_true",
+                   help="judge through the Message Batches API at half price (the alignment agent stays "
+                   "interactive); run it again after an interruption to collect what was submitted")
     p.add_argument("--judge-protocol", choices=["deliberative", "single"],
                    help="judge with this protocol instead of the run's (single: Appendix D's baseline)")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    done = rescoring.rescore(args.run, args.tasks, args.judge, args.out, args.judge_protocol)
+    done = rescoring.rescore(args.run, args.tasks, args.judge, args.out, args.judge_protocol, batch=args.batch)
     usage = done.usage
     calls, hits = (usage.calls, usage.cache_hits) if usage else (0, 0)
     cost = (usage.cost_usd or 0) if usage else 0
-    print(f"re-scored {done.apps} apps with {args.judge}: {calls} calls, {hits} from the cache, cost ${cost:.4f}")
+    batched = usage.batched_calls if usage else 0
+    print(f"re-scored {done.apps} apps with {args.judge}: {calls} calls, {hits} from the cache, "
+          f"{batched} through batches, cost ${cost:.4f}")
     return 0

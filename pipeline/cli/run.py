@@ -8,7 +8,7 @@ import sys
 
 from iwcbench.pipeline.cli import options, progress, uitest
 from iwcbench.pipeline.kits import telemetry
-from iwcbench.pipeline.runs import local
+from iwcbench.pipeline.runs import assistants, forecasting, local
 from iwcbench.pipeline.stages import ingesting
 
 
@@ -22,6 +22,13 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--resume", action="store_true",
                    help="keep the apps an interrupted run with the same settings already recorded")
     options.add_evaluation_options(p)
+    options.add_spending_options(p)
+    p.add_argument("--estimate", action="store_true",
+                   help="print the expected LLM requests, tokens and dollars per stage for these apps and "
+                   "settings, then stop: nothing is sent, nothing is written")
+    p.add_argument("--calibrate-from", metavar="RUN",
+                   help="with --estimate: tokens per call from this earlier run's results.json (default: the "
+                   "calibration sample measured on the example apps)")
     p.set_defaults(handler=run)
 
 
@@ -32,11 +39,20 @@ def run(args: argparse.Namespace) -> int:
         raise options.UsageError(f"--apps: no such folder: {config.apps}")
     if not pathlib.Path(config.tasks).is_file():
         raise options.UsageError(f"--tasks: no such file: {config.tasks}")
+    if args.estimate:
+        try:
+            lines, apps, source = forecasting.for_run(config, args.resume, args.calibrate_from)
+        except (ingesting.TaskFileError, OSError, ValueError) as exc:
+            raise options.UsageError(str(exc)) from None
+        forecasting.write(lines, apps, source, sys.stdout)
+        return 0
     telemetry.setup("iwc")
     display = progress.Display(stream=sys.stderr)
     try:
         run_results = local.execute(config, on_plan=display.plan, on_done=display.done, resume=args.resume)
     except (ingesting.TaskFileError, local.ResumeMismatch) as exc:
+        raise options.UsageError(str(exc)) from None
+    except assistants.NoPrice as exc:
         raise options.UsageError(str(exc)) from None
     finally:
         display.close()

@@ -48,18 +48,39 @@ class ExplorationSummary(base.Model):
     blocked_requests: int = 0
 
 
-class LLMUsage(base.Model):
-    """What the LLM calls of one app (tester + judges) or a whole run cost."""
+_COUNTS = ("calls", "requests", "cache_hits", "batched_calls", "input_tokens", "output_tokens",
+           "cache_read_input_tokens", "cache_creation_input_tokens")
+
+
+class PurposeUsage(base.Model):
+    """The calls of one purpose ("explore.step", "aesthetics.judge", ...). Input tokens
+    as the API bills them: ``input_tokens`` neither read from nor written to the prompt
+    cache, the cache reads (a tenth of the price) and the cache writes (1.25× for
+    5-minute entries, 2× for 1-hour ones) apart; their sum is what the prompts held."""
 
     calls: int = 0  # calls made, cache hits included
     requests: int = 0  # HTTP requests sent (retries included; cache hits send none)
     cache_hits: int = 0  # calls answered from the response cache
+    batched_calls: int = 0  # calls answered through the Message Batches API (half price)
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
     cost_usd: float | None = 0.0  # None: a model without a known price took part
-    by_purpose: dict[str, int] = {}  # calls per purpose ("aesthetics.judge", "tester", ...)
+
+    @classmethod
+    def summed(cls, usages: Iterable["PurposeUsage"]) -> "PurposeUsage":
+        present = list(usages)
+        costs = [u.cost_usd for u in present]
+        return cls(**{f: sum(getattr(u, f) for u in present) for f in _COUNTS},
+                   cost_usd=None if any(c is None for c in costs) else round(sum(costs), 6))  # type: ignore[arg-type]
+
+
+class LLMUsage(PurposeUsage):
+    """What the LLM calls of one app (tester + judges) or a whole run cost."""
+
+    by_purpose: dict[str, int] = {}  # calls per purpose ("aesthetics.judge", "explore.step", ...)
+    purposes: dict[str, PurposeUsage] = {}  # tokens and dollars per purpose
 
     @classmethod
     def total(cls, usages: Iterable["LLMUsage | None"]) -> "LLMUsage | None":
@@ -67,16 +88,16 @@ class LLMUsage(base.Model):
         present = [u for u in usages if u is not None]
         if not present:
             return None
-        purposes: dict[str, int] = {}
+        calls: dict[str, int] = {}
+        groups: dict[str, list[PurposeUsage]] = {}
         for u in present:
             for name, n in u.by_purpose.items():
-                purposes[name] = purposes.get(name, 0) + n
-        costs = [u.cost_usd for u in present]
-        numbers = {f: sum(getattr(u, f) for u in present) for f in (
-            "calls", "requests", "cache_hits", "input_tokens", "output_tokens",
-            "cache_read_input_tokens", "cache_creation_input_tokens")}
-        return cls(**numbers, by_purpose=dict(sorted(purposes.items())),
-                   cost_usd=None if any(c is None for c in costs) else round(sum(costs), 6))  # type: ignore[arg-type]
+                calls[name] = calls.get(name, 0) + n
+            for name, p in u.purposes.items():
+                groups.setdefault(name, []).append(p)
+        whole = PurposeUsage.summed(present)
+        return cls(**whole.model_dump(), by_purpose=dict(sorted(calls.items())),
+                   purposes={name: PurposeUsage.summed(g) for name, g in sorted(groups.items())})
 
 
 class UITestOutcome(base.Model):

@@ -5,7 +5,8 @@ limits, sandbox, scoring, judging and LLM options. The CLI builds it (``iwc run`
 EvaluationRun spec embeds the same models (operator/api.py: camelCase on the wire through
 the aliases here), a Kubernetes pod receives it as one JSON document (``--settings``),
 and the config hash covers all of it. ``RunSettings`` adds where a local run reads and
-writes (tasks, apps, output, workers, cache folders), which never changes results.
+writes (tasks, apps, output, workers, cache folders) and how it spends on the LLM API
+(``Spending``: batches, a budget), which never changes what a score means.
 
 Cross-field rules are checked here once; a violation names the field
 (``FieldProblem``), so the CLI and the operator's condition say the same thing.
@@ -249,6 +250,36 @@ class UITests(Section):
 class LLM(Section):
     effort: Effort | None = pydantic.Field(
         None, description="reasoning effort sent with every LLM call (tester and judges); unset = API default")
+    prompt_caching: bool = pydantic.Field(
+        True, description="mark the prompt prefixes a run sends again (the tester's history, the prompt the five "
+        "final judges share, the alignment agent's context) for the API's prompt cache; the prompts are the "
+        "same either way (default true)")
+
+
+class Spending(Section):
+    """How a run on this machine spends on the LLM API (``iwc run``, ``iwc rescore``).
+    Not part of an evaluation: it never changes what a score means, so the config hash
+    leaves it out (a resumed run may raise the budget or switch to batches), and an
+    EvaluationRun has none (its pods judge one app each, interactively)."""
+
+    batch_judges: bool = pydantic.Field(
+        False, description="judge the non-interactive dimensions (aesthetics, usability, ...) through the "
+        "Message Batches API at half price, once every app is explored; the alignment agent and the tester "
+        "stay interactive (default false)")
+    max_cost_usd: float | None = pydantic.Field(
+        None, gt=0, description="start no new LLM work (an app's LLM exploration, an app's judging) once the "
+        "run's LLM cost reaches this many US dollars; unjudged apps are unscored with the reason (default: "
+        "no limit)")
+    batch_poll_s: float = pydantic.Field(
+        10.0, gt=0, description="seconds before the first look at a submitted batch, doubled each look (default 10)")
+    batch_poll_max_s: float = pydantic.Field(
+        120.0, gt=0, description="longest wait between two looks at a batch, seconds (default 120)")
+    batch_wait_s: float = pydantic.Field(
+        90_000.0, gt=0, description="seconds to wait for the batches; what has not ended by then stays "
+        "pending for iwc run --resume (default 90,000: past the API's 24-hour expiry)")
+    batch_apps: int = pydantic.Field(
+        100, ge=1, description="apps judged at once in batch mode, each holding its evidence in memory "
+        "(default 100)")
 
 
 # The cross-field rules ``Evaluation`` checks, in words (docs/settings.md lists them).
@@ -349,6 +380,7 @@ class RunSettings(Evaluation):
         None, description="CDN mirror cache folder (default ~/.cache/iwc-bench/cdn)")
     llm_cache_dir: str | None = pydantic.Field(
         None, description="LLM response cache folder (default OUT/llm-cache; none for an s3:// OUT)")
+    spending: Spending = Spending()
 
     def config_hash(self) -> str:
         """The evaluation's hash plus the inputs (which tasks, apps and models)."""

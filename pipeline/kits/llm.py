@@ -3,8 +3,16 @@
 What it gives the stages: ``Client.create`` (system prompt, messages with text, image
 and tool blocks, tools) returning a plain ``Reply``; one retry policy (kits/retrying, on
 429 / 5xx / timeouts / broken connections, honouring ``retry-after``); token and cost
-accounting in a ``Ledger`` (per call, per app, per run); and a response cache on disk
-so that re-running or re-scoring the same evidence is reproducible and free.
+accounting in a ``Ledger`` (per call, per app, per run, priced as the API bills cache
+writes, cache reads and batches), optionally held to a ``Budget``; and a response cache
+on disk so that re-running or re-scoring the same evidence is reproducible and free.
+
+Prompt caching: a caller that will send a prompt again (``create(reuse=True)``: the
+next turn of a conversation, the next sample of a judge) gets ``cache_control``
+breakpoints on it (kits/llm_caching); the content sent is the same either way.
+Batching: a client made with ``batched(batcher)`` hands its requests to a
+kits/llm_batches ``Batcher`` (the Message Batches API, half price) instead of sending
+them itself; everything else about the call is the same.
 
 What it must not do: know what a judge or an explorer is, parse a judge's answer, or
 import stages. Nothing else in the project imports ``anthropic``.
@@ -19,23 +27,21 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import hashlib
 import json
 import logging
 import os
-import pathlib
 import threading
 import time
-from typing import Any, Callable, Literal, Mapping, Sequence
+import uuid
+from typing import Any, Callable, Literal, Mapping, Protocol, Sequence
 
 import anthropic
 
-from iwcbench.pipeline.kits import retrying
+from iwcbench.pipeline.kits import llm_caching, llm_responses, retrying
 
 log = logging.getLogger(__name__)
 
 Effort = Literal["low", "medium", "high", "xhigh", "max"]
-CACHE_VERSION = "1"  # bump when the cached reply layout changes
 
 
 class LLMError(RuntimeError):
@@ -44,16 +50,29 @@ class LLMError(RuntimeError):
     a score is unscored; it never means the app is bad."""
 
 
+class ItemFailed(Exception):
+    """A batched request came back errored, expired or canceled: send it on its own."""
+
+
 # --------------------------------------------------------------------------- prices
 
 @dataclasses.dataclass(frozen=True)
 class Price:
-    """US dollars per million tokens."""
+    """US dollars per million tokens. ``cache_write`` is a 5-minute cache entry (1.25×
+    input at list prices), ``cache_write_1h`` a 1-hour one (2× input when unset)."""
 
     input: float
     output: float
     cache_write: float
     cache_read: float
+    cache_write_1h: float | None = None
+
+    @property
+    def write_1h(self) -> float:
+        return self.cache_write_1h if self.cache_write_1h is not None else 2 * self.input
+
+
+BATCH_DISCOUNT = 0.5  # the Message Batches API bills every token kind at half the list price
 
 
 # Published list prices (USD / million tokens) per model family, matched by the first
@@ -83,17 +102,28 @@ def price_of(model: str, prices: Mapping[str, Price]) -> Price | None:
 
 @dataclasses.dataclass(frozen=True)
 class Usage:
+    """Tokens as the API reports them: ``input_tokens`` is only the part neither read
+    from nor written to the prompt cache; ``cache_creation_1h_input_tokens`` is the part
+    of the writes that went to 1-hour entries."""
+
     input_tokens: int = 0
     output_tokens: int = 0
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
+    cache_creation_1h_input_tokens: int = 0
 
-    def cost(self, price: Price | None) -> float | None:
+    @property
+    def prompt_tokens(self) -> int:
+        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+    def cost(self, price: Price | None, batched: bool = False) -> float | None:
         if price is None:
             return None
-        return (self.input_tokens * price.input + self.output_tokens * price.output
-                + self.cache_creation_input_tokens * price.cache_write
-                + self.cache_read_input_tokens * price.cache_read) / 1_000_000
+        writes_5m = self.cache_creation_input_tokens - self.cache_creation_1h_input_tokens
+        dollars = (self.input_tokens * price.input + self.output_tokens * price.output
+                   + writes_5m * price.cache_write + self.cache_creation_1h_input_tokens * price.write_1h
+                   + self.cache_read_input_tokens * price.cache_read) / 1_000_000
+        return dollars * BATCH_DISCOUNT if batched else dollars
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,7 +183,8 @@ def tool_result_block(tool_use_id: str, content: str | list[dict[str, Any]],
 
 @dataclasses.dataclass(frozen=True)
 class Entry:
-    """One call as accounted: ``cached`` calls cost nothing and sent no request."""
+    """One call as accounted: ``cached`` calls cost nothing and sent no request;
+    ``batched`` ones went through the Message Batches API (half price)."""
 
     model: str
     purpose: str
@@ -162,15 +193,49 @@ class Entry:
     cached: bool
     attempts: int
     seconds: float
+    batched: bool = False
+
+
+class _Counter:
+    """A float with a lock, shaped like ``multiprocessing.Value("d")``."""
+
+    def __init__(self) -> None:
+        self.value = 0.0
+        self._lock = threading.Lock()
+
+    def get_lock(self) -> threading.Lock:
+        return self._lock
+
+
+class Budget:
+    """A spending limit in US dollars shared by the ledgers of a run. ``counter`` may be
+    a ``multiprocessing.Value("d")`` so that worker processes spend from one purse.
+    ``reached`` tells callers to start no new work; calls already under way finish."""
+
+    def __init__(self, limit_usd: float | None, counter: Any = None) -> None:
+        self.limit_usd = limit_usd
+        self._counter = counter if counter is not None else _Counter()
+
+    def charge(self, usd: float) -> None:
+        with self._counter.get_lock():
+            self._counter.value += usd
+
+    def spent(self) -> float:
+        return float(self._counter.value)
+
+    def reached(self) -> bool:
+        return self.limit_usd is not None and self.spent() >= self.limit_usd
 
 
 class Ledger:
     """Tokens and dollars, summed. ``scoped(name)`` gives a child (one app) whose
-    entries also count in this ledger (the run). Thread-safe: apps run in parallel."""
+    entries also count in this ledger (the run). A root ledger charges its ``budget``.
+    Thread-safe: apps run in parallel."""
 
-    def __init__(self, name: str = "run", parent: Ledger | None = None) -> None:
+    def __init__(self, name: str = "run", parent: Ledger | None = None, budget: Budget | None = None) -> None:
         self.name = name
         self.parent = parent
+        self.budget = budget
         self.entries: list[Entry] = []
         self._lock = threading.Lock()
 
@@ -182,27 +247,36 @@ class Ledger:
             self.entries.append(entry)
         if self.parent is not None:
             self.parent.record(entry)
+        elif self.budget is not None and entry.cost_usd:
+            self.budget.charge(entry.cost_usd)
 
     def totals(self) -> dict[str, Any]:
         with self._lock:
             entries = list(self.entries)
-        fresh = [e for e in entries if not e.cached]
-        costs = [e.cost_usd for e in fresh]
         by_purpose: dict[str, int] = {}
+        groups: dict[str, list[Entry]] = {}
         for e in entries:
             by_purpose[e.purpose] = by_purpose.get(e.purpose, 0) + 1
-        return {
-            "calls": len(entries),
-            "requests": sum(e.attempts for e in fresh),
-            "cache_hits": len(entries) - len(fresh),
-            "input_tokens": sum(e.usage.input_tokens for e in fresh),
-            "output_tokens": sum(e.usage.output_tokens for e in fresh),
-            "cache_read_input_tokens": sum(e.usage.cache_read_input_tokens for e in fresh),
-            "cache_creation_input_tokens": sum(e.usage.cache_creation_input_tokens for e in fresh),
-            # None as soon as one model had no known price: a partial sum would mislead.
-            "cost_usd": None if any(c is None for c in costs) else round(sum(costs), 6),  # type: ignore[arg-type]
-            "by_purpose": by_purpose,
-        }
+            groups.setdefault(e.purpose or "other", []).append(e)
+        return {**_sums(entries), "by_purpose": by_purpose,
+                "purposes": {name: _sums(group) for name, group in sorted(groups.items())}}
+
+
+def _sums(entries: list[Entry]) -> dict[str, Any]:
+    fresh = [e for e in entries if not e.cached]
+    costs = [e.cost_usd for e in fresh]
+    return {
+        "calls": len(entries),
+        "requests": sum(e.attempts for e in fresh),
+        "cache_hits": len(entries) - len(fresh),
+        "batched_calls": sum(1 for e in fresh if e.batched),
+        "input_tokens": sum(e.usage.input_tokens for e in fresh),
+        "output_tokens": sum(e.usage.output_tokens for e in fresh),
+        "cache_read_input_tokens": sum(e.usage.cache_read_input_tokens for e in fresh),
+        "cache_creation_input_tokens": sum(e.usage.cache_creation_input_tokens for e in fresh),
+        # None as soon as one model had no known price: a partial sum would mislead.
+        "cost_usd": None if any(c is None for c in costs) else round(sum(costs), 6),  # type: ignore[arg-type]
+    }
 
 
 # --------------------------------------------------------------------------- client
@@ -224,12 +298,14 @@ class Config:
     backoff_max_s: float = 60.0  # cap on one wait, retry-after included
     base_url: str | None = None  # default: ANTHROPIC_BASE_URL, then the SDK's default
     cache_dir: str | None = None  # None = no response cache
+    prompt_caching: bool = True  # cache_control breakpoints on prompts the caller will reuse
 
 
 _RETRY_STATUS = {408, 409, 429}
 
 
-def _transient(exc: BaseException) -> bool:
+def transient(exc: BaseException) -> bool:
+    """Worth another try: rate limits, overload, server errors, timeouts, broken replies."""
     if isinstance(exc, (anthropic.APITimeoutError, anthropic.APIConnectionError)):
         return True
     if isinstance(exc, anthropic.APIStatusError):
@@ -238,7 +314,8 @@ def _transient(exc: BaseException) -> bool:
     return isinstance(exc, (anthropic.APIResponseValidationError, json.JSONDecodeError))
 
 
-def _retry_after(exc: BaseException) -> float | None:
+def retry_after(exc: BaseException) -> float | None:
+    """The wait the API asked for (``retry-after-ms`` / ``retry-after``), in seconds."""
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
     if not headers:
@@ -258,8 +335,16 @@ def api_key_missing(api_key: str | None = None) -> bool:
     return not (api_key or os.environ.get("ANTHROPIC_API_KEY"))
 
 
+class Batched(Protocol):
+    """Where a batched client's requests go (kits/llm_batches.Batcher)."""
+
+    def submit(self, custom_id: str, params: dict[str, Any]) -> tuple[Any, bool]: ...
+
+    def collected(self, custom_id: str) -> Any: ...
+
+
 class Client:
-    """A configured model plus its retry policy, cache and ledger.
+    """A configured model plus its retry policy, caches and ledger.
 
     ``sleep`` is injectable so tests can observe waits without waiting.
     """
@@ -267,11 +352,11 @@ class Client:
     def __init__(self, config: Config, *, api_key: str | None = None, ledger: Ledger | None = None,
                  prices: Mapping[str, Price] | None = None,
                  sleep: Callable[[float], None] = time.sleep,
-                 _sdk: anthropic.Anthropic | None = None) -> None:
+                 _sdk: anthropic.Anthropic | None = None, _batcher: Batched | None = None) -> None:
         self.config = config
         self.ledger = ledger or Ledger()
         self.prices = dict(prices) if prices is not None else dict(DEFAULT_PRICES)
-        self._sleep = sleep
+        self.sleep = sleep
         self._api_key = api_key
         base_url = config.base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
         self._sdk = _sdk or anthropic.Anthropic(
@@ -280,15 +365,29 @@ class Client:
             timeout=config.timeout_s,
             max_retries=0,  # kits/retrying is the single retry policy
         )
-        self._cache = pathlib.Path(config.cache_dir) if config.cache_dir else None
+        self._cache = llm_responses.ResponseCache(config.cache_dir) if config.cache_dir else None
+        self._batcher = _batcher
 
     def derive(self, ledger: Ledger | None = None, **changes: Any) -> Client:
-        """The same connection, cache and prices with other settings (another model,
-        another temperature) or another ledger (one app's scope)."""
+        """The same connection, caches, prices and batching with other settings (another
+        model, another temperature) or another ledger (one app's scope)."""
         reconnect = bool({"base_url", "timeout_s"} & changes.keys())
         return Client(dataclasses.replace(self.config, **changes), api_key=self._api_key,
-                      ledger=ledger or self.ledger, prices=self.prices, sleep=self._sleep,
-                      _sdk=None if reconnect else self._sdk)
+                      ledger=ledger or self.ledger, prices=self.prices, sleep=self.sleep,
+                      _sdk=None if reconnect else self._sdk, _batcher=self._batcher)
+
+    def batched(self, batcher: Batched | None) -> Client:
+        """This client sending through ``batcher`` (None: interactive again)."""
+        return Client(self.config, api_key=self._api_key, ledger=self.ledger, prices=self.prices,
+                      sleep=self.sleep, _sdk=self._sdk, _batcher=batcher)
+
+    @property
+    def is_batched(self) -> bool:
+        return self._batcher is not None
+
+    def batches_api(self) -> Any:
+        """The SDK's Message Batches resource (for kits/llm_batches)."""
+        return self._sdk.messages.batches
 
     # ------------------------------------------------------------------ the call
 
@@ -296,8 +395,10 @@ class Client:
                tools: Sequence[Mapping[str, Any]] | None = None,
                tool_choice: Mapping[str, Any] | None = None,
                sample: int | None = None, purpose: str = "",
-               max_tokens: int | None = None) -> Reply:
-        """Send one request (or answer from the cache). Raises ``LLMError``."""
+               max_tokens: int | None = None, reuse: bool = False) -> Reply:
+        """Send one request (or answer from the cache). Raises ``LLMError``.
+        ``reuse``: this prompt, or a longer one starting with it, will be sent again
+        (the next turn, another sample): mark it for the API's prompt cache."""
         cfg = self.config
         temp = cfg.temperature
         params: dict[str, Any] = {
@@ -319,14 +420,46 @@ class Client:
         if cfg.effort:
             params["output_config"] = {"effort": cfg.effort}
 
+        # the key is the call's content, before its packaging: caching on or off, the same key
         deterministic = not cfg.thinking and temp == 0
-        key = self._key(params, sample) if (deterministic or sample is not None) else None
-        cached = self._cache_get(key)
+        key = llm_responses.ResponseCache.key(params, sample) if (deterministic or sample is not None) else None
+        started = time.monotonic()
+        # a batch this process collected (one an earlier run submitted, say) is paid for here,
+        # even though its reply is in the response cache already
+        collected = self._batcher.collected(key) if self._batcher is not None and key is not None else None
+        cached = self._cache_get(key) if collected is None else None
         if cached is not None:
             self.ledger.record(Entry(cfg.model, purpose, cached.usage, 0.0, True, 0, 0.0))
             return cached
 
-        started = time.monotonic()
+        marked = cfg.prompt_caching and reuse
+        reply = None
+        if collected is not None:
+            reply, attempts, batched = reply_of(collected, cfg.model), 1, True
+        elif self._batcher is not None:
+            # a batch may wait longer than 5 minutes between rounds: 1-hour entries
+            body = llm_caching.mark(params, "1h") if marked else params
+            try:
+                message, paid = self._batcher.submit(key or f"u{uuid.uuid4().hex}", body)
+                reply, attempts, batched = reply_of(message, cfg.model), 1, True
+                if not paid:  # the same request, asked by another thread at the same time
+                    self.ledger.record(Entry(cfg.model, purpose, reply.usage, 0.0, True, 0, 0.0))
+                    return dataclasses.replace(reply, cached=True)
+            except ItemFailed as exc:
+                log.info("LLM call %s: %s; sending it on its own", purpose or cfg.model, exc)
+        if reply is None:
+            body = llm_caching.mark(params) if marked else params
+            message, attempts = self._send(body, purpose)
+            reply, batched = reply_of(message, cfg.model), False
+        cost = reply.usage.cost(price_of(cfg.model, self.prices), batched)
+        self.ledger.record(Entry(cfg.model, purpose, reply.usage, cost, False, attempts,
+                                 round(time.monotonic() - started, 3), batched))
+        self.response_cache_put(key, reply)
+        return reply
+
+    def _send(self, params: Mapping[str, Any], purpose: str) -> tuple[Any, int]:
+        """One interactive request with the retry policy: (message, attempts)."""
+        cfg = self.config
         attempts = 0
 
         def once() -> Any:
@@ -339,23 +472,17 @@ class Client:
         policy = retrying.Policy(attempts=cfg.max_attempts, initial_wait_s=cfg.backoff_initial_s,
                                  max_wait_s=cfg.backoff_max_s)
         try:
-            message = retrying.retrying(policy, _transient, hinted_wait_s=_retry_after, sleep=self._sleep,
+            message = retrying.retrying(policy, transient, hinted_wait_s=retry_after, sleep=self.sleep,
                                         what=f"LLM call {purpose or cfg.model}")(once)
         except anthropic.APIStatusError as exc:
             raise LLMError(f"{cfg.model}: HTTP {exc.status_code} after {attempts} attempt(s): "
-                           f"{_short(exc)}") from exc
+                           f"{short(exc)}") from exc
         except (anthropic.AnthropicError, json.JSONDecodeError) as exc:
             raise LLMError(f"{cfg.model}: {type(exc).__name__} after {attempts} attempt(s): "
-                           f"{_short(exc)}") from exc
+                           f"{short(exc)}") from exc
+        return message, attempts
 
-        reply = _to_reply(message, cfg.model)
-        cost = reply.usage.cost(price_of(cfg.model, self.prices))
-        self.ledger.record(Entry(cfg.model, purpose, reply.usage, cost, False, attempts,
-                                 round(time.monotonic() - started, 3)))
-        self._cache_put(key, reply)
-        return reply
-
-    # ------------------------------------------------------------------ cache
+    # ------------------------------------------------------------------ response cache
 
     def cache_secret(self) -> bytes | None:
         """A random secret kept beside the cache (created once, mode 0600), or None
@@ -363,60 +490,35 @@ class Client:
         unguessable to an app yet identical on a re-run, which lets the cache answer."""
         if self._cache is None:
             return None
-        path = self._cache / "fence-secret"
-        self._cache.mkdir(parents=True, exist_ok=True)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            for _ in range(50):  # another worker may be writing it right now
-                secret = path.read_bytes()
-                if len(secret) == 32:
-                    return secret
-                time.sleep(0.01)
-            raise LLMError(f"{path} is damaged; delete it (cached judge replies will be redone)")
-        with os.fdopen(fd, "wb") as fh:
-            secret = os.urandom(32)
-            fh.write(secret)
-        return secret
-
-    @staticmethod
-    def _key(params: Mapping[str, Any], sample: int | None) -> str:
-        blob = json.dumps({"v": CACHE_VERSION, "params": params, "sample": sample},
-                          sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-    def _cache_path(self, key: str) -> pathlib.Path:
-        assert self._cache is not None
-        return self._cache / key[:2] / f"{key}.json"
+            return self._cache.secret()
+        except llm_responses.DamagedSecret as exc:
+            raise LLMError(str(exc)) from exc
 
     def _cache_get(self, key: str | None) -> Reply | None:
         if key is None or self._cache is None:
             return None
-        path = self._cache_path(key)
+        data = self._cache.get(key)
         try:
-            return Reply.from_json(json.loads(path.read_text("utf-8")), cached=True)
-        except FileNotFoundError:
-            return None
-        except (ValueError, KeyError, TypeError):
-            log.warning("ignoring a damaged cache entry %s", path)
+            return Reply.from_json(data, cached=True) if data is not None else None
+        except (KeyError, TypeError):
+            log.warning("ignoring a damaged cache entry %s", key)
             return None
 
-    def _cache_put(self, key: str | None, reply: Reply) -> None:
-        if key is None or self._cache is None:
-            return
-        path = self._cache_path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        tmp.write_text(json.dumps(reply.to_json(), ensure_ascii=False), "utf-8")
-        os.replace(tmp, path)
+    def response_cache_put(self, key: str | None, reply: Reply) -> None:
+        """Keep ``reply`` as the answer to the call hashed to ``key`` (no-op without a cache)."""
+        if key is not None and self._cache is not None:
+            self._cache.put(key, reply.to_json())
 
 
-def _short(exc: BaseException, limit: int = 300) -> str:
+def short(exc: BaseException, limit: int = 300) -> str:
+    """An exception's message on one line, cut to ``limit`` characters."""
     text = str(exc).replace("\n", " ")
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def _to_reply(message: Any, model: str) -> Reply:
+def reply_of(message: Any, model: str) -> Reply:
+    """The API's message object (interactive or from a batch's results) as a ``Reply``."""
     blocks = []
     for block in message.content or ():
         data = block.model_dump(mode="json", exclude_none=True)
@@ -427,6 +529,7 @@ def _to_reply(message: Any, model: str) -> Reply:
                     "redacted_thinking": ("type", "data")}[data["type"]]
             blocks.append({k: data[k] for k in keep if k in data})
     usage = getattr(message, "usage", None)
+    creation = getattr(usage, "cache_creation", None)
     return Reply(
         model=getattr(message, "model", None) or model,
         content=tuple(blocks),
@@ -436,5 +539,6 @@ def _to_reply(message: Any, model: str) -> Reply:
             output_tokens=getattr(usage, "output_tokens", 0) or 0,
             cache_creation_input_tokens=getattr(usage, "cache_creation_input_tokens", 0) or 0,
             cache_read_input_tokens=getattr(usage, "cache_read_input_tokens", 0) or 0,
+            cache_creation_1h_input_tokens=getattr(creation, "ephemeral_1h_input_tokens", 0) or 0,
         ),
     )

@@ -45,6 +45,11 @@ class AppAssistant(Protocol):
     @property
     def judging(self) -> bool: ...
 
+    @property
+    def stop_reason(self) -> str | None:
+        """Why the app's LLM work must not start (the run's budget is spent), or None."""
+        ...
+
     def judge(self, item: task.Task, read: Callable[[str], bytes | None]) -> dict[str, results.Score]: ...
 
     def usage(self) -> results.LLMUsage | None: ...
@@ -357,10 +362,15 @@ def evaluate_app(app: evidence.AppRef, ctx: Context, work_root: pathlib.Path | N
             else:
                 with serving.serve(prepared.site) as served:
                     assistant = ctx.assistants(prepared) if ctx.assistants is not None else None
-                    result = explore_app(prepared, served.url, ctx, assistant)
-                    timings = dict(result.timings)
-                    timings["instrument"] = prepared.report.duration_s
-                    result = result.model_copy(update={"timings": timings})
+                    if assistant is not None and assistant.stop_reason:
+                        # our side's limit, not the app's fault: left out, evaluated again on --resume
+                        result = failed_result(app, "error", assistant.stop_reason, prepared.report)
+                        save_result(ctx.store, result)
+                    else:
+                        result = explore_app(prepared, served.url, ctx, assistant)
+                        timings = dict(result.timings)
+                        timings["instrument"] = prepared.report.duration_s
+                        result = result.model_copy(update={"timings": timings})
         except Exception as exc:  # noqa: BLE001 - the run goes on; the reason is kept
             log.exception("app %s failed", app.key)
             ctx.store.put_bytes(f"{app.key}/error.txt", traceback.format_exc().encode())

@@ -1,5 +1,12 @@
 """The LLM side of a run, composed: one client per worker process, one ledger per app,
-the LLM tester with coverage-plateau guidance, the judges.
+the LLM tester with coverage-plateau guidance, the judges, the run's budget.
+
+Two things leave an app's judged scores for later, each as an unscored score whose
+reason says so (``PENDING``, ``OVER_BUDGET``; runs/judging_pass picks them up, now or
+on ``--resume``): batch mode, where a worker judges only the interactive dimensions and
+leaves the rest to the run's shared batches, and the budget, once reached before the
+app's judging starts. An app whose LLM exploration would start past the budget is not
+explored (``stop_reason``).
 
 It holds no prompt and no judging logic (those are in stages/judging and
 stages/exploring/llm_policy); it only builds clients from the settings and hands each
@@ -11,7 +18,7 @@ from __future__ import annotations
 import pathlib
 from typing import Callable
 
-from iwcbench.pipeline.contracts import results, settings as settings_mod, task
+from iwcbench.pipeline.contracts import metrics, results, settings as settings_mod, task
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.runs import app as app_run
 from iwcbench.pipeline.stages import judging
@@ -26,8 +33,30 @@ def cache_dir(out: str, llm_cache_dir: str | None) -> str | None:
     return None if out.startswith("s3://") else str(pathlib.Path(out) / "llm-cache")
 
 
+PENDING = "judging by Message Batch pending"  # reason of a score the run's batches will judge
+OVER_BUDGET = "not judged: the run's LLM budget"  # reason of a score left unjudged by --max-cost
+
+
 def client(evaluation: settings_mod.Evaluation, model: str, cache: str | None) -> llm.Client:
-    return llm.Client(llm.Config(model=model, effort=evaluation.llm.effort, cache_dir=cache))
+    return llm.Client(llm.Config(model=model, effort=evaluation.llm.effort, cache_dir=cache,
+                                 prompt_caching=evaluation.llm.prompt_caching))
+
+
+def over_budget(budget: llm.Budget, explored: bool = False) -> str:
+    """The reason given to what the budget left undone (an app's judging, or its LLM exploration)."""
+    head = OVER_BUDGET if not explored else "not explored: the run's LLM budget"
+    return (f"{head} of ${budget.limit_usd:.2f} was reached (${budget.spent():.2f} spent); "
+            f"iwc run --resume with a higher --max-cost {'explores' if explored else 'judges'} it")
+
+
+def waiting(score: results.Score | None) -> bool:
+    """A judged score left for later (batch mode or the budget), to judge in the judging pass."""
+    return score is not None and score.value is None and score.reason.startswith((PENDING, OVER_BUDGET))
+
+
+def pending_scores(dimensions: list[str]) -> dict[str, results.Score]:
+    return metrics.unscored(judging.names_of(dimensions),
+                            f"{PENDING}: judged once every app is explored (iwc run --resume collects it)")
 
 
 def usage_of(ledger: llm.Ledger) -> results.LLMUsage | None:
@@ -40,9 +69,11 @@ class AppLLM:
     """The LLM side of one app: its tester policy (or None), its judge, its ledger."""
 
     def __init__(self, wiring: "Wiring", app_key: str, coverage_map: dict, sources: dict[str, str]) -> None:
-        self.ledger = llm.Ledger(app_key)
+        self.ledger = llm.Ledger(app_key, budget=wiring.budget)
         self.policy: llm_policy.LLMPolicy | None = None
         self._judging = wiring.evaluation.judging
+        self._budget = wiring.budget
+        self._batch = wiring.spending.batch_judges
         if wiring.tester is not None:
             self.policy = llm_policy.LLMPolicy(wiring.tester.derive(ledger=self.ledger))
             if wiring.evaluation.exploration.guidance:
@@ -54,8 +85,22 @@ class AppLLM:
     def judging(self) -> bool:
         return self._judge is not None
 
+    @property
+    def stop_reason(self) -> str | None:
+        """Why this app's LLM exploration must not start (the budget is reached), or None."""
+        return over_budget(self._budget, explored=True) if self.policy is not None and self._budget.reached() else None
+
     def judge(self, item: task.Task, read: Callable[[str], bytes | None]) -> dict[str, results.Score]:
-        return judging.judge_app(item, read, self._judge, self._judging) if self._judge is not None else {}
+        if self._judge is None:
+            return {}
+        dimensions = list(self._judging.dimensions)
+        if self._budget.reached():
+            return metrics.unscored(judging.names_of(dimensions), over_budget(self._budget))
+        now = [d for d in dimensions if not self._batch or d in judging.INTERACTIVE]
+        later = [d for d in dimensions if d not in now]
+        scores = judging.judge_app(item, read, self._judge, self._judging.model_copy(
+            update={"dimensions": tuple(now)})) if now else {}
+        return {**scores, **pending_scores(later)}
 
     def usage(self) -> results.LLMUsage | None:
         return usage_of(self.ledger)
@@ -68,8 +113,11 @@ class AppLLM:
 class Wiring:
     """Clients for a worker process, built once from the evaluation's settings."""
 
-    def __init__(self, evaluation: settings_mod.Evaluation, cache: str | None) -> None:
+    def __init__(self, evaluation: settings_mod.Evaluation, cache: str | None,
+                 spending: settings_mod.Spending = settings_mod.Spending(), budget: llm.Budget | None = None) -> None:
         self.evaluation = evaluation
+        self.spending = spending
+        self.budget = budget or llm.Budget(spending.max_cost_usd)
         judge_model = evaluation.judging.model
         self.judge = client(evaluation, judge_model, cache) if judge_model else None
         tester_model = evaluation.tester_model() if evaluation.exploration.policy == "llm" else None
@@ -81,8 +129,24 @@ class Wiring:
         return AppLLM(self, prepared.app.key, prepared.coverage_map, app_run.sources_of(prepared.work))
 
 
-def factory(evaluation: settings_mod.Evaluation, cache: str | None) -> app_run.AssistantFactory | None:
+def factory(evaluation: settings_mod.Evaluation, cache: str | None,
+            spending: settings_mod.Spending = settings_mod.Spending(),
+            budget: llm.Budget | None = None) -> app_run.AssistantFactory | None:
     """Per-app LLM tester and judges when the evaluation asks for them, else None."""
     if not evaluation.uses_llm():
         return None
-    return Wiring(evaluation, cache).for_app
+    return Wiring(evaluation, cache, spending, budget).for_app
+
+
+class NoPrice(ValueError):
+    """--max-cost with a model whose price is unknown (its spending could not be counted)."""
+
+
+def check_prices(evaluation: settings_mod.Evaluation, spending: settings_mod.Spending) -> None:
+    """A budget needs a price for every model it would pay: raise NoPrice naming one without."""
+    if spending.max_cost_usd is None:
+        return
+    for model in {evaluation.judging.model, evaluation.tester_model() if evaluation.exploration.policy == "llm"
+                  else None} - {None}:
+        if llm.price_of(model, llm.DEFAULT_PRICES) is None:
+            raise NoPrice(f"--max-cost: no list price is known for {model}, so its cost cannot be counted")

@@ -1,5 +1,9 @@
 """A whole run on one machine: plan (discover the apps), resume, evaluate them in a
-pool of worker processes, then finish (aggregate, results.json, the report).
+pool of worker processes, judge what was left for later (runs/judging_pass: batch mode,
+the budget), then finish (aggregate, results.json, the report).
+
+The run's LLM budget is one number shared by the worker processes (a
+``multiprocessing.Value``), starting at what the apps kept by ``--resume`` already cost.
 
 Worker processes (spawned, not forked) keep one app's crash or leak from taking the
 run down; a worker that dies is replaced and its app recorded as ``error``. This
@@ -15,11 +19,11 @@ import logging
 import multiprocessing
 import pathlib
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable
+from typing import Any, Callable
 
 from iwcbench.pipeline.contracts import evidence, results, settings as settings_mod, task
-from iwcbench.pipeline.kits import store as store_mod, telemetry
-from iwcbench.pipeline.runs import app as app_run, assistants, finishing
+from iwcbench.pipeline.kits import llm, store as store_mod, telemetry
+from iwcbench.pipeline.runs import app as app_run, assistants, finishing, judging_pass
 from iwcbench.pipeline.stages import ingesting
 
 log = logging.getLogger(__name__)
@@ -28,23 +32,26 @@ log = logging.getLogger(__name__)
 _WORKER: dict[str, app_run.Context] = {}
 
 
-def context(config: settings_mod.RunSettings, tasks: list[task.Task]) -> app_run.Context:
-    """What every app of this run shares, the LLM side included when asked for."""
+def context(config: settings_mod.RunSettings, tasks: list[task.Task], spent: Any = None) -> app_run.Context:
+    """What every app of this run shares, the LLM side included when asked for.
+    ``spent``: the run's shared spending counter (a ``multiprocessing.Value("d")``)."""
+    budget = llm.Budget(config.spending.max_cost_usd, spent)
     return app_run.Context(
         evaluation=config.evaluation(),
         store=store_mod.open_store(config.out),
         tasks={t.id: t for t in tasks},
         mirror_dir=config.mirror_dir,
-        assistants=assistants.factory(config, assistants.cache_dir(config.out, config.llm_cache_dir)),
+        assistants=assistants.factory(config.evaluation(), assistants.cache_dir(config.out, config.llm_cache_dir),
+                                      config.spending, budget),
     )
 
 
-def _init_worker(config_json: str, tasks_json: str) -> None:
+def _init_worker(config_json: str, tasks_json: str, spent: Any) -> None:
     logging.basicConfig(level=logging.WARNING)
     telemetry.setup("iwc-worker")
     config = settings_mod.RunSettings.model_validate_json(config_json)
     tasks = [task.Task.model_validate(d) for d in json.loads(tasks_json)]
-    _WORKER["context"] = context(config, tasks)
+    _WORKER["context"] = context(config, tasks, spent)
 
 
 def _evaluate(app_json: str) -> str:
@@ -75,10 +82,11 @@ def _run_pool(
     config: settings_mod.RunSettings,
     tasks: list[task.Task],
     on_done: Callable[[results.AppResult], None],
+    spent: Any,
 ) -> list[results.AppResult]:
     """Evaluate apps in worker processes; a dead worker costs only its own app."""
     ctx = multiprocessing.get_context("spawn")
-    args = (config.model_dump_json(), json.dumps([t.model_dump(mode="json") for t in tasks]))
+    args = (config.model_dump_json(), json.dumps([t.model_dump(mode="json") for t in tasks]), spent)
     pending = list(apps)
     done: list[results.AppResult] = []
     while pending:
@@ -155,6 +163,7 @@ def execute(
     out.mkdir(parents=True, exist_ok=True)
     store = store_mod.LocalStore(out)
     with telemetry.span("run", apps=config.apps, tasks=config.tasks):
+        assistants.check_prices(config, config.spending)
         tasks, apps, decided, skipped = plan(config)
         kept = _reusable(store, config, apps, resume)
         on_plan(len(apps) + len(decided))
@@ -163,5 +172,10 @@ def execute(
         for result in [*decided, *kept.values()]:
             on_done(result)
         todo = [a for a in apps if a.key not in kept]
-        evaluated = _run_pool(todo, config, tasks, on_done)
-        return finishing.finish(config, started, store, [*decided, *kept.values(), *evaluated], skipped, tasks)
+        # what the kept apps cost counts against --max-cost: it caps the run, not one sitting
+        spent = multiprocessing.get_context("spawn").Value(
+            "d", sum((r.llm_usage.cost_usd or 0.0) for r in kept.values() if r.llm_usage))
+        evaluated = _run_pool(todo, config, tasks, on_done, spent)
+        found = judging_pass.judge_waiting(config, store, {t.id: t for t in tasks}, [*kept.values(), *evaluated],
+                                           llm.Budget(config.spending.max_cost_usd, spent))
+        return finishing.finish(config, started, store, [*decided, *found], skipped, tasks)

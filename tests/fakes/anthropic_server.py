@@ -12,6 +12,13 @@ the real API.
 Replies come from a queue (``push``) or, when the queue is empty, from ``handler``
 (a function of the request body returning an item). An item is a ``Message`` or a
 ``Fault``.
+
+Prompt caching (tests/fakes/anthropic_cache.py): a request that carries ``cache_control``
+is counted by estimate and answered from the fake's prompt cache as the API would
+(``cache_read_input_tokens`` for a repeated marked prefix); with ``count_tokens`` set,
+every request is counted that way (the benchmark's mode). Message Batches
+(tests/fakes/anthropic_batches.py) are served under ``/v1/messages/batches`` and
+scripted through ``fake.batches``.
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ from collections import deque
 from typing import Any, Callable, Iterator
 
 import pytest
+
+from fakes import anthropic_batches, anthropic_cache
 
 
 @dataclasses.dataclass
@@ -122,12 +131,16 @@ class FakeAnthropic:
     def __init__(self) -> None:
         self.queue: deque[Message | Fault] = deque()
         self.handler: Callable[[dict[str, Any]], Message | Fault] | None = None
-        self.requests: list[Recorded] = []
+        self.requests: list[Recorded] = []  # the interactive POST /v1/messages calls
+        self._message_ids = itertools.count(1)
         self._lock = threading.Lock()
         self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self.count_tokens = False  # True: every request counted by estimate, cached or not
+        self.prompt_cache = anthropic_cache.PromptCache()
+        self.batches = anthropic_batches.Batches(self._answer, self.url)
 
     # -- scripting
     def push(self, *items: Message | Fault) -> None:
@@ -139,6 +152,8 @@ class FakeAnthropic:
             self.queue.clear()
             self.requests.clear()
             self.handler = None
+        self.prompt_cache.clear()
+        self.batches.reset()
 
     def _next(self, body: dict[str, Any]) -> Message | Fault:
         with self._lock:
@@ -147,6 +162,33 @@ class FakeAnthropic:
         if self.handler is not None:
             return self.handler(body)
         return Fault(500, {}, b'{"type":"error","error":{"type":"api_error","message":"no scripted reply"}}')
+
+    def _answer(self, body: dict[str, Any], item: Message | Fault | None = None) -> tuple[int, dict[str, Any]]:
+        """What ``POST /v1/messages`` answers for ``body``: (HTTP status, JSON payload)."""
+        item = self._next(body) if item is None else item
+        if isinstance(item, Fault):
+            try:
+                payload = json.loads(item.body or b"{}")
+            except ValueError:
+                payload = {"type": "error", "error": {"type": "api_error", "message": "unreadable"}}
+            return item.status, payload
+        marked = "cache_control" in json.dumps({k: body.get(k) for k in ("tools", "system", "messages")})
+        if marked or self.count_tokens:
+            try:
+                counted = self.prompt_cache.count(body)
+            except anthropic_cache.CacheRuleBroken as exc:
+                return 400, {"type": "error", "error": {"type": "invalid_request_error", "message": str(exc)}}
+            usage = counted.usage(item.output_tokens)
+        else:
+            usage = {"input_tokens": item.input_tokens, "output_tokens": item.output_tokens,
+                     "cache_creation_input_tokens": 0, "cache_read_input_tokens": item.cache_read_input_tokens}
+        with self._lock:
+            number = next(self._message_ids)
+        return 200, {
+            "id": f"msg_{number:06d}", "type": "message", "role": "assistant",
+            "model": body.get("model", "claude-test"), "content": item.content,
+            "stop_reason": item.stop_reason, "stop_sequence": None, "usage": usage,
+        }
 
     # -- lifecycle
     def start(self) -> FakeAnthropic:
@@ -174,6 +216,8 @@ class FakeAnthropic:
                     body = json.loads(raw or b"{}")
                 except ValueError:
                     body = {"_unparseable": raw.decode("utf-8", "replace")}
+                if self.path.startswith("/v1/messages/batches"):
+                    return self._batches("POST", body)
                 with fake._lock:
                     fake.requests.append(Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
                 if not self.path.startswith("/v1/messages"):
@@ -186,19 +230,19 @@ class FakeAnthropic:
                             item = text("late")
                     if isinstance(item, Fault):
                         return self._send(item.status, item.headers, item.body)
-                payload = {
-                    "id": f"msg_{len(fake.requests):06d}",
-                    "type": "message",
-                    "role": "assistant",
-                    "model": body.get("model", "claude-test"),
-                    "content": item.content,
-                    "stop_reason": item.stop_reason,
-                    "stop_sequence": None,
-                    "usage": {"input_tokens": item.input_tokens, "output_tokens": item.output_tokens,
-                              "cache_creation_input_tokens": 0,
-                              "cache_read_input_tokens": item.cache_read_input_tokens},
-                }
-                self._send(200, {}, json.dumps(payload).encode())
+                status, payload = fake._answer(body, item)
+                self._send(status, {}, json.dumps(payload).encode())
+
+            def do_GET(self) -> None:  # noqa: N802
+                if self.path.startswith("/v1/messages/batches"):
+                    return self._batches("GET", {})
+                self._send(404, {}, b'{"type":"error","error":{"type":"not_found_error","message":"?"}}')
+
+            def _batches(self, method: str, body: dict[str, Any]) -> None:
+                status, payload = fake.batches.handle(method, self.path, body)
+                if isinstance(payload, bytes):
+                    return self._send(status, {"content-type": "application/x-jsonl"}, payload)
+                self._send(status, {}, json.dumps(payload).encode())
 
             def _send(self, status: int, headers: dict[str, str], body: bytes) -> None:
                 try:

@@ -128,6 +128,8 @@ def verdict(dimension: str, base: int, deltas: list[float] | None = None) -> dic
 
 def role_of(body: dict[str, Any]) -> str:
     system = body.get("system", "")
+    if isinstance(system, list):  # a system prompt packaged for prompt caching
+        system = "".join(b.get("text", "") for b in system)
     for start, role in (("You review the source code", "wcb.functionality"), ("You look at the first screen", "wcb.visual"),
                         ("You check a generated web application's source code", "wcb.alignment")):
         if system.startswith(start):

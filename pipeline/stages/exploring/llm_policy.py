@@ -8,6 +8,12 @@ larger, or after old turns were dropped from the context). The model acts throug
 tools (click, type, select, check, hover, drag, press_key, scroll, go_back, wait,
 finish) and states its intent with each action; the intent is kept in the trace.
 
+History: every step resends the conversation so far (the API's prompt cache serves the
+part the previous step sent: ``reuse``). Beyond ``max_turns_kept`` turns the oldest are
+dropped, ``trim_slack`` turns at once rather than one a step: the kept part then stays
+the same prefix for that many steps, which the prompt cache can serve, and the tester
+always keeps at least its last ``max_turns_kept`` turns.
+
 Coverage plateau: after ``plateau_steps`` steps without coverage gain, a separate
 call reads the uncovered code (``uncovered()``, given by the caller) and answers with
 concrete UI suggestions, which are injected into the tester's next message. Black-box
@@ -77,18 +83,21 @@ GUIDANCE_SYSTEM = (
 class LLMPolicy:
     """The LLM tester. ``uncovered`` returns the not-yet-run code as text (Istanbul
     maps → source snippets) or None; it is only called on a plateau of an
-    instrumented app. ``max_turns_kept`` bounds the conversation sent each step."""
+    instrumented app. ``max_turns_kept`` turns at least are kept in the conversation
+    sent each step, ``max_turns_kept + trim_slack`` at most (default: half as many again)."""
 
     name: Literal["llm"] = "llm"
 
     def __init__(self, client: llm.Client, *, uncovered: Callable[[], str | None] | None = None,
                  guidance_client: llm.Client | None = None, diffs: bool = True,
-                 max_turns_kept: int = 40, max_guidance: int = 5, max_reasks: int = 2) -> None:
+                 max_turns_kept: int = 40, max_guidance: int = 5, max_reasks: int = 2,
+                 trim_slack: int | None = None) -> None:
         self.client = client
         self.guidance_client = guidance_client or client
         self.uncovered = uncovered
         self.diffs = diffs
         self.max_turns_kept = max_turns_kept
+        self.trim_slack = max_turns_kept // 2 if trim_slack is None else trim_slack
         self.max_guidance = max_guidance
         self.max_reasks = max_reasks
         self.context: policy.Context | None = None
@@ -118,7 +127,7 @@ class LLMPolicy:
             try:
                 reply = self.client.create(system=SYSTEM, messages=self.messages, tools=TOOLS,
                                            tool_choice=None if self.client.config.thinking else {"type": "any"},
-                                           sample=0, purpose="explore.step")
+                                           sample=0, purpose="explore.step", reuse=True)
             except llm.LLMError as exc:
                 self._summary = f"exploration stopped: the LLM tester was unavailable ({exc})"
                 return None
@@ -219,10 +228,11 @@ class LLMPolicy:
     # ------------------------------------------------------------------ context
 
     def _trim(self) -> None:
-        """Keep only the last turns. The kept part starts at a user turn (its results
-        for dropped tool calls removed), and the next turn shows the full tree again
-        because the model no longer has the tree the diff would refer to."""
-        if len(self.messages) <= 2 * self.max_turns_kept:
+        """Keep only the last turns once there are more than ``max_turns_kept +
+        trim_slack``. The kept part starts at a user turn (its results for dropped tool
+        calls removed), and the next turn shows the full tree again because the model no
+        longer has the tree the diff would refer to."""
+        if len(self.messages) <= 2 * (self.max_turns_kept + self.trim_slack):
             return
         start = len(self.messages) - 2 * self.max_turns_kept
         while self.messages[start]["role"] != "user":

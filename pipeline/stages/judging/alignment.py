@@ -206,7 +206,7 @@ def judge(client: llm.Client, item: task.Task, evidence: bundle_mod.Bundle, *, m
         try:
             reply = scoped.create(system=_system(nonce, max_tool_calls), messages=messages,
                                   tools=submit_only if out_of_budget else all_tools,
-                                  tool_choice=choice, sample=0, purpose="alignment.agent")
+                                  tool_choice=choice, sample=0, purpose="alignment.agent", reuse=True)
         except llm.LLMError as exc:
             return _all_unscored(names, f"the alignment agent's call failed: {exc}", log, scoped)
         messages.append(reply.as_message())

@@ -9,12 +9,18 @@ left after dropping the highest and the lowest, × 20.
 
 An answer that cannot be read is sent back with the reason (bounded), then that run
 is dropped; with fewer than ``min_usable`` runs left the dimension is unscored with
-the reason — never 0. This module must not know where evidence comes from: the
+the reason — never 0.
+
+Calls that do not depend on each other go out together: the advocate and the critic;
+then the first final judge alone, so that its prompt is in the API's prompt cache
+(``reuse``) when the other runs, sent together, repeat it. Through a batched client
+that is three batch rounds instead of seven; each request is the same either way. This module must not know where evidence comes from: the
 caller hands it content blocks, the references that exist, and the fence nonce.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import hashlib
 import json
@@ -179,14 +185,19 @@ def deliberate(client: llm.Client, dimension: Dimension, requirement: str,
     raw: dict[str, Any] = {"protocol": "judge×1 (single round)" if single else
                            "advocate→critic→judge×%d" % options.runs, "prompt_sha256": digest}
 
-    reports = {}
+    def report(role: str, ask: str) -> llm.Reply:
+        return scoped.create(system=_role_prompt(role, dimension, nonce), sample=0,
+                             purpose=f"{dimension.name}.{role}",
+                             messages=[{"role": "user", "content": [*head, llm.text_block(ask)]}])
+
     roles = () if single else (("advocate", "List the strengths, each with its citation."),
                                ("critic", "List the defects, each with its citation."))
-    for role, ask in roles:
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        asked = {role: pool.submit(report, role, ask) for role, ask in roles}
+    reports = {}
+    for role, future in asked.items():
         try:
-            reply = scoped.create(system=_role_prompt(role, dimension, nonce), sample=0,
-                                  purpose=f"{dimension.name}.{role}",
-                                  messages=[{"role": "user", "content": [*head, llm.text_block(ask)]}])
+            reply = future.result()
         except llm.LLMError as exc:
             return _unscored(dimension.name, f"the {role} call failed: {exc}", raw, scoped)
         if not reply.text.strip():
@@ -205,28 +216,34 @@ def deliberate(client: llm.Client, dimension: Dimension, requirement: str,
                llm.text_block(f"<critic_report>\n{reports['critic']}\n</critic_report>"),
                llm.text_block(f"Verify both reports against the evidence and submit your verdict with {TOOL}.")]
     judge = scoped if options.judge_temperature is None else scoped.derive(temperature=options.judge_temperature)
-    runs, dropped = [], []
-    for sample in range(options.runs):
+
+    def final(sample: int) -> tuple[str, dict[str, Any]]:
+        """("run", the usable run) or ("dropped", why not)."""
         messages: list[dict[str, Any]] = [{"role": "user", "content": ask}]
         for attempt in range(options.parse_retries + 1):
             try:
                 reply = judge.create(system=_role_prompt("judge", dimension, nonce), messages=messages,
                                       tools=[tool], tool_choice=forced, sample=sample,
-                                      purpose=f"{dimension.name}.judge")
+                                      purpose=f"{dimension.name}.judge", reuse=options.runs > 1)
             except llm.LLMError as exc:
-                dropped.append({"sample": sample, "reason": f"call failed: {exc}"})
-                break
+                return "dropped", {"sample": sample, "reason": f"call failed: {exc}"}
             try:
                 score, verdict = parse_verdict(reply, dimension, options.max_adjustment)
             except ParseError as exc:
                 if attempt == options.parse_retries:
-                    dropped.append({"sample": sample, "reason": f"unreadable after {attempt + 1} answers: {exc}",
-                                    "reply": reply.to_json()["content"]})
-                    break
+                    return "dropped", {"sample": sample, "reason": f"unreadable after {attempt + 1} answers: {exc}",
+                                       "reply": reply.to_json()["content"]}
                 messages = [*messages, reply.as_message(), _correction(reply, str(exc))]
                 continue
-            runs.append({"sample": sample, "score": score, "attempts": attempt + 1, "verdict": verdict})
-            break
+            return "run", {"sample": sample, "score": score, "attempts": attempt + 1, "verdict": verdict}
+        return "dropped", {"sample": sample, "reason": "no answer"}
+
+    outcomes = [final(0)]
+    if options.runs > 1:
+        with concurrent.futures.ThreadPoolExecutor(options.runs - 1) as pool:
+            outcomes.extend(pool.map(final, range(1, options.runs)))
+    runs = [entry for kind, entry in outcomes if kind == "run"]
+    dropped = [entry for kind, entry in outcomes if kind == "dropped"]
     raw["runs"] = runs
     raw["dropped_runs"] = dropped
     if len(runs) < options.min_usable:

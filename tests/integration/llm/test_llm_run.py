@@ -42,6 +42,9 @@ def test_llm_tester_and_judges_end_to_end(tmp_path, fake_anthropic):
                    "wcb_content_alignment": 50.0, "wcb_visual_alignment": 0.0}
     usage = result["llm_usage"]
     assert usage["calls"] >= 17 + 5 and usage["input_tokens"] > 0
+    # the prompts sent again (the five final judges', the tester's history) came from the prompt cache
+    assert usage["cache_read_input_tokens"] > usage["cache_creation_input_tokens"] > 0
+    assert usage["purposes"]["usability.judge"]["cache_read_input_tokens"] > 0
     run = json.loads((out / "results.json").read_text())
     assert run["llm_usage"]["calls"] == usage["calls"]
     assert "aesthetics" in run["weights"]  # IWC weights once judged dimensions exist

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fakes.anthropic_server import text, tool_use
 
 from iwcbench.pipeline.contracts import evidence
-from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.kits import llm, llm_caching
 from iwcbench.pipeline.stages.exploring import llm_policy, observing, policy
 
 UNCOVERED = "function secretExport() { download(csv) }  // app.js:120-140"
@@ -131,7 +131,7 @@ def test_api_failure_ends_the_exploration_with_the_reason(fake_anthropic):
 
 def test_old_turns_are_dropped_and_the_full_tree_is_shown_again(fake_anthropic):
     fake_anthropic.handler = lambda body: tool_use("scroll", {"dx": 0, "dy": 300, "intent": "look below"})
-    p = _policy(fake_anthropic, max_turns_kept=2)
+    p = _policy(fake_anthropic, max_turns_kept=2, trim_slack=0)
     p.begin(_context())
     for i in range(6):
         p.choose(_obs(i, i))
@@ -142,3 +142,20 @@ def test_old_turns_are_dropped_and_the_full_tree_is_shown_again(fake_anthropic):
     assert "omitted" in str(body["messages"][0]["content"])
     # the first kept user turn has no orphaned tool results
     assert all(b["type"] != "tool_result" for b in body["messages"][0]["content"])
+
+
+def test_history_is_trimmed_in_steps_so_that_each_request_extends_the_last(fake_anthropic):
+    """Between two trims every request starts with the whole previous request (the part
+    the prompt cache serves); a trim drops the oldest turns at once, keeping at least
+    max_turns_kept of them."""
+    fake_anthropic.handler = lambda body: tool_use("scroll", {"dx": 0, "dy": 300, "intent": "look below"})
+    p = _policy(fake_anthropic, max_turns_kept=4, trim_slack=3)
+    p.begin(_context())
+    for i in range(16):
+        p.choose(_obs(i, i))
+        p.observe(_step(i + 1, gain=1.0), _obs(i + 1, i + 1))
+    sent = [llm_caching.unpacked(r.body)["messages"] for r in fake_anthropic.requests]
+    extends = [later[:len(earlier)] == earlier for earlier, later in zip(sent, sent[1:])]
+    trims = extends.count(False)
+    assert trims == 2  # after 7 turns kept, back to 4, then after 7 again: 2 trims in 16 steps
+    assert all(4 * 2 - 1 <= len(m) <= 7 * 2 + 1 for m in sent[8:])

@@ -11,11 +11,11 @@ from iwcbench.pipeline.stages.judging import checklist
 
 
 def test_three_proposals_merged_by_majority(fake_anthropic):
-    proposals = iter([
-        {"functional": ["add a task", "delete a task"], "content": ["shows count"], "visual": []},
-        {"functional": ["tasks can be added"], "content": ["count of open tasks"], "visual": ["dark theme"]},
-        {"functional": ["adding tasks works", "delete"], "content": [], "visual": []},
-    ])
+    proposals = {  # by proposing model: the three are asked at the same time
+        "claude-a": {"functional": ["add a task", "delete a task"], "content": ["shows count"], "visual": []},
+        "claude-b": {"functional": ["tasks can be added"], "content": ["count of open tasks"], "visual": ["dark theme"]},
+        "claude-c": {"functional": ["adding tasks works", "delete"], "content": [], "visual": []},
+    }
     merged = {"criteria": [
         {"kind": "functional", "text": "Tasks can be added", "supported_by": ["A", "B", "C"]},
         {"kind": "functional", "text": "Tasks can be deleted", "supported_by": ["A", "C"]},
@@ -26,7 +26,7 @@ def test_three_proposals_merged_by_majority(fake_anthropic):
 
     def handler(body):
         if role_of(body) == "checklist.propose":
-            return tool_use("submit_checklist", next(proposals))
+            return tool_use("submit_checklist", proposals[body["model"]])
         return tool_use("submit_merged_checklist", merged)
 
     fake_anthropic.handler = handler
@@ -39,5 +39,5 @@ def test_three_proposals_merged_by_majority(fake_anthropic):
         ("F1", "Tasks can be added"), ("F2", "Tasks can be deleted"), ("C1", "Shows how many tasks are open")]
     assert filled[1].checklist[0].text == "kept"  # tasks that have a checklist are left alone
     models = [r.body["model"] for r in fake_anthropic.requests]
-    assert models == ["claude-a", "claude-b", "claude-c", "claude-a"]
+    assert sorted(models[:3]) == ["claude-a", "claude-b", "claude-c"] and models[3] == "claude-a"  # then A merges
     assert "<<APP_DATA" in str(fake_anthropic.requests[0].body["messages"])

@@ -72,7 +72,8 @@ def test_per_app_tokens_are_summed_into_the_run(fake_anthropic, tmp_path):
     fake_anthropic.handler = ScriptedJudge(tokens=(1000, 100))
     store = _store(tmp_path)
     run = llm.Ledger()
-    client = llm.Client(llm.Config(model="claude-sonnet-test"), ledger=run)
+    # without cache_control the fake reports the scripted token counts summed here
+    client = llm.Client(llm.Config(model="claude-sonnet-test", prompt_caching=False), ledger=run)
     updated = judging.rescore(store, {TODO_TASK.id: TODO_TASK}, client)
     per_app = updated[0].scores["usability"].raw["tokens"]
     assert per_app["calls"] == 7 and per_app["input_tokens"] == 7000

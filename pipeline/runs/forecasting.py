@@ -1,0 +1,210 @@
+"""A cost forecast before spending (``iwc run --estimate``): requests, tokens and dollars
+per stage for the apps a run would evaluate with its settings.
+
+Per app and purpose ("explore.step", "aesthetics.judge", ...) a ``Profile`` says how many
+calls are made, how many prompt tokens a call holds (uncached input + cache writes +
+cache reads) and what share of them the prompt cache reads and writes, and how many
+output tokens come back. Profiles come from stored ledgers (the ``llm_usage`` of an
+earlier run's apps: ``--calibrate-from``) or else from the calibration sample measured
+on the example corpus (runs/calibration), interpolated in the step budget; exploration
+calls scale with the step budget and final-judge calls with ``judging.runs``. Dollars
+come from the kits/llm price table, pricing cache reads, cache writes and batches as the
+API bills them. Pure arithmetic over its inputs: it sends nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pathlib
+from typing import Iterable, Mapping, TextIO
+
+from iwcbench.pipeline.contracts import results, settings as settings_mod
+from iwcbench.pipeline.kits import llm, store as store_mod
+from iwcbench.pipeline.runs import calibration, finishing, local
+from iwcbench.pipeline.stages import judging
+
+TESTER = ("explore.",)  # purposes priced at the tester's model, never batched
+
+
+@dataclasses.dataclass(frozen=True)
+class Profile:
+    """One purpose's calls for one app."""
+
+    calls: float
+    prompt_tokens: float  # per call
+    output_tokens: float  # per call
+    read_share: float = 0.0  # of the prompt tokens, read from the prompt cache (caching on)
+    write_share: float = 0.0  # of the prompt tokens, written to it
+
+    def scaled(self, calls: float) -> Profile:
+        return dataclasses.replace(self, calls=calls)
+
+
+@dataclasses.dataclass(frozen=True)
+class Line:
+    stage: str
+    requests: float
+    prompt_tokens: float
+    read_tokens: float
+    output_tokens: float
+    usd: float | None
+    usd_plain: float | None  # the same requests without prompt caching or batches
+
+
+def _mix(a: Profile, b: Profile, t: float) -> Profile:
+    def lerp(x: float, y: float) -> float:
+        return max(0.0, x + (y - x) * t)
+    return Profile(lerp(a.calls, b.calls), lerp(a.prompt_tokens, b.prompt_tokens),
+                   lerp(a.output_tokens, b.output_tokens), min(1.0, lerp(a.read_share, b.read_share)),
+                   min(1.0, lerp(a.write_share, b.write_share)))
+
+
+def sample_profiles(steps: int) -> dict[str, Profile]:
+    """The calibration sample's profiles at ``steps`` (linear in the step budget)."""
+    (s0, low), (s1, high) = sorted(calibration.PER_APP.items())
+    t = (steps - s0) / (s1 - s0)
+    out = {}
+    for purpose in sorted(set(low) | set(high)):
+        a = Profile(*low.get(purpose, high[purpose]))
+        b = Profile(*high.get(purpose, low[purpose]))
+        out[purpose] = _mix(a, b, t)
+    return out
+
+
+def stored_profiles(apps: Iterable[results.AppResult]) -> dict[str, Profile]:
+    """Profiles measured by an earlier run: per purpose, the mean per app that used it."""
+    groups: dict[str, list[results.PurposeUsage]] = {}
+    with_usage = [a for a in apps if a.llm_usage is not None]
+    for app in with_usage:
+        for purpose, usage in app.llm_usage.purposes.items():  # type: ignore[union-attr]
+            groups.setdefault(purpose, []).append(usage)
+    out = {}
+    for purpose, usages in groups.items():
+        total = results.PurposeUsage.summed(usages)
+        fresh = max(1, total.calls - total.cache_hits)
+        prompt = total.input_tokens + total.cache_read_input_tokens + total.cache_creation_input_tokens
+        out[purpose] = Profile(
+            calls=(total.calls - total.cache_hits) / max(1, len(with_usage)),
+            prompt_tokens=prompt / fresh, output_tokens=total.output_tokens / fresh,
+            read_share=total.cache_read_input_tokens / prompt if prompt else 0.0,
+            write_share=total.cache_creation_input_tokens / prompt if prompt else 0.0)
+    return out
+
+
+def load_run(folder: str) -> tuple[list[results.AppResult], int | None]:
+    """An earlier run's apps and its step budget (None when not recorded)."""
+    data = json.loads((pathlib.Path(folder) / "results.json").read_text())
+    run = results.RunResults.model_validate(data)
+    steps = (run.run.configuration.get("exploration") or {}).get("max_steps")
+    return list(run.apps), steps
+
+
+def profiles_for(evaluation: settings_mod.Evaluation, stored: tuple[list[results.AppResult], int | None] | None
+                 ) -> dict[str, Profile]:
+    """The per-app profiles this evaluation would have: only the stages it runs, scaled
+    to its step budget and its number of final-judge runs."""
+    steps = evaluation.exploration.max_steps
+    from_sample = stored is None or not stored[0]
+    if from_sample:
+        base, their_steps = sample_profiles(steps), steps
+    else:
+        # the calls recorded already carry that run's number of final-judge runs
+        base, their_steps = stored_profiles(stored[0]), stored[1] or steps  # type: ignore[index]
+    wanted: set[str] = set()
+    if evaluation.exploration.policy == "llm":
+        wanted |= {p for p in base if p.startswith(TESTER)}
+    if evaluation.judging.model:
+        dims = set(evaluation.judging.dimensions)
+        wanted |= {p for p in base if p.split(".")[0] in dims or
+                   (not p.startswith(TESTER) and p.split(".")[0] not in judging.JUDGES)}
+    out = {}
+    for purpose in sorted(wanted):
+        profile = base[purpose]
+        if purpose.startswith(TESTER):
+            profile = profile.scaled(profile.calls * steps / their_steps)
+        elif purpose.endswith(".judge") and from_sample:
+            profile = profile.scaled(profile.calls * evaluation.judging.runs / calibration.JUDGE_RUNS)
+        out[purpose] = profile
+    return out
+
+
+def _price(profile: Profile, price: llm.Price | None, caching: bool, batched: bool) -> tuple[float | None, float | None]:
+    if price is None:
+        return None, None
+    prompt = profile.calls * profile.prompt_tokens
+    output = profile.calls * profile.output_tokens
+    plain = (prompt * price.input + output * price.output) / 1e6
+    if not caching:
+        return plain * (llm.BATCH_DISCOUNT if batched else 1.0), plain
+    write = price.write_1h if batched else price.cache_write
+    read, written = prompt * profile.read_share, prompt * profile.write_share
+    usd = ((prompt - read - written) * price.input + written * write + read * price.cache_read
+           + output * price.output) / 1e6
+    return usd * (llm.BATCH_DISCOUNT if batched else 1.0), plain
+
+
+def forecast(evaluation: settings_mod.Evaluation, spending: settings_mod.Spending, apps: int,
+             profiles: Mapping[str, Profile], prices: Mapping[str, llm.Price] = llm.DEFAULT_PRICES) -> list[Line]:
+    """One line per stage (the purpose's first word: explore, aesthetics, ...) for ``apps`` apps."""
+    caching = evaluation.llm.prompt_caching
+    tester = evaluation.tester_model()
+    lines: dict[str, list[float | None]] = {}
+    for purpose, profile in profiles.items():
+        is_tester = purpose.startswith(TESTER)
+        model = tester if is_tester else evaluation.judging.model
+        price = llm.price_of(model or "", prices)
+        batched = spending.batch_judges and not is_tester and purpose.split(".")[0] not in judging.INTERACTIVE
+        usd, plain = _price(profile, price, caching, batched)
+        row = lines.setdefault(purpose.split(".")[0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+        prompt = profile.calls * profile.prompt_tokens
+        row[0] += profile.calls * apps  # type: ignore[operator]
+        row[1] += prompt * apps  # type: ignore[operator]
+        row[2] += (prompt * profile.read_share if caching else 0.0) * apps  # type: ignore[operator]
+        row[3] += profile.calls * profile.output_tokens * apps  # type: ignore[operator]
+        row[4] = None if usd is None or row[4] is None else row[4] + usd * apps
+        row[5] = None if plain is None or row[5] is None else row[5] + plain * apps
+    return [Line(stage, *values) for stage, values in lines.items()]  # type: ignore[arg-type]
+
+
+def for_run(config: settings_mod.RunSettings, resume: bool, calibrate_from: str | None
+            ) -> tuple[list[Line], int, str]:
+    """The forecast of ``iwc run`` with ``config``: (lines, apps to evaluate, where the
+    tokens per call came from). Reads the inputs only; writes nothing."""
+    _, apps, _, _ = local.plan(config)
+    if resume:
+        recorded = finishing.collect_results(store_mod.LocalStore(config.out)) if pathlib.Path(config.out).is_dir() else []
+        done = {r.evidence for r in recorded if r.outcome != "error"}
+        apps = [a for a in apps if a.key not in done]
+    stored = load_run(calibrate_from) if calibrate_from else None
+    source = (f"the stored ledgers of {calibrate_from}" if stored and stored[0]
+              else "the calibration sample (example corpus, hack/bench-llm)")
+    lines = forecast(config, config.spending, len(apps), profiles_for(config, stored))
+    return lines, len(apps), source
+
+
+def _money(value: float | None) -> str:
+    return "unknown price" if value is None else f"${value:,.2f}"
+
+
+def write(lines: list[Line], apps: int, source: str, out: TextIO) -> None:
+    """The forecast as a table."""
+    print(f"forecast for {apps} app(s), from {source}:", file=out)
+    print(f"{'stage':12} {'requests':>10} {'prompt tokens':>15} {'from cache':>10} {'output tokens':>14} "
+          f"{'cost':>12} {'uncached, interactive':>22}", file=out)
+    for line in [*lines, _total(lines)]:
+        share = f"{100 * line.read_tokens / line.prompt_tokens:.0f} %" if line.prompt_tokens else "–"
+        print(f"{line.stage:12} {line.requests:10,.0f} {line.prompt_tokens:15,.0f} {share:>10} "
+              f"{line.output_tokens:14,.0f} {_money(line.usd):>12} {_money(line.usd_plain):>22}", file=out)
+    total = _total(lines)
+    if apps and total.usd is not None:
+        print(f"per app: {_money(total.usd / apps)} ({_money(total.usd_plain / apps if total.usd_plain else None)} "
+              "uncached, interactive)", file=out)
+
+
+def _total(lines: list[Line]) -> Line:
+    def add(values: list[float | None]) -> float | None:
+        return None if any(v is None for v in values) else sum(values)  # type: ignore[arg-type]
+    return Line("total", sum(x.requests for x in lines), sum(x.prompt_tokens for x in lines),
+                sum(x.read_tokens for x in lines), sum(x.output_tokens for x in lines),
+                add([x.usd for x in lines]), add([x.usd_plain for x in lines]))

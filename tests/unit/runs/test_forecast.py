@@ -1,0 +1,119 @@
+"""`iwc run --estimate`: requests, tokens and dollars per stage before anything is spent,
+from an earlier run's ledgers or from the calibration sample."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fakes import runs
+from iwcbench.pipeline import cli
+from iwcbench.pipeline.contracts import results, settings as settings_mod
+from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.runs import forecasting
+
+OPUS = llm.DEFAULT_PRICES["opus"]
+
+
+def _usage(**purposes: dict) -> results.LLMUsage:
+    return results.LLMUsage(purposes={name: results.PurposeUsage(**p) for name, p in purposes.items()})
+
+
+def _app(model: str, usage: results.LLMUsage) -> results.AppResult:
+    return results.AppResult(model=model, task_id="t", outcome="evaluated", reason="", evidence=f"apps/{model}/t",
+                             llm_usage=usage)
+
+
+# two apps of an earlier run at 20 steps: 20 tester steps and 5 final-judge calls each
+STORED = [_app(m, _usage(**{
+    "explore.step": {"calls": 20, "input_tokens": 10_000, "cache_read_input_tokens": 90_000, "output_tokens": 1_000},
+    "usability.judge": {"calls": 5, "input_tokens": 20_000, "output_tokens": 500},
+})) for m in ("a", "b")]
+
+
+def _evaluation(**changes) -> settings_mod.Evaluation:
+    data = {"exploration": {"policy": "llm", "max_steps": 20}, "judging": {"model": "claude-opus-4-5"}}
+    for path, value in changes.items():
+        section, field = path.split("__")
+        data.setdefault(section, {})[field] = value
+    return settings_mod.Evaluation.model_validate(data)
+
+
+def _by_stage(lines):
+    return {line.stage: line for line in lines}
+
+
+def test_stored_ledgers_scale_with_the_apps_and_price_cache_reads_at_a_tenth():
+    evaluation = _evaluation()
+    profiles = forecasting.profiles_for(evaluation, (STORED, 20))
+    lines = _by_stage(forecasting.forecast(evaluation, settings_mod.Spending(), 10, profiles))
+    explore = lines["explore"]
+    assert explore.requests == pytest.approx(10 * 20)
+    assert explore.prompt_tokens == pytest.approx(10 * 100_000)
+    assert explore.read_tokens == pytest.approx(10 * 90_000)
+    assert explore.usd == pytest.approx(10 * (10_000 * OPUS.input + 90_000 * OPUS.cache_read
+                                              + 1_000 * OPUS.output) / 1e6)
+    assert explore.usd_plain == pytest.approx(10 * (100_000 * OPUS.input + 1_000 * OPUS.output) / 1e6)
+    assert lines["usability"].usd == pytest.approx(10 * (20_000 * OPUS.input + 500 * OPUS.output) / 1e6)
+
+
+def test_batches_halve_the_judges_and_leave_the_tester_alone():
+    evaluation = _evaluation()
+    profiles = forecasting.profiles_for(evaluation, (STORED, 20))
+    interactive = _by_stage(forecasting.forecast(evaluation, settings_mod.Spending(), 4, profiles))
+    batched = _by_stage(forecasting.forecast(evaluation, settings_mod.Spending(batch_judges=True), 4, profiles))
+    assert batched["usability"].usd == pytest.approx(interactive["usability"].usd / 2)
+    assert batched["explore"].usd == pytest.approx(interactive["explore"].usd)
+
+
+def test_a_longer_step_budget_means_more_tester_calls_and_caching_off_prices_everything_as_input():
+    evaluation = _evaluation(exploration__max_steps=100, llm__prompt_caching=False)
+    lines = _by_stage(forecasting.forecast(evaluation, settings_mod.Spending(), 1,
+                                           forecasting.profiles_for(evaluation, (STORED, 20))))
+    assert lines["explore"].requests == pytest.approx(100)
+    assert lines["explore"].read_tokens == 0
+    assert lines["explore"].usd == pytest.approx(lines["explore"].usd_plain)
+
+
+def test_the_calibration_sample_follows_the_settings():
+    full = forecasting.profiles_for(_evaluation(exploration__max_steps=100), None)
+    short = forecasting.profiles_for(_evaluation(exploration__max_steps=15), None)
+    assert full["explore.step"].calls > 5 * short["explore.step"].calls
+    assert full["explore.step"].prompt_tokens > short["explore.step"].prompt_tokens
+    three = forecasting.profiles_for(_evaluation(judging__runs=3, judging__min_usable_runs=3), None)
+    five = forecasting.profiles_for(_evaluation(), None)
+    assert three["usability.judge"].calls == pytest.approx(five["usability.judge"].calls * 3 / 5)
+    offline_tester = forecasting.profiles_for(_evaluation(exploration__policy="heuristic"), None)
+    assert not any(p.startswith("explore.") for p in offline_tester)
+    assert "alignment.agent" not in forecasting.profiles_for(_evaluation(judging__dimensions=["usability"]), None)
+
+
+def test_estimate_prints_per_stage_and_sends_nothing(fake_anthropic, tmp_path, capsys):
+    out = tmp_path / "out"
+    code = cli.main(["run", "--tasks", str(runs.ROOT / "examples/tasks.jsonl"),
+                     "--apps", str(runs.ROOT / "examples/apps"), "--out", str(out), "--estimate",
+                     "--explorer", "llm", "--judge", "claude-opus-4-5", "--max-steps", "15", "--batch-judges"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "forecast for 8 app(s), from the calibration sample" in printed
+    for stage in ("explore", "aesthetics", "usability", "alignment", "total", "per app: $"):
+        assert stage in printed
+    assert fake_anthropic.requests == [] and not out.exists()
+
+
+def test_estimate_from_an_earlier_run(tmp_path, capsys):
+    earlier = tmp_path / "earlier"
+    earlier.mkdir()
+    run = results.RunResults(run=results.RunInfo(configuration={"exploration": {"max_steps": 15}}, config_hash="x",
+                                                 started_at="now"), apps=tuple(STORED))
+    (earlier / "results.json").write_text(run.model_dump_json())
+    code = cli.main(["run", "--tasks", str(runs.ROOT / "examples/tasks.jsonl"),
+                     "--apps", str(runs.ROOT / "examples/apps"), "--out", str(tmp_path / "out"), "--estimate",
+                     "--explorer", "llm", "--judge", "claude-opus-4-5", "--max-steps", "15",
+                     "--calibrate-from", str(earlier)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert f"the stored ledgers of {earlier}" in printed
+    explore = next(line for line in printed.splitlines() if line.startswith("explore"))
+    assert json.loads(explore.split()[1].replace(",", "")) == 8 * 20

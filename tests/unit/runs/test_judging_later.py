@@ -1,0 +1,102 @@
+"""The judging pass of a run: scores left for later (batch mode, the budget) are judged
+once the apps are explored — through shared Message Batches, resumable without sending
+anything twice — and a budget reached leaves apps unscored with the reason."""
+
+from __future__ import annotations
+
+import json
+
+from fakes.judge_evidence import TODO_TASK, ScriptedJudge, sample_files
+
+from iwcbench.pipeline.contracts import results, settings as settings_mod
+from iwcbench.pipeline.kits import llm, store as store_mod
+from iwcbench.pipeline.runs import assistants, judging_pass
+
+MODELS = ("model-a", "model-b", "model-c")
+DIMS = ("aesthetics", "usability")
+
+
+def _run(tmp_path, **spending) -> tuple[settings_mod.RunSettings, store_mod.Store, list[results.AppResult]]:
+    """A stored run whose apps were explored and left their judged scores pending."""
+    out = tmp_path / "run"
+    store = store_mod.LocalStore(out)
+    found = []
+    for seed, model in enumerate(MODELS):
+        prefix = f"apps/{model}/{TODO_TASK.id}"
+        files = sample_files(title=f"To-do by {model}")
+        trace = json.loads(files["trace.json"])
+        files["trace.json"] = json.dumps({**trace, "seed": seed}).encode()  # apps' prompts differ
+        for key, data in files.items():
+            store.put_bytes(f"{prefix}/{key}", data)
+        scores = {"coverage": results.Score(value=42.0, reason="statements covered"),
+                  **assistants.pending_scores(list(DIMS))}
+        result = results.AppResult(model=model, task_id=TODO_TASK.id, outcome="evaluated", reason="explored",
+                                   scores=scores, evidence=prefix)
+        store_mod.put_model(store, f"{prefix}/result.json", result)
+        found.append(result)
+    config = settings_mod.RunSettings.model_validate({
+        "tasks": "tasks.jsonl", "apps": "apps", "out": str(out), "workers": 1,
+        "judging": {"model": "claude-sonnet-test", "dimensions": list(DIMS)},
+        "spending": {"batch_poll_s": 0.02, "batch_poll_max_s": 0.05, **spending}})
+    return config, store, found
+
+
+def _judge(config, store, found, limit=None):
+    return judging_pass.judge_waiting(config, store, {TODO_TASK.id: TODO_TASK}, found, llm.Budget(limit))
+
+
+def test_batch_mode_judges_every_waiting_app_through_shared_batches(fake_anthropic, tmp_path):
+    fake_anthropic.handler = ScriptedJudge(bases={"aesthetics": [4] * 30, "usability": [3] * 30})
+    config, store, found = _run(tmp_path, batch_judges=True)
+    judged = _judge(config, store, found)
+    assert [r.scores["usability"].value for r in judged] == [60.0] * 3
+    assert [r.scores["aesthetics"].value for r in judged] == [80.0] * 3
+    assert judged[0].scores["coverage"].value == 42.0
+    assert fake_anthropic.requests == []  # nothing interactive
+    batches = fake_anthropic.batches.created
+    assert sum(len(b.requests) for b in batches) == 3 * 2 * 7
+    assert max(len(b.requests) for b in batches) >= 6, "the apps' calls went out together"
+    saved = results.AppResult.model_validate(store_mod.get_json(store, f"apps/model-b/{TODO_TASK.id}/result.json"))
+    assert saved.scores["aesthetics"].value == 80.0
+    assert saved.llm_usage.batched_calls == 14
+    assert saved.llm_usage.purposes["aesthetics.judge"].batched_calls == 5
+
+
+def test_an_interrupted_batch_pass_is_resumed_without_sending_anything_twice(fake_anthropic, tmp_path):
+    fake_anthropic.handler = ScriptedJudge(bases={"aesthetics": [4] * 30, "usability": [3] * 30})
+    fake_anthropic.batches.hold = True
+    config, store, found = _run(tmp_path, batch_judges=True, batch_wait_s=2)
+    first = _judge(config, store, found)
+    assert all(assistants.waiting(r.scores["aesthetics"]) for r in first)
+    assert all(r.scores["usability"].reason.startswith(assistants.PENDING) for r in first)
+    journal = json.loads((tmp_path / "run" / judging_pass.BATCHES).read_text())
+    sent_before = {cid for entry in journal.values() for cid in entry["custom_ids"]}
+    assert sent_before and not any(entry["collected"] for entry in journal.values())
+    first_batches = len(fake_anthropic.batches.created)
+
+    fake_anthropic.batches.hold = False  # the batch ends while nobody is looking
+    stored = [results.AppResult.model_validate(store_mod.get_json(store, f"{r.evidence}/result.json")) for r in first]
+    patient = config.model_copy(update={"spending": config.spending.model_copy(update={"batch_wait_s": 60})})
+    again = _judge(patient, store, stored)
+    assert [r.scores["aesthetics"].value for r in again] == [80.0] * 3
+    later = [r["custom_id"] for b in fake_anthropic.batches.created[first_batches:] for r in b.requests]
+    assert not set(sent_before) & set(later), "the first batch's requests were collected, not sent again"
+    assert all(entry["collected"] for entry in json.loads((tmp_path / "run" / judging_pass.BATCHES).read_text()).values())
+
+
+def test_a_reached_budget_leaves_the_remaining_apps_unscored_and_a_higher_one_goes_on(fake_anthropic, tmp_path):
+    fake_anthropic.handler = ScriptedJudge(bases={"aesthetics": [4] * 30, "usability": [3] * 30})
+    config, store, found = _run(tmp_path)
+    first = _judge(config, store, found, limit=0.0001)  # one app's judging spends more than this
+    assert first[0].scores["usability"].value == 60.0
+    for r in first[1:]:
+        for name in DIMS:
+            score = r.scores[name]
+            assert score.value is None and score.reason.startswith(assistants.OVER_BUDGET)
+            assert "$0.00 was reached" in score.reason and "--max-cost" in score.reason
+    sent = len(fake_anthropic.requests)
+    assert sent == 2 * 7  # the first app's calls only
+
+    more = _judge(config, store, first, limit=100.0)
+    assert [r.scores["usability"].value for r in more] == [60.0] * 3
+    assert len(fake_anthropic.requests) == sent + 2 * 2 * 7  # the first app was not judged again
