@@ -19,11 +19,13 @@ from iwcbench.pipeline.kits import llm, llm_batches, llm_caching
 from iwcbench.pipeline.stages import judging
 
 # The requests of judge_app on the sample evidence (fence secret bytes 0..31), sorted,
-# as sent by the judges before prompt caching (main at e366e6c, measured with its own
-# code): 2 advocates, 2 critics, 2 × 5 final judges, 3 alignment-agent turns.
+# as sent by the judges before prompt caching (main at f6b68a6, the last commit without
+# it, measured with its own code): 2 advocates, 2 critics, 2 × 5 final judges,
+# 3 alignment-agent turns and WebCoderBench's one static judge the sample has evidence for.
 BEFORE_CACHING = sorted([
-    "25b52afbd9124d02", *["396f1b7e4382e9b6"] * 5, "3c2653281a69f4cd", *["85ee5b9712076b6b"] * 5,
-    "9c4e81cc5eca6f87", "bad81359c0be7695", "c7b639367e44e8b4", "e1ab90fb37b5df34", "ea30a7818d9e3b0d",
+    "3fad6894371ca319", "7d2fa3fca32859b7", "814ab766e8a96e5b", "823665a260e5e0db", "97e5310cac1706ae",
+    "a0ce9138d214a2c0", *["bf42a1b622141fb4"] * 5, "d043aa1e1d1c1406", *["dc910d9cfbd7e974"] * 5,
+    "febbfe8b9599bd4e",
 ])
 
 
@@ -73,6 +75,6 @@ def test_caching_off_sends_the_same_content_without_any_breakpoint(fake_anthropi
 
 def test_batched_judges_send_the_same_content(fake_anthropic, tmp_path):
     bodies = _judge(fake_anthropic, tmp_path, batched=True)
-    assert len(fake_anthropic.batches.items) == 14  # the deliberated judges went through batches
+    assert len(fake_anthropic.batches.items) == 15  # the deliberated judges and WebCoderBench's went through batches
     assert len(fake_anthropic.requests) == 3  # the alignment agent stayed interactive
     assert sorted(content_digest(b) for b in bodies) == BEFORE_CACHING

@@ -12,6 +12,7 @@ from iwcbench.pipeline import cli
 from iwcbench.pipeline.contracts import results, settings as settings_mod
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.runs import forecasting
+from iwcbench.pipeline.stages import ingesting
 
 OPUS = llm.DEFAULT_PRICES["opus"]
 
@@ -89,6 +90,11 @@ def test_the_calibration_sample_follows_the_settings():
     assert "alignment.agent" not in forecasting.profiles_for(_evaluation(judging__dimensions=["usability"]), None)
 
 
+def _example_apps() -> int:
+    tasks = [t.id for t in ingesting.load_tasks(runs.ROOT / "examples/tasks.jsonl")]
+    return len(ingesting.discover_apps(runs.ROOT / "examples/apps", tasks).apps)
+
+
 def test_estimate_prints_per_stage_and_sends_nothing(fake_anthropic, tmp_path, capsys):
     out = tmp_path / "out"
     code = cli.main(["run", "--tasks", str(runs.ROOT / "examples/tasks.jsonl"),
@@ -96,7 +102,7 @@ def test_estimate_prints_per_stage_and_sends_nothing(fake_anthropic, tmp_path, c
                      "--explorer", "llm", "--judge", "claude-opus-4-5", "--max-steps", "15", "--batch-judges"])
     assert code == 0
     printed = capsys.readouterr().out
-    assert "forecast for 8 app(s), from the calibration sample" in printed
+    assert f"forecast for {_example_apps()} app(s), from the calibration sample" in printed
     for stage in ("explore", "aesthetics", "usability", "alignment", "total", "per app: $"):
         assert stage in printed
     assert fake_anthropic.requests == [] and not out.exists()
@@ -116,4 +122,4 @@ def test_estimate_from_an_earlier_run(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert f"the stored ledgers of {earlier}" in printed
     explore = next(line for line in printed.splitlines() if line.startswith("explore"))
-    assert json.loads(explore.split()[1].replace(",", "")) == 8 * 20
+    assert json.loads(explore.split()[1].replace(",", "")) == _example_apps() * 20
