@@ -504,18 +504,18 @@ class Tab:
         """As Session.serve_files, for this page only."""
         self.page.route(_files_matcher(files), _files_handler(files))
 
+    def protocol(self, method: str, params: dict | None = None, deadline_s: float = 5.0) -> dict:
+        """One DevTools protocol call on this page, through the tab's own session."""
+        return _guarded(self.session, deadline_s, f"the DevTools call {method}",
+                        lambda: self.devtools.cdp.send(method, params or {}))
+
+
 def read_coverage(tab: Tab, deadline_s: float = 10.0) -> dict | None:
     """The page's Istanbul counters (``window.__coverage__``), None when absent. Read
     without running any of the page's JavaScript but a getter the page put there
     (which raises BrowserError)."""
     value = tab.main("window.__coverage__ || null", deadline_s)
     return value if isinstance(value, dict) else None
-
-
-    def protocol(self, method: str, params: dict | None = None, deadline_s: float = 5.0) -> dict:
-        """One DevTools protocol call on this page, through the tab's own session."""
-        return _guarded(self.session, deadline_s, f"the DevTools call {method}",
-                        lambda: self.devtools.cdp.send(method, params or {}))
 
 
 def cut(html: str, max_bytes: int) -> bytes:

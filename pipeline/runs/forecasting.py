@@ -171,16 +171,32 @@ def for_run(config: settings_mod.RunSettings, resume: bool, calibrate_from: str 
             ) -> tuple[list[Line], int, str]:
     """The forecast of ``iwc run`` with ``config``: (lines, apps to evaluate, where the
     tokens per call came from). Reads the inputs only; writes nothing."""
-    _, apps, _, _ = local.plan(config)
+    tasks, apps, _, _ = local.plan(config)
     if resume:
         recorded = finishing.collect_results(store_mod.LocalStore(config.out)) if pathlib.Path(config.out).is_dir() else []
         done = {r.evidence for r in recorded if r.outcome != "error"}
         apps = [a for a in apps if a.key not in done]
     stored = load_run(calibrate_from) if calibrate_from else None
     source = (f"the stored ledgers of {calibrate_from}" if stored and stored[0]
-              else "the calibration sample (example corpus, hack/bench-llm)")
+              else "the calibration sample (example corpus, hack/bench-llm)" + _not_sampled(config, tasks, apps))
     lines = forecast(config, config.spending, len(apps), profiles_for(config, stored))
     return lines, len(apps), source
+
+
+def _not_sampled(config: settings_mod.RunSettings, tasks: list, apps: list) -> str:
+    """What this run would spend that the calibration sample did not measure (it was
+    taken before WebCoderBench's judges and the UI tests existed), said beside the source."""
+    left: list[str] = []
+    if config.judging.model and "wcb" in config.judging.dimensions:
+        left.append("WebCoderBench's five judges")
+    tested = {t.id for t in tasks if t.ui_tests}
+    if config.uitests.enabled and (config.uitests.model or config.judging.model) and any(
+            a.task_id in tested for a in apps):
+        left.append("the UI-test agent and appearance judge")
+    if not left:
+        return ""
+    return (f"; NOT included: {' and '.join(left)} (the sample has no such calls; "
+            "--calibrate-from a run that had them counts them)")
 
 
 def _money(value: float | None) -> str:

@@ -123,3 +123,13 @@ def test_estimate_from_an_earlier_run(tmp_path, capsys):
     assert f"the stored ledgers of {earlier}" in printed
     explore = next(line for line in printed.splitlines() if line.startswith("explore"))
     assert json.loads(explore.split()[1].replace(",", "")) == _example_apps() * 20
+
+
+def test_the_sample_says_what_it_leaves_out(tmp_path, capsys):
+    # the example has WebGen-Bench tasks with UI test cases, and wcb is a default dimension
+    code = cli.main(["run", "--tasks", str(runs.ROOT / "examples/tasks.jsonl"),
+                     "--apps", str(runs.ROOT / "examples/apps"), "--out", str(tmp_path / "out"), "--estimate",
+                     "--judge", "claude-opus-4-5"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "NOT included: WebCoderBench's five judges and the UI-test agent and appearance judge" in printed
