@@ -13,7 +13,9 @@ Pure data: no I/O.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Callable, Literal
+
+import pydantic
 
 from iwcbench.pipeline.contracts import base
 
@@ -38,6 +40,17 @@ class SkippedSource(base.Model):
 class AppSources(base.Stored):
     files: tuple[SourceFile, ...] = ()
     skipped: tuple[SkippedSource, ...] = ()
+
+
+def read_sources(read: Callable[[str], bytes | None]) -> AppSources | None:
+    """An app's kept sources (``SOURCES`` beside its evidence), None when absent or unreadable."""
+    raw = read(SOURCES)
+    if raw is None:
+        return None
+    try:
+        return AppSources.model_validate_json(raw)
+    except pydantic.ValidationError:
+        return None
 
 
 class ToolRun(base.Model):

@@ -71,19 +71,19 @@ def hashes(sites: dict) -> frozenset[str]:
 def confirmations(sites: dict, takes: Iterable[tuple[str, list[dict]]]) -> set[Counter]:
     """Counters whose every site in one script ran, from V8 coverage ``takes``:
     (script SHA-256, functions) pairs, several scripts with the same hash each one pair."""
-    by_hash: dict[str, list[tuple[str, int]]] = {}  # a framework's bundle holds many keys' counters
+    by_hash: dict[str, list[tuple[str, int, dict]]] = {}  # a framework's bundle holds many keys' counters
     for key, info in sites.items():
         for n, entry in enumerate(entries(info)):
-            by_hash.setdefault(entry["sha256"], []).append((key, n))
-    ran: dict[tuple[str, int], set[int]] = {}
+            by_hash.setdefault(entry["sha256"], []).append((key, n, entry))
+    ran: dict[tuple[str, int], tuple[dict, set[int]]] = {}
     for digest, functions in takes:
-        for key, n in by_hash.get(digest, ()):
-            entry = entries(sites[key])[n]
+        for key, n, entry in by_hash.get(digest, ()):
             offsets = [o for _, offs in _site_list(entry) for o in offs]
-            ran.setdefault((key, n), set()).update(o for o, c in counts_at(functions, offsets).items() if c > 0)
+            executed = ran.setdefault((key, n), (entry, set()))[1]
+            executed.update(o for o, c in counts_at(functions, offsets).items() if c > 0)
     confirmed: set[Counter] = set()
-    for (key, n), executed in ran.items():
-        for (_, kind, cid, arm), offsets in _site_list(entries(sites[key])[n]):
+    for (key, _), (entry, executed) in ran.items():
+        for (_, kind, cid, arm), offsets in _site_list(entry):
             if offsets and all(o in executed for o in offsets):
                 confirmed.add((key, kind, cid, arm))
     return confirmed

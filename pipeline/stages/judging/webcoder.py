@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Sequence
 
-import pydantic
 
 from iwcbench.pipeline.contracts import metrics, quality as records, results, task
 from iwcbench.pipeline.kits import llm
@@ -88,16 +87,6 @@ def code_text(sources: records.AppSources, nonce: str, limit: int = MAX_CODE_CHA
     return "\n\n".join(parts), left_out
 
 
-def _load_sources(evidence: bundle_mod.Bundle) -> records.AppSources | None:
-    raw = evidence.read(records.SOURCES)
-    if raw is None:
-        return None
-    try:
-        return records.AppSources.model_validate_json(raw)
-    except pydantic.ValidationError:
-        return None
-
-
 def _ask(client: llm.Client, system: str, content: Sequence[dict[str, Any]], tool: dict, retries: int,
          purpose: str, check) -> tuple[dict | None, str, int]:
     """(answer, why there is none, calls): the tool's input once ``check`` accepts it."""
@@ -149,7 +138,7 @@ def judge(client: llm.Client, item: task.Task, evidence: bundle_mod.Bundle, pars
     nonce = evidence.nonce
     rules = neutralising.rules(nonce)
     out: dict[str, results.Score] = {}
-    kept = _load_sources(evidence)
+    kept = records.read_sources(evidence.read)
     code, left_out = code_text(kept, nonce) if kept is not None else ("", [])
     omitted = (f"\n(Left out for length: {', '.join(left_out)}.)" if left_out else "")
     no_code = ("no source code was kept for this app (no sources.json)" if kept is None else

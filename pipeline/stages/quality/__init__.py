@@ -28,7 +28,6 @@ import time
 import urllib.parse
 from typing import Callable
 
-import pydantic
 
 from iwcbench.pipeline.contracts import evidence, metrics, quality as records, results, settings as settings_mod
 from iwcbench.pipeline.kits import browser
@@ -75,16 +74,6 @@ class _Run:
 
     def failed(self, tool: str, reason: str) -> None:
         self.report[tool] = self.report.get(tool, records.ToolRun()).model_copy(update={"error": reason})
-
-
-def _sources(read: Callable[[str], bytes | None]) -> records.AppSources | None:
-    raw = read(records.SOURCES)
-    if raw is None:
-        return None
-    try:
-        return records.AppSources.model_validate_json(raw)
-    except pydantic.ValidationError:
-        return None
 
 
 def _cdn_files(trace: evidence.Trace, mirror: cdn.Mirror, folder: pathlib.Path) -> dict[str, dict]:
@@ -149,7 +138,7 @@ def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror
     nodes = rendering.chosen_states(graph, settings.max_states)
     rendered = rendering.Rendered()
     origin = browser.origin_of(inputs.start_url)
-    kept = _sources(inputs.read)
+    kept = records.read_sources(inputs.read)
     units = sources.units(kept) if kept is not None else []
     tooling.admit(origin)  # the browsers below reach this app's server and nothing else
     tooling.refused()  # what the guard refused before this app is not this app's
