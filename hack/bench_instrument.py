@@ -91,7 +91,7 @@ def examples(base: pathlib.Path) -> list[tuple[str, str, str, float]]:
         ref = evidence.AppRef(model=example.parent.name, task_id=name, source=str(example), packaging=packaging)
         src = ingesting.materialize(ref, base / "src" / example.parent.name / name, settings.Input())
         dest = base / "site" / example.parent.name / name
-        report = instrumenting.instrument(src, dest, settings.Instrumentation(), settings.Build())
+        report = instrumenting.instrument(src, dest, settings.Instrumentation(), settings.Build()).report
         ok = report.mode == "instrumented"
         found.append((f"examples/{example.parent.name}/{example.name}", report.framework,
                       "ok" if ok else f"{report.mode}: {report.reason}", report.duration_s))

@@ -81,6 +81,26 @@ class ImagesSpec(_Wire):
     pull_policy: Literal["Always", "IfNotPresent", "Never"] | None = None
 
 
+class Toleration(_Wire):
+    """A pod toleration, as Kubernetes spells it."""
+
+    key: str | None = None
+    operator: Literal["Exists", "Equal"] | None = None
+    value: str | None = None
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] | None = None
+    toleration_seconds: int | None = None
+
+
+class SchedulingSpec(_Wire):
+    """Where the run's pods may go (e.g. a node pool of its own). It applies to Jobs
+    created after a change."""
+
+    node_selector: dict[str, str] = pydantic.Field(
+        default_factory=dict, description="labels a node must carry for the run's pods (default: any node)")
+    tolerations: list[Toleration] = pydantic.Field(
+        default_factory=list, description="taints the run's pods tolerate (default: none)")
+
+
 class EvaluationRunSpec(settings.Evaluation):
     """Where the run's inputs and evidence live, how the cluster runs it, and the
     evaluation settings themselves (exploration, scoring, judging, …: the same models
@@ -97,6 +117,7 @@ class EvaluationRunSpec(settings.Evaluation):
     suspend: bool = pydantic.Field(False, description="true: start no new Jobs (running ones finish)")
     resources: ResourcesSpec = ResourcesSpec()
     images: ImagesSpec = ImagesSpec()
+    scheduling: SchedulingSpec = SchedulingSpec()
 
 
 # ---------------------------------------------------------------- status

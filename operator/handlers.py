@@ -13,12 +13,13 @@ import dataclasses
 import datetime
 import logging
 import threading
+import time
 from typing import Any, Callable
 
 import kopf
 
 from iwcbench.operator import api, planning, tracking
-from iwcbench.pipeline.kits import cluster as cluster_kit, store as store_mod
+from iwcbench.pipeline.kits import cluster as cluster_kit, store as store_mod, telemetry
 
 PREFIX = "iwcbench.io"
 FINALIZER = f"{PREFIX}/operator"
@@ -122,8 +123,10 @@ def register(registry: kopf.OperatorRegistry, options: Options,
         jobs = list(jobs_by_run.get(uid, []))
         created = memory.created(uid)
         created -= {j.name for j in jobs}  # the index has caught up with these
-        decision = tracking.decide(parsed, owner, generation, apps, error, jobs, set(created),
-                                   current, current.get("results") is not None, _now())
+        seen = tracking.Observed(spec=parsed, owner=owner, generation=generation, apps=apps, listing_error=error,
+                                 jobs=tuple(jobs), recently_created=frozenset(created), status=current,
+                                 results_present=current.get("results") is not None, now=_now())
+        decision = tracking.decide(seen)
         manifests = [planning.app_job(owner, parsed, pair, options.defaults) for pair in decision.create_apps]
         # A few creations in flight at once: a thousand round trips one by one is minutes.
         for manifest, _ in zip(manifests, creator.map(cluster().create_job, manifests)):
@@ -135,9 +138,33 @@ def register(registry: kopf.OperatorRegistry, options: Options,
             logger.info("all %d app Jobs ended; scoring", len(apps or []))
         if decision.create_apps or decision.create_scoring:
             # The counts above were computed before these Jobs existed; count them now.
-            decision = tracking.decide(parsed, owner, generation, apps, error, jobs, set(created),
-                                       current, current.get("results") is not None, _now())
+            decision = tracking.decide(dataclasses.replace(seen, recently_created=frozenset(created), now=_now()))
         _apply(patch, current, decision.status)
+        _report_end(current, decision.status, owner)
+
+
+def _report_end(before: dict[str, Any], after: dict[str, Any], owner: planning.Owner) -> None:
+    """The run's root span, once, when the run reaches an end: every pod's spans were
+    recorded below its ids (planning gives them TRACEPARENT), so the run is one trace."""
+    phase = after.get("phase")
+    if phase not in tracking.TERMINAL or before.get("phase") in tracking.TERMINAL:
+        return
+    end = _epoch_ns(after.get("completionTime")) or time.time_ns()
+    start = _epoch_ns(after.get("startTime") or before.get("startTime")) or end
+    counts = after.get("counts") or {}
+    telemetry.emit_root("run", telemetry.run_traceparent(owner.uid), start, end,
+                        namespace=owner.namespace, run=owner.name, phase=phase,
+                        apps=counts.get("total"), succeeded=counts.get("succeeded"), failed=counts.get("failed"))
+
+
+def _epoch_ns(stamp: str | None) -> int | None:
+    if not stamp:
+        return None
+    try:
+        moment = datetime.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ")
+    except ValueError:
+        return None
+    return int(moment.replace(tzinfo=datetime.timezone.utc).timestamp() * 1e9)
 
 
 def _apply(patch: kopf.Patch, current: dict[str, Any], desired: dict[str, Any]) -> None:

@@ -14,6 +14,7 @@ from typing import Iterable, Sequence
 
 from iwcbench.operator import api
 from iwcbench.pipeline.contracts import layout
+from iwcbench.pipeline.kits import telemetry
 
 LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
 MANAGED_BY = "iwc-operator"
@@ -140,6 +141,18 @@ def _store_env(defaults: Defaults) -> tuple[list[dict], list[dict]]:
     return env, env_from
 
 
+def _telemetry_env(owner: Owner, job: str, pair: AppPair | None = None) -> list[dict]:
+    """Every container that reports (all but the app server) joins the run's one trace
+    and labels what it exports with the run, the Job and the app. Without an OTLP
+    endpoint in the ConfigMap they are inert."""
+    attributes = [f"k8s.namespace.name={owner.namespace}", f"k8s.job.name={job}",
+                  f"iwc.run.name={owner.name}", f"iwc.run.uid={owner.uid}"]
+    if pair is not None:
+        attributes += [f"iwc.model={pair.model}", f"iwc.task={pair.task_id}"]
+    return [{"name": telemetry.PARENT_VAR, "value": telemetry.run_traceparent(owner.uid)},
+            {"name": "OTEL_RESOURCE_ATTRIBUTES", "value": ",".join(attributes)}]
+
+
 def _metadata(owner: Owner, name: str, role: str, annotations: dict[str, str]) -> dict:
     return {
         "name": name,
@@ -163,6 +176,16 @@ def _failure_policy() -> dict:
         {"action": "FailJob", "onExitCodes": {"operator": "In", "values": [EXIT_CONFIG]}},
         {"action": "Count", "onExitCodes": {"operator": "In", "values": [EXIT_INFRA]}},
     ]}
+
+
+def _placement(spec: api.EvaluationRunSpec) -> dict:
+    """nodeSelector and tolerations of the run's pods, when the spec sets them."""
+    placement: dict = {}
+    if spec.scheduling.node_selector:
+        placement["nodeSelector"] = dict(spec.scheduling.node_selector)
+    if spec.scheduling.tolerations:
+        placement["tolerations"] = [t.wire() for t in spec.scheduling.tolerations]
+    return placement
 
 
 def _image(spec: api.EvaluationRunSpec, defaults: Defaults) -> dict:
@@ -190,7 +213,9 @@ def explore_args(spec: api.EvaluationRunSpec, pair: AppPair) -> list[str]:
 
 def app_job(owner: Owner, spec: api.EvaluationRunSpec, pair: AppPair, defaults: Defaults) -> dict:
     """One app's Job: instrument (init) → app server (native sidecar) → explorer."""
+    name = app_job_name(owner, pair)
     env, env_from = _store_env(defaults)
+    env += _telemetry_env(owner, name, pair)
     explorer_env = list(env)
     if defaults.anthropic_secret and spec.uses_llm():
         explorer_env.append({"name": "ANTHROPIC_API_KEY", "valueFrom": {"secretKeyRef": {
@@ -210,18 +235,7 @@ def app_job(owner: Owner, spec: api.EvaluationRunSpec, pair: AppPair, defaults: 
         "volumeMounts": [{"name": "work", "mountPath": WORK}, {"name": "tmp", "mountPath": "/tmp"},
                          {"name": "npm-cache", "mountPath": NPM_CACHE}],
     }
-    # The app server runs the generated code's files only (static serving), yet it is
-    # the least trusted process: no env, no token, read-only view of the work folder.
-    server = {
-        "name": "app", **image, "restartPolicy": "Always",
-        "command": ["iwc", "app", "serve", "--root", f"{WORK}/site", "--port", str(APP_PORT)],
-        "ports": [{"name": "http", "containerPort": APP_PORT}],
-        "startupProbe": {"tcpSocket": {"port": APP_PORT}, "periodSeconds": 1, "failureThreshold": 60},
-        "resources": _resources(spec, "app"),
-        "securityContext": _hardened(),
-        "volumeMounts": [{"name": "work", "mountPath": WORK, "readOnly": True},
-                         {"name": "app-tmp", "mountPath": "/tmp"}],
-    }
+    server = _app_server(spec, image)
     explorer = {
         "name": "explore", **image,
         "command": explore_args(spec, pair),
@@ -230,7 +244,6 @@ def app_job(owner: Owner, spec: api.EvaluationRunSpec, pair: AppPair, defaults: 
         "securityContext": _hardened(),
         "volumeMounts": [{"name": "work", "mountPath": WORK}, {"name": "tmp", "mountPath": "/tmp"}],
     }
-    name = app_job_name(owner, pair)
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
@@ -249,16 +262,35 @@ def app_job(owner: Owner, spec: api.EvaluationRunSpec, pair: AppPair, defaults: 
                     "securityContext": _pod_security(),
                     "initContainers": [instrument, server],
                     "containers": [explorer],
-                    "volumes": [
-                        # A built app's copy holds its node_modules (up to ~400 MB for CRA).
-                        {"name": "work", "emptyDir": {"sizeLimit": "4Gi"}},
-                        {"name": "npm-cache", "emptyDir": {"sizeLimit": "2Gi"}},
-                        {"name": "tmp", "emptyDir": {"sizeLimit": "2Gi"}},
-                        {"name": "app-tmp", "emptyDir": {"sizeLimit": "64Mi"}},
-                    ],
+                    **_placement(spec),
+                    "volumes": _app_volumes(),
                 },
             },
         },
+    }
+
+
+def _app_volumes() -> list[dict]:
+    return [
+        # A built app's copy holds its node_modules (up to ~400 MB for CRA).
+        {"name": "work", "emptyDir": {"sizeLimit": "4Gi"}},
+        {"name": "npm-cache", "emptyDir": {"sizeLimit": "2Gi"}},
+        {"name": "tmp", "emptyDir": {"sizeLimit": "2Gi"}},
+        {"name": "app-tmp", "emptyDir": {"sizeLimit": "64Mi"}},
+    ]
+
+
+def _app_server(spec: api.EvaluationRunSpec, image: dict) -> dict:
+    """The app server runs the generated code's files only (static serving), yet it is
+    the least trusted process: no env, no token, read-only view of the work folder."""
+    return {
+        "name": "app", **image, "restartPolicy": "Always",
+        "command": ["iwc", "app", "serve", "--root", f"{WORK}/site", "--port", str(APP_PORT)],
+        "ports": [{"name": "http", "containerPort": APP_PORT}],
+        "resources": _resources(spec, "app"),
+        "securityContext": _hardened(),
+        "volumeMounts": [{"name": "work", "mountPath": WORK, "readOnly": True},
+                         {"name": "app-tmp", "mountPath": "/tmp"}],
     }
 
 
@@ -266,6 +298,7 @@ def scoring_job(owner: Owner, spec: api.EvaluationRunSpec, defaults: Defaults) -
     """Aggregate every stored app result (``iwc score``), then publish the summary
     into the EvaluationRun's status (the only pod with an API token)."""
     env, env_from = _store_env(defaults)
+    env += _telemetry_env(owner, scoring_job_name(owner))
     image = _image(spec, defaults)
     mounts = [{"name": "tmp", "mountPath": "/tmp"}]
     score = {
@@ -301,6 +334,7 @@ def scoring_job(owner: Owner, spec: api.EvaluationRunSpec, defaults: Defaults) -
                     "securityContext": _pod_security(),
                     "initContainers": [score],
                     "containers": [publish],
+                    **_placement(spec),
                     "volumes": [{"name": "tmp", "emptyDir": {"sizeLimit": "2Gi"}}],
                 },
             },

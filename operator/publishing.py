@@ -13,7 +13,7 @@ import hashlib
 from typing import Any
 
 from iwcbench.operator import api
-from iwcbench.pipeline.contracts import results
+from iwcbench.pipeline.contracts import artifacts, results
 from iwcbench.pipeline.kits import cluster as cluster_kit, store as store_mod
 
 
@@ -33,7 +33,7 @@ def summarize(data: bytes, results_uri: str, top: int = api.MAX_LEADERBOARD_ROWS
 
 def publish(store_uri: str, namespace: str, name: str, cluster: cluster_kit.Cluster) -> dict[str, Any]:
     store = store_mod.open_store(store_uri)
-    data = store.get_bytes("results.json")
-    patch = summarize(data, f"{store.uri}/results.json")
+    data = store.get_bytes(artifacts.RESULTS.key)
+    patch = summarize(data, f"{store.uri}/{artifacts.RESULTS.key}")
     cluster.patch_status(api.GROUP, api.VERSION, api.PLURAL, namespace, name, patch)
     return patch

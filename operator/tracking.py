@@ -8,7 +8,7 @@ status it should have. The caller patches only the keys that differ.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable, Literal, Mapping, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 from iwcbench.operator import api, planning
 
@@ -93,46 +93,50 @@ def invalid(status: Mapping[str, Any], generation: int | None, message: str, now
     }
 
 
-def decide(
-    spec: api.EvaluationRunSpec,
-    owner: planning.Owner,
-    generation: int | None,
-    apps: Sequence[planning.AppPair] | None,
-    listing_error: str | None,
-    jobs: Iterable[JobView],
-    recently_created: set[str],
-    status: Mapping[str, Any],
-    results_present: bool,
-    now: str,
-) -> Decision:
-    """The next step of one run. ``apps`` is None until the store has been listed;
-    ``recently_created`` bridges the moment between creating a Job and its index
-    entry, so a Job is never counted twice nor created twice."""
-    old = status.get("conditions", []) or []
-    conditions = [_condition(old, now, "SpecValid", True, "Valid")]
-    by_name = {j.name: j for j in jobs}
-    scoring_name = planning.scoring_job_name(owner)
-    scoring = by_name.get(scoring_name)
+@dataclasses.dataclass(frozen=True)
+class Observed:
+    """Everything one look at a run sees. ``apps`` is None until the store has been
+    listed (``listing_error`` says why not); ``recently_created`` bridges the moment
+    between creating a Job and its index entry, so a Job is never counted twice nor
+    created twice."""
 
-    if apps is None:
-        conditions.append(_condition(old, now, "AppsListed", False, "StoreUnavailable", listing_error or "listing"))
-        return Decision(status=_status(status, generation, "Pending", conditions, api.Counts(), [], None, now))
-    conditions.append(_condition(
-        old, now, "AppsListed", bool(apps), "Listed" if apps else "NoApps",
-        f"{len(apps)} apps under {spec.apps.uri}" + (f" (models: {', '.join(spec.apps.models)})"
-                                                     if spec.apps.models else "")))
+    spec: api.EvaluationRunSpec
+    owner: planning.Owner
+    generation: int | None
+    apps: Sequence[planning.AppPair] | None
+    jobs: tuple[JobView, ...]
+    status: Mapping[str, Any]
+    now: str
+    listing_error: str | None = None
+    recently_created: frozenset[str] = frozenset()
+    results_present: bool = False
 
+
+@dataclasses.dataclass(frozen=True)
+class _Apps:
+    """The apps' Jobs as tracking counts them."""
+
+    counts: api.Counts
+    pending: tuple[planning.AppPair, ...]
+    failures: tuple[JobView, ...]
+
+    @property
+    def ended(self) -> int:
+        return self.counts.succeeded + self.counts.failed
+
+
+def _count_apps(seen: Observed, apps: Sequence[planning.AppPair], by_name: Mapping[str, JobView]) -> _Apps:
     states: dict[str, str] = {}
     pending: list[planning.AppPair] = []
     failures: list[JobView] = []
     for pair in apps:
-        name = planning.app_job_name(owner, pair)
+        name = planning.app_job_name(seen.owner, pair)
         view = by_name.get(name)
         if view is not None:
             states[pair.key] = view.state
             if view.state == "failed":
                 failures.append(view)
-        elif name in recently_created:
+        elif name in seen.recently_created:
             states[pair.key] = "active"
         else:
             states[pair.key] = "pending"
@@ -140,42 +144,69 @@ def decide(
     values = list(states.values())
     counts = api.Counts(total=len(apps), pending=values.count("pending"), active=values.count("active"),
                         succeeded=values.count("succeeded"), failed=values.count("failed"))
-    ended = counts.succeeded + counts.failed
-    conditions.append(_condition(old, now, "Suspended", spec.suspend, "Suspended" if spec.suspend else "Running"))
+    return _Apps(counts=counts, pending=tuple(pending), failures=tuple(failures))
 
-    create_apps: tuple[planning.AppPair, ...] = ()
-    create_scoring = False
+
+def _phase(seen: Observed, apps: _Apps, scoring: JobView | None, scoring_name: str,
+           conditions: list[dict[str, Any]]) -> tuple[str, tuple[planning.AppPair, ...], bool]:
+    """The run's phase, the app Jobs to create and whether to create the scoring Job;
+    appends the conditions that explain an end."""
+    old = seen.status.get("conditions", []) or []
+    now, spec = seen.now, seen.spec
     if scoring is not None and scoring.state == "succeeded":
-        phase = "Succeeded" if results_present else "Failed"
-        if results_present:
+        if seen.results_present:
             conditions.append(_condition(old, now, "Complete", True, "Scored", "results published"))
-        else:
-            conditions.append(_condition(old, now, "Failed", True, "ScoringIncomplete",
-                                         "the scoring Job ended without publishing results"))
-    elif scoring is not None and scoring.state == "failed":
-        phase = "Failed"
+            return "Succeeded", (), False
+        conditions.append(_condition(old, now, "Failed", True, "ScoringIncomplete",
+                                     "the scoring Job ended without publishing results"))
+        return "Failed", (), False
+    if scoring is not None and scoring.state == "failed":
         conditions.append(_condition(old, now, "Failed", True, "ScoringFailed",
                                      f"{scoring.reason}: {scoring.message}".strip(": ")))
-    elif scoring is not None or scoring_name in recently_created:
-        phase = "Scoring"
-    elif not apps:
-        phase = "Failed"
+        return "Failed", (), False
+    if scoring is not None or scoring_name in seen.recently_created:
+        return "Scoring", (), False
+    if not apps.counts.total:
         conditions.append(_condition(old, now, "Failed", True, "NoApps", f"no apps under {spec.apps.uri}"))
-    elif spec.suspend:
-        phase = "Suspended"
-    elif ended == counts.total:
-        phase, create_scoring = "Scoring", True
-    else:
-        room = max(spec.parallelism - counts.active, 0)
-        create_apps = tuple(pending[:room])
-        phase = "Running" if (counts.active or ended or create_apps) else "Pending"
+        return "Failed", (), False
+    if spec.suspend:
+        return "Suspended", (), False
+    if apps.ended == apps.counts.total:
+        return "Scoring", (), True
+    room = max(spec.parallelism - apps.counts.active, 0)
+    create_apps = apps.pending[:room]
+    return ("Running" if (apps.counts.active or apps.ended or create_apps) else "Pending"), create_apps, False
 
-    failures.sort(key=lambda f: (f.finished or "", f.name), reverse=True)
+
+def decide(seen: Observed) -> Decision:
+    """The next step of one run."""
+    old = seen.status.get("conditions", []) or []
+    now, spec = seen.now, seen.spec
+    conditions = [_condition(old, now, "SpecValid", True, "Valid")]
+    by_name = {j.name: j for j in seen.jobs}
+    scoring_name = planning.scoring_job_name(seen.owner)
+    scoring = by_name.get(scoring_name)
+
+    if seen.apps is None:
+        conditions.append(_condition(old, now, "AppsListed", False, "StoreUnavailable",
+                                     seen.listing_error or "listing"))
+        return Decision(status=_status(seen.status, seen.generation, "Pending", conditions, api.Counts(), [],
+                                       None, now))
+    apps = seen.apps
+    conditions.append(_condition(
+        old, now, "AppsListed", bool(apps), "Listed" if apps else "NoApps",
+        f"{len(apps)} apps under {spec.apps.uri}" + (f" (models: {', '.join(spec.apps.models)})"
+                                                     if spec.apps.models else "")))
+    counted = _count_apps(seen, apps, by_name)
+    conditions.append(_condition(old, now, "Suspended", spec.suspend, "Suspended" if spec.suspend else "Running"))
+    phase, create_apps, create_scoring = _phase(seen, counted, scoring, scoring_name, conditions)
+
+    failures = sorted(counted.failures, key=lambda f: (f.finished or "", f.name), reverse=True)
     shown = [api.Failure(app=f.app, job=f.name, reason=f.reason or "Failed", message=f.message[:_MESSAGE_LIMIT],
                          time=f.finished) for f in failures[: api.MAX_FAILURES]]
-    started = bool(create_apps) or counts.active > 0 or ended > 0
+    started = bool(create_apps) or counted.counts.active > 0 or counted.ended > 0
     return Decision(create_apps=create_apps, create_scoring=create_scoring,
-                    status=_status(status, generation, phase, conditions, counts, shown,
+                    status=_status(seen.status, seen.generation, phase, conditions, counted.counts, shown,
                                    scoring_name if (create_scoring or phase == "Scoring" or scoring) else None,
                                    now, started))
 

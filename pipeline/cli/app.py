@@ -7,18 +7,22 @@ import argparse
 import logging
 import os
 import pathlib
+import socket
 import sys
 import tempfile
+import time
+import urllib.parse
 
 from iwcbench.pipeline.cli import options
 from iwcbench.pipeline.contracts import evidence, results
-from iwcbench.pipeline.kits import store as store_mod
+from iwcbench.pipeline.kits import store as store_mod, telemetry
 from iwcbench.pipeline.runs import app as app_run, assistants, inputs
 from iwcbench.pipeline.stages import serving
 
 log = logging.getLogger(__name__)
 
 OUTCOME = "outcome.json"  # in the work folder: decided at instrumentation, nothing to explore
+SERVER_WAIT_S = 60.0  # the app server sidecar (our code) listens within this, or we failed
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -53,15 +57,19 @@ def instrument(args: argparse.Namespace) -> int:
     evaluation = options.evaluation(args, dict(os.environ))  # the pod's registry and npm cache
     work = pathlib.Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
+    telemetry.setup("iwc-app")  # a pod's containers join the run's trace (TRACEPARENT)
     try:
-        store = store_mod.open_store(args.store)
-        with tempfile.TemporaryDirectory() as tmp:
-            app = inputs.locate_app(args.apps, args.model, args.task, pathlib.Path(tmp))
-            prepared = app_run.prepare_app(app, work, store, evaluation)
+        with telemetry.span("app", model=args.model, task=args.task, container="instrument"):
+            store = store_mod.open_store(args.store)
+            with tempfile.TemporaryDirectory() as tmp:
+                app = inputs.locate_app(args.apps, args.model, args.task, pathlib.Path(tmp))
+                prepared = app_run.prepare_app(app, work, store, evaluation)
     except Exception as exc:  # noqa: BLE001 - app defects never reach here
         log.exception("instrumenting failed on our side")
         print(f"iwc app instrument: infrastructure failure: {exc}", file=sys.stderr)
         return options.EXIT_INFRA
+    finally:
+        telemetry.flush()
     if isinstance(prepared, results.AppResult):
         # The defect is recorded; mark the work folder so the explorer does not run.
         (work / OUTCOME).write_text(prepared.model_dump_json())
@@ -97,11 +105,38 @@ def explore(args: argparse.Namespace) -> int:
         log.exception("explorer set-up failed")
         print(f"iwc app explore: infrastructure failure: {exc}", file=sys.stderr)
         return options.EXIT_INFRA
+    if not _server_listens(args.url, SERVER_WAIT_S):
+        print(f"iwc app explore: infrastructure failure: the app server at {args.url} did not listen "
+              f"within {SERVER_WAIT_S:.0f}s", file=sys.stderr)
+        return options.EXIT_INFRA
+    telemetry.setup("iwc-app")
+    started = time.monotonic()
     try:
-        result = app_run.explore_app(prepared, args.url, ctx, assistant)
+        with telemetry.span("app", model=app.model, task=app.task_id, container="explore"):
+            result = app_run.explore_app(prepared, args.url, ctx, assistant)
     except Exception as exc:  # noqa: BLE001
         log.exception("exploring failed on our side")
         print(f"iwc app explore: infrastructure failure: {exc}", file=sys.stderr)
+        telemetry.flush()
         return options.EXIT_INFRA
+    telemetry.record_app(result.outcome, result.exploration.coverage.statements, time.monotonic() - started)
+    telemetry.flush()
     print(f"{app.key}: {result.outcome}: {result.reason}")
     return 0
+
+
+def _server_listens(url: str, timeout: float) -> bool:
+    """Wait until the app server sidecar accepts connections. The pod starts the explorer
+    right after the sidecar (no startup probe: a kubelet probe goes to the pod's IP from
+    the node, which not every network setup routes, while the explorer shares the pod's
+    loopback with the server)."""
+    parts = urllib.parse.urlsplit(url)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 80), timeout=1):
+                return True
+        except OSError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.2)

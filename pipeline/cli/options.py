@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import typing
 from typing import Any, Callable
 
 from iwcbench.pipeline.contracts import metrics, settings as settings_mod
@@ -61,7 +62,7 @@ def add_evaluation_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--settings", help="the evaluation settings as one JSON document (flags below override it)")
     p.add_argument("--max-steps", type=int, help="actions per app (default 100)")
     p.add_argument("--seed", type=int, help="explorer seed (default 0)")
-    p.add_argument("--explorer", choices=["heuristic", "llm", "random"],
+    p.add_argument("--explorer", choices=typing.get_args(settings_mod.ChosenPolicy),
                    help="exploration policy (default heuristic; random: the seeded baseline clicker)")
     p.add_argument("--judge", help="LLM judge model, e.g. claude-opus-4-5 (needs ANTHROPIC_API_KEY)")
     p.add_argument("--judge-runs", type=int, help="final-judge runs per deliberated dimension (default 5)")
@@ -70,7 +71,8 @@ def add_evaluation_options(p: argparse.ArgumentParser) -> None:
                    help="reasoning effort for the LLM tester and judges (default: API default)")
     p.add_argument("--no-prompt-caching", action="store_true",
                    help="send no cache_control breakpoints (the prompts are the same either way)")
-    p.add_argument("--app-timeout", type=float, help="seconds for one app's exploration (default 300)")
+    p.add_argument("--app-timeout", type=float,
+                   help="seconds for one app from its first page load to its last score, every stage (default 300)")
     p.add_argument("--step-timeout", type=float, help="seconds for one action (default 10)")
     p.add_argument("--no-accessibility", action="store_true", help="skip axe-core")
     p.add_argument("--no-guidance", action="store_true",

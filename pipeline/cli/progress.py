@@ -17,7 +17,7 @@ import rich.console
 import rich.progress
 import rich.table
 
-from iwcbench.pipeline.contracts import results
+from iwcbench.pipeline.contracts import artifacts, results
 
 # The few metric columns that fit a terminal; the report shows all of them.
 TERMINAL_METRICS = ("coverage_statements", "states", "runtime_errors", "accessibility")
@@ -120,5 +120,9 @@ def print_leaderboard(run: results.RunResults, out: pathlib.Path, stream: TextIO
             *["–" if m is None else f"{m:.1f}" for m in metrics],
         )
     console.print(table)
-    console.print(f"results: {out / 'results.json'}")
+    for row in run.leaderboard:
+        if row.missing_dimensions:
+            console.print(f"{row.model}: ranked on fewer dimensions than the others (no score for "
+                          f"{', '.join(row.missing_dimensions)})")
+    console.print(f"results: {out / artifacts.RESULTS.key}")
     console.print(f"report:  {out / 'report' / 'index.html'}")

@@ -8,7 +8,8 @@ import datetime
 import json
 
 from iwcbench.pipeline.cli import options
-from iwcbench.pipeline.kits import store as store_mod
+from iwcbench.pipeline.contracts import artifacts
+from iwcbench.pipeline.kits import store as store_mod, telemetry
 from iwcbench.pipeline.runs import finishing, inputs, provenance
 
 
@@ -25,6 +26,15 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    telemetry.setup("iwc-scoring")  # the scoring Job joins its run's trace (TRACEPARENT)
+    try:
+        with telemetry.span("score", store=args.store):
+            return _score(args)
+    finally:
+        telemetry.flush()
+
+
+def _score(args: argparse.Namespace) -> int:
     evaluation = options.evaluation(args)  # --reference is one of its fields (scoring.reference)
     store = store_mod.open_store(args.store)
     tasks = inputs.load_tasks(args.tasks)
@@ -35,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         app_results = finishing.complete_results(app_results, expected, task_ids)
     started = datetime.datetime.now(datetime.timezone.utc)
     run_results = finishing.finish(evaluation, started, store, app_results, [], tasks)
-    data = store.get_bytes("results.json")
-    print(json.dumps({"results": f"{store.uri}/results.json", "digest": provenance.digest(data),
+    data = store.get_bytes(artifacts.RESULTS.key)
+    print(json.dumps({"results": f"{store.uri}/{artifacts.RESULTS.key}", "digest": provenance.digest(data),
                       "apps": len(run_results.apps)}))
     return 0

@@ -130,16 +130,17 @@ def print_accuracy(run: results.RunResults, stream: TextIO) -> None:
         return
     console = _console(stream)
     table = rich.table.Table(title="WebGen-Bench UI tests (start failures count as NO)")
-    for name in ("model", "accuracy %", "instr. accuracy %", "start failures", "accuracy started %",
-                 "instr. started %", "YES/PARTIAL/NO", "unscored", "appearance 1-5"):
+    for name in ("model", "accuracy % (instructions)", "case-level accuracy %", "start failures",
+                 "accuracy started %", "case-level started %", "YES/PARTIAL/NO cases", "page did not load",
+                 "unscored", "appearance 1-5"):
         table.add_column(name, justify="left" if name == "model" else "right")
     for row in run.ui_tests:
         c = row.cases
-        table.add_row(row.model, _cell(row.accuracy), _cell(row.instruction_accuracy),
-                      f"{row.start_failures} of {row.instructions}", _cell(row.started_accuracy),
-                      _cell(row.started_instruction_accuracy), f"{c.yes}/{c.partial}/{c.no}",
+        table.add_row(row.model, _cell(row.instruction_accuracy), _cell(row.accuracy),
+                      f"{row.start_failures} of {row.instructions}", _cell(row.started_instruction_accuracy),
+                      _cell(row.started_accuracy), f"{c.yes}/{c.partial}/{c.no}", str(row.page_failures),
                       str(row.unscored_cases), _cell(row.appearance, 2))
     console.print(table)
     for row in run.ui_tests:
-        if row.accuracy is None:
+        if row.instruction_accuracy is None:
             console.print(f"{row.model}: {row.reason}")

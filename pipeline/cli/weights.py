@@ -13,8 +13,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("weights", help="metric weights from a preference questionnaire")
     kinds = p.add_subparsers(dest="method", required=True)
     b = kinds.add_parser("borda", help="Borda count over ranked perspectives and metrics (WebCoderBench §4.3)")
-    b.add_argument("responses", nargs="?", default=str(weighting.DEFAULT_QUESTIONNAIRE),
-                   help="questionnaire CSV (default: the one the wcb weight set was made from)")
+    b.add_argument("responses", help="your questionnaire CSV (format: docs/metrics-wcb.md; an example: "
+                   "examples/questionnaire.csv). The wcb weight sets are WebCoderBench's Table 6, not a file")
     b.add_argument("--out", required=True, help="weights file to write (read by --weights FILE)")
     b.add_argument("--persona", help="only this persona's responses")
     p.set_defaults(handler=run)

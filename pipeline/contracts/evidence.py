@@ -1,16 +1,7 @@
 """Evidence: what was observed about one app, stage by stage.
 
-Layout in the store, under ``apps/<model>/<task_id>/``:
-
-    instrument.json     InstrumentationReport
-    coverage-map.json   Istanbul's initial file-coverage objects (its own format)
-    trace.json          Trace
-    coverage.json       final merged Istanbul coverage (its own format)
-    a11y.json           AccessibilityReport
-    graph.json          StateGraph (networkx node-link form)
-    dom/NNNN.html       DOM snapshot after step NNNN
-    shots/NNNN.png      screenshot after step NNNN (only when the state changed)
-    result.json         AppResult (see results.py)
+The models of an app's evidence (instrument.json, trace.json, a11y.json, graph.json);
+where each is stored and who makes it is declared in artifacts.py (docs/store.md).
 """
 
 from __future__ import annotations
@@ -19,7 +10,7 @@ from typing import Literal
 
 import pydantic
 
-from iwcbench.pipeline.contracts import base, layout
+from iwcbench.pipeline.contracts import base, layout, settings
 
 Framework = Literal["static", "vite", "next", "cra", "astro", "node", "unknown"]
 Mode = Literal["instrumented", "black_box"]
@@ -152,6 +143,19 @@ class VolatileMark(base.Model):
     children: bool = False
 
 
+class Unlisted(base.Model):
+    """What a step counted but did not list: errors past the per-step list, and what the
+    page said past its bounds (kits/page/quiet.mjs), console lines of any kind included."""
+
+    console_errors: int = 0
+    page_errors: int = 0
+    console_lines: int = 0
+
+    @classmethod
+    def of(cls, counts: dict[str, int]) -> Unlisted:
+        return cls(**{k: v for k, v in counts.items() if k in cls.model_fields})
+
+
 class Step(base.Model):
     index: int
     action: Action
@@ -164,6 +168,7 @@ class Step(base.Model):
     coverage_gain: float = 0.0  # statement percentage points gained by this step
     console_errors: tuple[str, ...] = ()
     page_errors: tuple[str, ...] = ()
+    unlisted: Unlisted = Unlisted()  # counted past the lists above ("… and N more")
     blocked_requests: tuple[str, ...] = ()
     dialogs: tuple[str, ...] = ()  # "alert: text", "confirm: text", ...
     notes: tuple[str, ...] = ()  # e.g. "popup closed", "navigated away; returned"
@@ -172,7 +177,7 @@ class Step(base.Model):
 
 
 class Trace(base.Stored):
-    explorer: Literal["heuristic", "llm", "random", "uitest", "replay"]  # uitest/replay: a UI test case
+    explorer: settings.PolicyName  # uitest/replay: a UI test case
     seed: int
     max_steps: int
     start_url: str

@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterable
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 # Archive suffix → packaging, longest first, so that "x.tar.gz" is not read as "x.tar" + ".gz".
 ARCHIVES: tuple[tuple[str, str], ...] = ((".tar.gz", "tar.gz"), (".tgz", "tar.gz"), (".zip", "zip"))
-RESULT = "result.json"  # one app's result, under its evidence prefix
+RESULT = "result.json"  # one app's result, under its evidence prefix (artifacts.RESULT)
 
 
 def app_prefix(model: str, task_id: str) -> str:

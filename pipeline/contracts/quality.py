@@ -1,9 +1,11 @@
 """Evidence of the WebCoderBench quality suite (issue 11): the app's own sources and
 what the quality stage observed with its tools.
 
-Layout in the store, beside the rest of an app's evidence (``apps/<model>/<task_id>/``):
+Stored beside the rest of an app's evidence (contracts/artifacts.py: ``SOURCES``,
+``QUALITY``):
 
-    sources.json    AppSources: the app's authored HTML, CSS and JavaScript as submitted
+    sources.json    AppSources: the app's authored pages, components, style sheets and
+                    scripts (HTML, Vue/Svelte/Astro, CSS/SCSS/Less, JavaScript/TypeScript) as submitted
                     (before instrumenting), for the linters, the duplication and comment
                     counts, the error-handling analysis and the static LLM judges
     quality.json    QualityReport: which tools ran, their versions, seconds and failures
@@ -13,15 +15,14 @@ Pure data: no I/O.
 
 from __future__ import annotations
 
-from typing import Callable, Literal
-
-import pydantic
+from typing import Literal
 
 from iwcbench.pipeline.contracts import base
 
-SOURCES = "sources.json"
-REPORT = "quality.json"
-Language = Literal["html", "css", "js"]
+# A kept file's language: pages (html), single-file components (vue, svelte, astro: markup
+# with script and style blocks), style sheets (css, scss, less), scripts (js, ts; .jsx/.tsx
+# are js/ts with JSX).
+Language = Literal["html", "vue", "svelte", "astro", "css", "scss", "less", "js", "ts"]
 
 
 class SourceFile(base.Model):
@@ -40,17 +41,6 @@ class SkippedSource(base.Model):
 class AppSources(base.Stored):
     files: tuple[SourceFile, ...] = ()
     skipped: tuple[SkippedSource, ...] = ()
-
-
-def read_sources(read: Callable[[str], bytes | None]) -> AppSources | None:
-    """An app's kept sources (``SOURCES`` beside its evidence), None when absent or unreadable."""
-    raw = read(SOURCES)
-    if raw is None:
-        return None
-    try:
-        return AppSources.model_validate_json(raw)
-    except pydantic.ValidationError:
-        return None
 
 
 class ToolRun(base.Model):

@@ -1,10 +1,21 @@
-"""Scores, per-app results and run results (``results.json``)."""
+"""Per-app results (``result.json``) and run results (``results.json``); the scores
+they hold are ``metrics.Score`` records.
+
+Schema 3 (this one) records the run's settings as a ``settings.Evaluation``, and what a
+run on one machine adds (``settings.LocalRun``: inputs, output, workers, spending) apart
+from it; schema 2 gave every score a ``status``. Older files still read: a score
+without ``status`` gets it from its value and its reason (contracts/metrics.py
+``LEGACY_HEADS``), and a configuration that holds a run's local fields (schemas 1 and
+2) is read as its evaluation and its ``local`` part.
+"""
 
 from __future__ import annotations
 
 from typing import Iterable, Literal
 
-from iwcbench.pipeline.contracts import analyses, base, evidence, uitests
+import pydantic
+
+from iwcbench.pipeline.contracts import analyses, base, evidence, metrics, settings, uitests
 
 Outcome = Literal["evaluated", "black_box", "start_failed", "error"]
 # Outcomes that are the model's fault: the app takes the floor of every metric it could
@@ -13,19 +24,7 @@ MODEL_FAULT: frozenset[str] = frozenset({"start_failed"})
 # Our own failure: left out of every pool.
 OUR_FAULT: frozenset[str] = frozenset({"error"})
 NOT_SUBMITTED = "no app submitted for this task"  # the reason of a (model, task) without an app
-
-
-class Score(base.Model):
-    """One measured dimension. ``value`` None means unscored, with ``reason`` saying
-    why; an unscored value is left out of every aggregate (it is never 0)."""
-
-    value: float | None
-    reason: str
-    rationale: str | None = None
-    higher_is_better: bool = True
-    unit: str = ""
-    evidence: tuple[str, ...] = ()  # citations: "step 4", "S3", "shots/0004.png"
-    raw: dict | None = None  # judge prompt digest, raw replies, tokens
+SCHEMA_VERSION = "3"  # of result.json and results.json: the run's Evaluation, its local part apart
 
 
 class InstrumentationSummary(base.Model):
@@ -107,9 +106,11 @@ class UITestOutcome(base.Model):
     index: int
     verdict: uitests.Verdict | None
     reason: str = ""
+    page_failed: bool = False  # NO because the case's page did not load (counted apart)
 
 
 class AppResult(base.Stored):
+    schema_version: str = SCHEMA_VERSION
     model: str
     task_id: str
     outcome: Outcome
@@ -117,7 +118,7 @@ class AppResult(base.Stored):
     overall: float | None = None
     instrumentation: InstrumentationSummary = InstrumentationSummary()
     exploration: ExplorationSummary = ExplorationSummary()
-    scores: dict[str, Score] = {}
+    scores: dict[str, metrics.Score] = {}
     evidence: str = ""  # store prefix of the evidence, e.g. apps/model/task
     timings: dict[str, float] = {}  # stage → seconds
     llm_usage: LLMUsage | None = None  # this app's LLM calls (tester + judges); None: none made
@@ -133,6 +134,16 @@ class LeaderboardRow(base.Model):
     apps: int = 0
     outcomes: dict[str, int] = {}
     rank_interval: tuple[int, int] | None = None  # bootstrap interval of the rank (best, worst)
+    # WebGen-Bench (its ui_tests row): the card's primary Accuracy, over instructions, and the
+    # case-level Accuracy pooled over every test case; None: no UI tests, or unscored
+    uitest_instruction_accuracy: float | None = None
+    uitest_case_accuracy: float | None = None
+    # metric → the model's apps (our errors left out) without a value for a metric other apps
+    # of the run have one for: unscored, pending or over budget; only metrics with one or more
+    unscored: dict[str, int] = {}
+    # weighted metrics other models were ranked on that this model has no z for: its overall
+    # stands on fewer dimensions (the report flags it); empty: ranked like the rest
+    missing_dimensions: tuple[str, ...] = ()
 
 
 class PerspectiveRow(base.Model):
@@ -192,12 +203,42 @@ class Reference(base.Model):
 
 
 class RunInfo(base.Model):
-    configuration: dict
+    # What the run used: its evaluation settings (``iwc score``: the EvaluationRun's, or
+    # the defaults; ``iwc run``: the run's own) and, for a run on one machine, ``local``:
+    # where it read and wrote and how it spent. ``recorded_settings`` puts them together
+    # again. Schemas 1 and 2 kept both in ``configuration``; they are read apart.
+    configuration: settings.Evaluation
+    local: settings.LocalRun | None = None
     config_hash: str
     started_at: str
     finished_at: str | None = None
     versions: dict[str, str | None] = {}
     git_commit: str | None = None
+
+    @pydantic.model_validator(mode="before")
+    @classmethod
+    def _local_apart(cls, data: object) -> object:
+        """A run's settings given whole (a ``RunSettings``, or the dict a schema-1 or
+        schema-2 results.json holds) are recorded as their evaluation and ``local``."""
+        if not isinstance(data, dict) or data.get("local") is not None:
+            return data
+        given = data.get("configuration")
+        if isinstance(given, settings.RunSettings):
+            return {**data, "configuration": given.evaluation(), "local": given.local()}
+        if isinstance(given, dict):
+            names = {n for name, field in settings.LocalRun.model_fields.items() for n in (name, field.alias)}
+            local = {k: v for k, v in given.items() if k in names}
+            if local:
+                rest = {k: v for k, v in given.items() if k not in names}
+                return {**data, "configuration": rest, "local": local}
+        return data
+
+    def recorded_settings(self) -> settings.Evaluation:
+        """The settings the run used: a ``RunSettings`` for a run on one machine, else
+        its ``Evaluation``."""
+        if self.local is None:
+            return self.configuration
+        return settings.RunSettings.of(self.configuration, self.local)
 
 
 class SkippedInput(base.Model):
@@ -225,8 +266,8 @@ class UITestRow(base.Model):
     figures leave apps that never started out, so environment and app can be told apart."""
 
     model: str
-    accuracy: float | None  # test-case level, start failures as NO
-    instruction_accuracy: float | None  # an instruction is YES when all its cases are
+    accuracy: float | None  # case-level Accuracy, pooled over test cases, start failures as NO
+    instruction_accuracy: float | None  # the card's primary Accuracy: an instruction is YES when all its cases are
     started_accuracy: float | None
     started_instruction_accuracy: float | None
     reason: str  # what was counted, or why the figures are unscored
@@ -236,13 +277,21 @@ class UITestRow(base.Model):
     cases: AccuracySlice = AccuracySlice()
     instruction_counts: AccuracySlice = AccuracySlice()
     unscored_cases: int = 0  # cases without a verdict (left out, never NO)
+    page_failures: int = 0  # cases NO because their page did not load for the agent (in the figures as NO)
     by_primary_category: dict[str, AccuracySlice] = {}  # task's primary_category → cases
     by_task_category: dict[str, AccuracySlice] = {}  # test case's task_category → cases
     appearance: float | None = None  # mean appearance 1–5 over scored apps
     appearance_apps: int = 0
 
 
+class RunMarker(base.Stored):
+    """The config hash of the run writing a folder (``iwc run --resume`` checks it)."""
+
+    config_hash: str
+
+
 class RunResults(base.Stored):
+    schema_version: str = SCHEMA_VERSION
     run: RunInfo
     apps: tuple[AppResult, ...] = ()
     leaderboard: tuple[LeaderboardRow, ...] = ()

@@ -27,7 +27,7 @@ from iwcbench.pipeline.contracts import metrics as metric_table
 Effort = Literal["low", "medium", "high", "xhigh", "max"]
 # ``wcb``: WebCoderBench's five LLM metrics (static judges of the code and a screenshot)
 Dimension = Literal["aesthetics", "usability", "alignment", "wcb"]
-WeightSetName = Literal["default", "iwc", "wcb"]
+WeightSetName = metric_table.WeightSet  # the metric table's weight sets
 
 
 class FieldProblem(ValueError):
@@ -53,15 +53,26 @@ class Section(pydantic.BaseModel):
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
+# The exploration policies by name. A run's settings choose one of ``ChosenPolicy``;
+# runs/uitests.py drives the other two, one UI test case at a time. A new policy is its
+# module in stages/exploring/, its name here and its place in stages/exploring/__init__.py
+# (``OFFLINE``, or brought by the caller when it needs a model, as "llm" is).
+ChosenPolicy = Literal["heuristic", "llm", "random"]
+PolicyName = Literal[ChosenPolicy, "uitest", "replay"]
+
+
 class Exploration(Section):
-    policy: Literal["heuristic", "llm", "random"] = pydantic.Field(
+    policy: ChosenPolicy = pydantic.Field(
         "heuristic", description="heuristic (offline), llm (Claude as the tester; needs a model) "
         "or random (the seeded random clicker the heuristic is measured against)")
     max_steps: int = pydantic.Field(100, ge=1, le=1000, description="actions per app (default 100)")
     seed: int = pydantic.Field(0, ge=0, description="seed of the explorer's choices (default 0)")
     step_timeout_s: float = pydantic.Field(10.0, gt=0, description="seconds one action may take (default 10)")
     app_timeout_s: float = pydantic.Field(
-        300.0, gt=0, description="seconds for a whole exploration (default 300)")
+        300.0, gt=0, description=(
+            "seconds for one app from its first page load to its last score (default 300): a hard deadline that "
+            "exploring, the UI tests and the quality stage share; exploring leaves a quarter to the stages after "
+            "it; building and instrumenting have limits of their own"))
     load_timeout_s: float = pydantic.Field(20.0, gt=0, description="seconds for the first page load (default 20)")
     plateau_steps: int = pydantic.Field(
         3, ge=1, description="steps without coverage gain that make a plateau (default 3)")
@@ -141,8 +152,9 @@ class Scoring(Section):
     judge: str | None = pydantic.Field(
         None, min_length=1, description="old spelling of judging.model (kept for existing EvaluationRuns)")
     weights: WeightSetName | None = pydantic.Field(
-        None, description="leaderboard weights: a weight set of the metric table (default, iwc, wcb); unset = "
-        "iwc when a judged dimension was scored, else default")
+        None, description="leaderboard weights: a weight set of the metric table (default, iwc, wcb, or wcb_<persona>: "
+        "a column of WebCoderBench's Table 6); unset = iwc when a judged dimension was scored, else default; a "
+        "WebCoderBench set ranks as its Table 4 does (per-sample z)")
     custom_weights: dict[str, float] = pydantic.Field(
         {}, description="leaderboard weights as {metric: weight} (what `--weights FILE` reads, e.g. a file "
         "`iwc weights borda` wrote); replaces `weights` (default none)")
@@ -156,6 +168,10 @@ class Scoring(Section):
                 raise ValueError(f"not in the metric table: {', '.join(unknown)}")
             if any(w < 0 for w in value.values()) or sum(value.values()) <= 0:
                 raise ValueError("weights must be ≥ 0 and not all 0")
+            pooled = sorted(n for n, w in value.items() if w > 0 and n in metric_table.names_aggregated("pooled_cases"))
+            if pooled:
+                raise ValueError(f"{', '.join(pooled)}: pooled per model over UI test cases (results.json ui_tests), "
+                                 "not a per-app score the overall can weigh")
         return value
 
     def chosen_weights(self) -> dict[str, float] | None:
@@ -368,8 +384,10 @@ class Evaluation(Section):
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
-class RunSettings(Evaluation):
-    """An evaluation plus where a local run reads and writes."""
+class LocalRun(Section):
+    """What a run on one machine (``iwc run``) adds to its evaluation: where it reads and
+    writes, how many apps at once, how it spends. results.json records it apart from
+    the evaluation (``RunInfo.local``)."""
 
     tasks: str = pydantic.Field(description="tasks.jsonl path or URI")
     apps: str = pydantic.Field(description="folder (or URI) holding apps/<model>/<task_id>")
@@ -381,6 +399,19 @@ class RunSettings(Evaluation):
     llm_cache_dir: str | None = pydantic.Field(
         None, description="LLM response cache folder (default OUT/llm-cache; none for an s3:// OUT)")
     spending: Spending = Spending()
+
+
+class RunSettings(LocalRun, Evaluation):
+    """An evaluation plus where a local run reads and writes."""
+
+    @classmethod
+    def of(cls, evaluation: Evaluation, local: LocalRun) -> "RunSettings":
+        """The run's settings put together again from its two parts."""
+        return cls.model_validate({**evaluation.evaluation().model_dump(), **local.model_dump()})
+
+    def local(self) -> LocalRun:
+        """Only the local-run part."""
+        return LocalRun.model_validate(self.model_dump(include=set(LocalRun.model_fields)))
 
     def config_hash(self) -> str:
         """The evaluation's hash plus the inputs (which tasks, apps and models)."""

@@ -31,8 +31,9 @@ Verdict = Literal["YES", "PARTIAL", "NO"]
 VERDICTS: tuple[str, ...] = Verdict.__args__  # type: ignore[attr-defined]
 # WebGen-Bench's credit per verdict: a partly working feature counts half.
 CREDIT: dict[str, float] = {"YES": 1.0, "PARTIAL": 0.5, "NO": 0.0}
-# Where a case's verdict came from.
-Source = Literal["agent", "replay", "none"]
+# Where a case's verdict came from; ``page_failed``: NO, the page did not load for the case
+# (the agent was not asked; counted apart in the Accuracy table).
+Source = Literal["agent", "replay", "page_failed", "none"]
 NEEDS_LLM = "unscored: needs an LLM"
 
 

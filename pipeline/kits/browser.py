@@ -18,23 +18,20 @@ from __future__ import annotations
 import base64
 import dataclasses
 import pathlib
-import re
 import secrets
 import shutil
 import urllib.parse
 import uuid
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Sequence
 
 import playwright.sync_api as pw
 
-from iwcbench.pipeline.kits import devtools, egress, launching, processes
+from iwcbench.pipeline.kits import browser_events, devtools, egress, injecting, launching, processes
 from iwcbench.pipeline.kits import watchdog as watchdogs
 from iwcbench.pipeline.kits.mirror import mediatypes
 
 CHROMIUM_ARGS = launching.CHROMIUM_ARGS
-INIT_SCRIPT = (pathlib.Path(__file__).resolve().with_name("init.js")).read_text(encoding="utf-8")
-EVENTS_PER_KIND = 20  # per drain; the rest is counted, not listed
-TEXT_CAP = 300  # characters kept of one console message, error or dialog text
+PAGE = pathlib.Path(__file__).resolve().with_name("page")  # the page scripts of this kit
 chromium_path = launching.chromium_path
 
 
@@ -42,9 +39,11 @@ def launch(playwright, headless: bool = True, tag: str | None = None,
            executable: pathlib.Path | None = None, proxy: str | None = None):
     """Launch Chromium with the flags that keep it from dialling out. ``tag`` is put
     on the browser's command line so the watchdog can find the process; ``proxy`` is
-    the network guard every connection must take."""
-    return playwright.chromium.launch(executable_path=str(executable or chromium_path()),
-                                      headless=headless, args=launching.args(tag, proxy))
+    the network guard every connection must take. Downloads are refused by the
+    contexts; were one let through, it would land in the session's folder."""
+    downloads = str(launching.home(executable.parent) / "Downloads") if executable is not None else None
+    return playwright.chromium.launch(executable_path=str(executable or chromium_path()), headless=headless,
+                                      args=launching.args(tag, proxy), downloads_path=downloads)
 
 
 class BrowserError(Exception):
@@ -77,94 +76,6 @@ class ContextOptions:
     network_namespace: bool = True  # when the machine allows one (kits/launcher.py)
 
 
-@dataclasses.dataclass
-class Events:
-    """What the app did on its own since the last drain."""
-
-    console_errors: list[str] = dataclasses.field(default_factory=list)
-    page_errors: list[str] = dataclasses.field(default_factory=list)
-    dialogs: list[str] = dataclasses.field(default_factory=list)
-    notes: list[str] = dataclasses.field(default_factory=list)
-    crashed: bool = False
-
-
-def _cap(text: str) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= TEXT_CAP else text[: TEXT_CAP - 1] + "…"
-
-
-class _Recorder:
-    """Collects events with a per-kind cap, so a storm stays a line, not a megabyte."""
-
-    def __init__(self) -> None:
-        self.events = Events()
-        self.overflow: dict[str, int] = {}
-
-    def add(self, kind: str, text: str) -> None:
-        items: list[str] = getattr(self.events, kind)
-        if len(items) < EVENTS_PER_KIND:
-            items.append(_cap(text))
-        else:
-            self.overflow[kind] = self.overflow.get(kind, 0) + 1
-
-    def drain(self) -> Events:
-        events = self.events
-        for kind, count in sorted(self.overflow.items()):
-            getattr(events, kind).append(f"… and {count} more")
-        self.events, self.overflow = Events(), {}
-        return events
-
-
-def origin_of(url: str) -> str:
-    parts = urllib.parse.urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}" if parts.netloc else f"{parts.scheme}:"
-
-
-class Router(Protocol):
-    """What decides every request a browser context makes: installed once on the
-    context; ``drain`` gives (blocked, mirrored) records since the last call, as
-    text ("URL (reason)", "URL -> package@version/path")."""
-
-    def install(self, context: Any) -> None: ...
-
-    def drain(self) -> tuple[tuple[str, ...], tuple[str, ...]]: ...
-
-
-class OriginGuard:
-    """The minimal router: everything not on the app's origin is refused (HTTP and
-    WebSocket). Used when no hermetic router (kits/routing.py) is given."""
-
-    def __init__(self, app_origin: str) -> None:
-        self.app_origin = app_origin
-        self._blocked: list[str] = []
-
-    def install(self, context) -> None:
-        def on_request(route) -> None:
-            url = route.request.url
-            if url.startswith(("data:", "blob:")) or origin_of(url) == self.app_origin:
-                route.continue_()
-            else:
-                self._blocked.append(url)
-                route.abort("blockedbyclient")
-
-        def on_socket(socket) -> None:
-            ws_origin = origin_of(socket.url).replace("ws", "http", 1)
-            if ws_origin == self.app_origin:
-                socket.connect_to_server()
-            else:
-                self._blocked.append(socket.url)
-                socket.close()
-
-        context.route("**/*", on_request)
-        context.route_web_socket(re.compile(".*"), on_socket)
-
-    def drain(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """(blocked, mirrored) since the last call, as routing.Hermetic.drain gives
-        them; this guard mirrors nothing."""
-        blocked, self._blocked = tuple(self._blocked), []
-        return blocked, ()
-
-
 class Session:
     """One browser + context for one exploration. Use as a context manager; on exit
     everything is closed, any Chromium process left over is killed and the session's
@@ -183,9 +94,9 @@ class Session:
         self.folder: pathlib.Path | None = None
         self.guard: egress.Guard | None = None
         self.isolation = ""  # how the network was fenced off, in words
-        self.nonce = secrets.token_hex(8)  # names the observer's hint events (kits/init.js)
+        self.nonce = secrets.token_hex(8)  # names the observer's hint events (kits/page/init.mjs)
         self.popups = 0  # windows the app opened (each closed at once)
-        self._recorder = _Recorder()
+        self._recorder = browser_events.Recorder()
         self._opening = False
         self._driver = None
         self._browser = None
@@ -215,7 +126,9 @@ class Session:
                 bypass_csp=True,  # our observation scripts must run whatever the app's CSP says
             )
             self.context.add_init_script(
-                INIT_SCRIPT.replace("__SEED__", str(int(opts.seed))).replace("__NONCE__", self.nonce))
+                browser_events.quiet_script(self.nonce))
+            self.context.add_init_script(
+                injecting.call(PAGE / "init.mjs", {"seed": int(opts.seed), "nonce": self.nonce}))
             self.context.on("page", self._on_new_page)
         except BaseException:
             self.__exit__(None, None, None)
@@ -276,7 +189,7 @@ class Session:
         self.tab = Tab(self, page, tools)
         return self.tab
 
-    def drain(self) -> Events:
+    def drain(self) -> browser_events.Events:
         return self._recorder.drain()
 
     def drain_network(self) -> tuple[str, ...]:
@@ -341,11 +254,21 @@ class Tab:
         self.page = page
         self.devtools = tools
         record = session._recorder.add
-        page.on("console", lambda m: m.type == "error" and record("console_errors", m.text))
+        page.on("console", self._on_console)
         page.on("pageerror", lambda e: record("page_errors", f"{e.name}: {e.message}"))
         page.on("dialog", self._on_dialog)
         page.on("crash", self._on_crash)
         page.on("download", lambda d: record("notes", f"download refused: {d.suggested_filename}"))
+
+    def _on_console(self, message) -> None:
+        recorder = self.session._recorder
+        kind = message.type
+        if kind == "error":
+            recorder.add("console_errors", message.text)
+        elif kind == "debug" and (counts := browser_events.quiet_counts(message.text, self.session.nonce)):
+            recorder.count("console_errors", counts.get("errors", 0))
+            recorder.count("page_errors", counts.get("uncaught", 0))
+            recorder.count("console_lines", counts.get("lines", 0))
 
     def _on_crash(self, _page) -> None:
         self.session._recorder.events.crashed = True
@@ -540,16 +463,6 @@ def screenshot(tab: Tab, timeout_s: float = 10.0) -> bytes:
                      lambda: tab.page.screenshot(type="png", timeout=timeout_s * 1000))
 
 
-_AXE_RUN = """async (limitMs) => {
-  const timeout = new Promise((_, reject) =>
-    setTimeout(() => reject(new Error('axe-core took longer than ' + limitMs + ' ms')), limitMs));
-  const result = await Promise.race([
-    axe.run(document, {resultTypes: ['violations'], reporter: 'v2'}), timeout]);
-  return {version: axe.version, violations: result.violations.map(v => (
-    {id: v.id, impact: v.impact || null, help: v.help || '', nodes: v.nodes.length}))};
-}"""
-
-
 def inject_axe(tab: Tab, time_limit_s: float = 10.0) -> dict:
     """Run axe-core on the page: ``{"version": str, "violations": [{id, impact, help,
     nodes}]}``. It runs in the isolated world, injected once per document by
@@ -558,4 +471,4 @@ def inject_axe(tab: Tab, time_limit_s: float = 10.0) -> dict:
     if not tab.isolated("() => typeof window.axe === 'object'", None, 5.0):
         source = (processes.node_tools_dir() / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
         tab.isolated("(src) => { (0, eval)(src); return typeof window.axe; }", source, 15.0)
-    return tab.isolated(_AXE_RUN, int(time_limit_s * 1000), time_limit_s + 5.0)
+    return tab.isolated(injecting.function(PAGE / "axe.mjs"), int(time_limit_s * 1000), time_limit_s + 5.0)

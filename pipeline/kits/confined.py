@@ -181,6 +181,28 @@ def _tail(log: pathlib.Path, start: int) -> str:
     return ("…" if size - start > TAIL_BYTES else "") + text.strip()
 
 
+def _watch(child: subprocess.Popen, limits: Limits, started: float,
+           disk_paths: Sequence[pathlib.Path]) -> tuple[str | None, int]:
+    """Wait for ``child`` to end or pass a limit: (the limit it passed or None, its
+    group's peak memory in bytes)."""
+    peak = 0
+    next_disk = started + DISK_POLL_S
+    while child.poll() is None:
+        now = time.monotonic()
+        if now - started > limits.wall_s:
+            return "time", peak
+        if limits.memory_bytes is not None:
+            peak = max(peak, group_memory(child.pid))
+            if peak > limits.memory_bytes:
+                return "memory", peak
+        if limits.disk_bytes is not None and disk_paths and now >= next_disk:
+            next_disk = now + DISK_POLL_S
+            if folder_bytes(disk_paths) > limits.disk_bytes:
+                return "disk", peak
+        time.sleep(POLL_S)
+    return None, peak
+
+
 def run(
     argv: Sequence[str],
     limits: Limits,
@@ -206,26 +228,8 @@ def run(
                                      preexec_fn=_rlimits(limits))
         except OSError as exc:
             raise CannotStart(f"cannot start {argv[0]}: {exc}") from exc
-    killed_for = None
-    peak = 0
-    next_disk = started + DISK_POLL_S
     try:
-        while child.poll() is None:
-            now = time.monotonic()
-            if now - started > limits.wall_s:
-                killed_for = "time"
-                break
-            if limits.memory_bytes is not None:
-                peak = max(peak, group_memory(child.pid))
-                if peak > limits.memory_bytes:
-                    killed_for = "memory"
-                    break
-            if limits.disk_bytes is not None and disk_paths and now >= next_disk:
-                next_disk = now + DISK_POLL_S
-                if folder_bytes(disk_paths) > limits.disk_bytes:
-                    killed_for = "disk"
-                    break
-            time.sleep(POLL_S)
+        killed_for, peak = _watch(child, limits, started, disk_paths)
     finally:
         # Also after a normal exit: whatever it left running (a build's workers) goes too.
         _kill_group(child.pid)

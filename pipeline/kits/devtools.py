@@ -18,8 +18,9 @@ not decide anything about exploring or scoring.
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from iwcbench.pipeline.kits import injecting
 
 WORLD = "iwc-observer"
 
@@ -56,8 +57,7 @@ class Devtools:
     def isolated(self, source: str, arg: Any = None) -> Any:
         """Call the function expression ``source`` with ``arg`` (JSON) in the isolated
         world; await it if it returns a promise; return its value."""
-        expression = f"({source})({json.dumps(arg)})"
-        return self._evaluate({"expression": expression, "contextId": self._world()})
+        return self._evaluate({"expression": injecting.invoke(source, arg), "contextId": self._world()})
 
     def main(self, expression: str) -> Any:
         return self._evaluate({"expression": expression})

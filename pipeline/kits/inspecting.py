@@ -6,13 +6,13 @@ one); this module reads, it never changes the page or decides anything.
 from __future__ import annotations
 
 import dataclasses
-import json
 from typing import Sequence
 
-from iwcbench.pipeline.kits import browser
+from iwcbench.pipeline.kits import browser, injecting
 
 HANDLER_CHARS = 4000  # of a handler's source kept (enough for its first counters and calls)
 LISTENER_GROUP = "iwc-listeners"
+SHOWS = injecting.function(browser.PAGE / "shows.mjs")  # why the page shows nothing, or null
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,10 +31,7 @@ def listeners(tab: browser.Tab, selectors: Sequence[str], deadline_s: float = 5.
     attributes and from any script are seen, whatever the page did to
     addEventListener. An unmatched selector has none. ``deadline_s`` bounds each
     protocol call."""
-    expression = ("(() => { const out = []; for (const s of " + json.dumps(list(selectors)) + ") {"
-                  " let el = null; try { el = document.querySelector(s); } catch (e) { el = null; }"
-                  " out.push(el, el && el.form ? el.form : null); }"
-                  " out.push(window, document, document.body); return out; })()")
+    expression = injecting.call(browser.PAGE / "listened.mjs", list(selectors))
     found = tab.protocol("Runtime.evaluate", {"expression": expression, "objectGroup": LISTENER_GROUP}, deadline_s)
     try:
         array = (found.get("result") or {}).get("objectId")
@@ -58,32 +55,7 @@ def listeners(tab: browser.Tab, selectors: Sequence[str], deadline_s: float = 5.
     return per_selector, tuple(item for part in heard[-3:] for item in part)
 
 
-_SHOWS = """() => {
-  const body = document.body;
-  if (!body) return 'the document has no body';
-  if ((body.innerText || '').trim()) return null;
-  const bodyStyle = getComputedStyle(body);
-  const shown = (el) => { const r = el.getBoundingClientRect(); const st = getComputedStyle(el);
-    return r.width * r.height >= 16 && st.visibility !== 'hidden' && st.display !== 'none' && st.opacity !== '0' ? st : null; };
-  for (const el of body.querySelectorAll('img,canvas,svg,video,iframe,input,button,select,textarea,object,embed,picture,meter,progress')) {
-    if (shown(el)) return null;
-  }
-  let scanned = 0;
-  for (const el of body.querySelectorAll('*')) {
-    if (++scanned > 3000) break;
-    const st = shown(el);
-    if (!st) continue;
-    const painted = (st.backgroundColor !== 'rgba(0, 0, 0, 0)' && st.backgroundColor !== bodyStyle.backgroundColor)
-      || st.backgroundImage !== 'none' || (parseFloat(st.borderTopWidth) > 0 && st.borderTopStyle !== 'none')
-      || st.boxShadow !== 'none';
-    if (painted) return null;
-  }
-  if (!body.children.length) return 'its body is empty';
-  return 'its body has no visible text, image, canvas, control or painted box';
-}"""
-
-
 def shows_nothing(tab: browser.Tab, deadline_s: float = 5.0) -> str | None:
     """Why the page shows nothing at all (no text, media, control or painted box
-    in its body), or None when it shows something."""
-    return tab.evaluate(_SHOWS, None, deadline_s)
+    in its body), or None when it shows something (kits/page/shows.mjs)."""
+    return tab.evaluate(SHOWS, None, deadline_s)

@@ -15,7 +15,10 @@ kits/browser.py writes into the session's folder):
    is shared). The browser then reaches nothing but the guard, whatever it tries —
    UDP included. When no namespace can be made, the browser starts without one (the
    guard still stands between it and everything else).
-3. What happened ("netns" or "none: reason") is written to ``--status``, then the
+3. With ``--home DIR``, HOME and the XDG folders point into DIR (the session's
+   folder): what Chromium writes outside its profile (crash-report settings, GTK's
+   recent files, dconf) stays in the session and goes with it.
+4. What happened ("netns" or "none: reason") is written to ``--status``, then the
    process becomes Chromium (exec), so the watchdog finds it by its command line.
 
 Stdlib only, and run with -I -S: it must not import the package or anything installed.
@@ -143,6 +146,17 @@ def _write_preferences(args: list[str], text: str) -> None:
             handle.write(text)
 
 
+def home_environment(home: str) -> dict[str, str]:
+    """HOME and the XDG base folders inside ``home`` (made here)."""
+    found = {"HOME": home}
+    for name, sub in (("XDG_CONFIG_HOME", ".config"), ("XDG_CACHE_HOME", ".cache"),
+                      ("XDG_DATA_HOME", ".local/share"), ("XDG_STATE_HOME", ".local/state")):
+        found[name] = os.path.join(home, sub)
+    for folder in found.values():
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+    return found
+
+
 def main(argv: list[str]) -> None:
     split = argv.index("--")
     own, rest = argv[:split], argv[split + 1:]
@@ -161,6 +175,8 @@ def main(argv: list[str]) -> None:
             status = f"none: {error}"
     if "--preferences" in options:
         _write_preferences(rest, options["--preferences"])
+    if "--home" in options:
+        os.environ.update(home_environment(options["--home"]))
     if "--status" in options:
         with open(options["--status"], "w") as handle:
             handle.write(status)

@@ -12,7 +12,12 @@ Below the page, whatever it tries:
 * the profile starts with "preload pages" off: no speculation-rules prefetch or
   prerender, no preconnects (a preference: no feature switch turns them off here);
 * where the machine allows it, the browser runs in a network namespace of its own with
-  only loopback, relayed to the guard (kits/launcher.py).
+  only loopback, relayed to the guard (kits/launcher.py);
+* downloads are refused: the profile asks for "block all downloads", the contexts deny
+  them over DevTools (Playwright's ``accept_downloads=False``, puppeteer's
+  ``downloadBehavior``), and were one to start anyway its folder is the session's;
+* HOME and the XDG folders are the session's (``home``): nothing the browser writes
+  lands in the user's home.
 
 Each session has a folder of its own (``session_folder``): the browser's profile, the
 driver's and Chromium's temporary files and the launcher live there, and the session
@@ -32,6 +37,8 @@ import sys
 import tempfile
 from typing import Iterator
 
+from iwcbench.pipeline.kits import launcher
+
 CHROMIUM_ARGS = (
     "--no-sandbox",
     "--disable-gpu",
@@ -47,7 +54,11 @@ GUARD_ARGS = (
     "--webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",  # the guard itself
 )
-PREFERENCES = {"net": {"network_prediction_options": 2}}  # "preload pages": never
+PREFERENCES = {
+    "net": {"network_prediction_options": 2},  # "preload pages": never
+    "download_restrictions": 3,  # block all downloads
+    "download": {"prompt_for_download": False, "directory_upgrade": True},
+}
 LAUNCHER = pathlib.Path(__file__).resolve().with_name("launcher.py")
 # Chromium keeps a Unix socket in TMPDIR (…/org.chromium.Chromium.XXXXXX/SingletonSocket)
 # and so does the guard: socket paths are limited to 107 bytes.
@@ -70,11 +81,25 @@ def session_folder() -> pathlib.Path:
     return pathlib.Path(tempfile.mkdtemp(prefix="iwc-b-", dir=base))
 
 
+def home(folder: pathlib.Path) -> pathlib.Path:
+    """The HOME of the browsers a session starts: inside its folder, removed with it."""
+    return folder / "home"
+
+
+def home_environment(folder: pathlib.Path) -> dict[str, str]:
+    """HOME and the XDG base folders for a process that starts browsers (the quality
+    tools' Node server, whose Firefox writes caches and crash reports there)."""
+    return launcher.home_environment(str(home(folder)))
+
+
 def write_launcher(folder: pathlib.Path, guard_socket: str | None, guard_port: int) -> pathlib.Path:
     """The executable Playwright starts: a shell script running kits/launcher.py
     (with a network namespace when ``guard_socket`` is given)."""
+    preferences = {**PREFERENCES, "download": {**PREFERENCES["download"],
+                                               "default_directory": str(home(folder) / "Downloads")}}
     command = [sys.executable, "-I", "-S", str(LAUNCHER), "--chromium", chromium_path(),
-               "--status", str(folder / "isolation"), "--preferences", json.dumps(PREFERENCES)]
+               "--status", str(folder / "isolation"), "--preferences", json.dumps(preferences),
+               "--home", str(home(folder))]
     if guard_socket:
         command += ["--netns", f"{guard_socket}:{guard_port}"]
     script = folder / "chromium"

@@ -3,8 +3,9 @@
 What it gives the stages: ``Client.create`` (system prompt, messages with text, image
 and tool blocks, tools) returning a plain ``Reply``; one retry policy (kits/retrying, on
 429 / 5xx / timeouts / broken connections, honouring ``retry-after``); token and cost
-accounting in a ``Ledger`` (per call, per app, per run, priced as the API bills cache
-writes, cache reads and batches), optionally held to a ``Budget``; and a response cache
+accounting in a ``Ledger`` (kits/llm_accounting: per call, per app, per run, priced as
+the API bills cache writes, cache reads and batches), optionally held to a ``Budget``;
+and a response cache
 on disk so that re-running or re-scoring the same evidence is reproducible and free.
 
 Prompt caching: a caller that will send a prompt again (``create(reuse=True)``: the
@@ -30,14 +31,13 @@ import dataclasses
 import json
 import logging
 import os
-import threading
 import time
 import uuid
 from typing import Any, Callable, Literal, Mapping, Protocol, Sequence
 
 import anthropic
 
-from iwcbench.pipeline.kits import llm_caching, llm_responses, retrying
+from iwcbench.pipeline.kits import llm_accounting, llm_caching, llm_responses, retrying
 
 log = logging.getLogger(__name__)
 
@@ -54,77 +54,7 @@ class ItemFailed(Exception):
     """A batched request came back errored, expired or canceled: send it on its own."""
 
 
-# --------------------------------------------------------------------------- prices
-
-@dataclasses.dataclass(frozen=True)
-class Price:
-    """US dollars per million tokens. ``cache_write`` is a 5-minute cache entry (1.25×
-    input at list prices), ``cache_write_1h`` a 1-hour one (2× input when unset)."""
-
-    input: float
-    output: float
-    cache_write: float
-    cache_read: float
-    cache_write_1h: float | None = None
-
-    @property
-    def write_1h(self) -> float:
-        return self.cache_write_1h if self.cache_write_1h is not None else 2 * self.input
-
-
-BATCH_DISCOUNT = 0.5  # the Message Batches API bills every token kind at half the list price
-
-
-# Published list prices (USD / million tokens) per model family, matched by the first
-# family name found in the model id. Current-generation families; older Opus 4/4.1
-# ids are matched first because they cost more. Override with ``Client(prices=...)``
-# when a contract price or a newer list applies. Unknown models cost ``None`` (tokens
-# are still counted), never a guess.
-DEFAULT_PRICES: dict[str, Price] = {
-    "claude-opus-4-1": Price(15.0, 75.0, 18.75, 1.50),
-    "claude-opus-4-0": Price(15.0, 75.0, 18.75, 1.50),
-    "claude-opus-4-2025": Price(15.0, 75.0, 18.75, 1.50),
-    "opus": Price(5.0, 25.0, 6.25, 0.50),
-    "sonnet": Price(3.0, 15.0, 3.75, 0.30),
-    "haiku": Price(1.0, 5.0, 1.25, 0.10),
-}
-
-
-def price_of(model: str, prices: Mapping[str, Price]) -> Price | None:
-    name = model.lower()
-    for family, price in prices.items():
-        if family in name:
-            return price
-    return None
-
-
 # --------------------------------------------------------------------------- replies
-
-@dataclasses.dataclass(frozen=True)
-class Usage:
-    """Tokens as the API reports them: ``input_tokens`` is only the part neither read
-    from nor written to the prompt cache; ``cache_creation_1h_input_tokens`` is the part
-    of the writes that went to 1-hour entries."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
-    cache_creation_1h_input_tokens: int = 0
-
-    @property
-    def prompt_tokens(self) -> int:
-        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
-
-    def cost(self, price: Price | None, batched: bool = False) -> float | None:
-        if price is None:
-            return None
-        writes_5m = self.cache_creation_input_tokens - self.cache_creation_1h_input_tokens
-        dollars = (self.input_tokens * price.input + self.output_tokens * price.output
-                   + writes_5m * price.cache_write + self.cache_creation_1h_input_tokens * price.write_1h
-                   + self.cache_read_input_tokens * price.cache_read) / 1_000_000
-        return dollars * BATCH_DISCOUNT if batched else dollars
-
 
 @dataclasses.dataclass(frozen=True)
 class Reply:
@@ -135,7 +65,7 @@ class Reply:
     model: str
     content: tuple[dict[str, Any], ...]
     stop_reason: str | None
-    usage: Usage
+    usage: llm_accounting.Usage
     cached: bool = False
 
     @property
@@ -157,7 +87,7 @@ class Reply:
     @classmethod
     def from_json(cls, data: Mapping[str, Any], cached: bool = False) -> Reply:
         return cls(model=data["model"], content=tuple(data["content"]),
-                   stop_reason=data.get("stop_reason"), usage=Usage(**data["usage"]),
+                   stop_reason=data.get("stop_reason"), usage=llm_accounting.Usage(**data["usage"]),
                    cached=cached)
 
 
@@ -177,106 +107,6 @@ def tool_result_block(tool_use_id: str, content: str | list[dict[str, Any]],
     if is_error:
         block["is_error"] = True
     return block
-
-
-# --------------------------------------------------------------------------- ledger
-
-@dataclasses.dataclass(frozen=True)
-class Entry:
-    """One call as accounted: ``cached`` calls cost nothing and sent no request;
-    ``batched`` ones went through the Message Batches API (half price)."""
-
-    model: str
-    purpose: str
-    usage: Usage
-    cost_usd: float | None
-    cached: bool
-    attempts: int
-    seconds: float
-    batched: bool = False
-
-
-class _Counter:
-    """A float with a lock, shaped like ``multiprocessing.Value("d")``."""
-
-    def __init__(self) -> None:
-        self.value = 0.0
-        self._lock = threading.Lock()
-
-    def get_lock(self) -> threading.Lock:
-        return self._lock
-
-
-class Budget:
-    """A spending limit in US dollars shared by the ledgers of a run. ``counter`` may be
-    a ``multiprocessing.Value("d")`` so that worker processes spend from one purse.
-    ``reached`` tells callers to start no new work; calls already under way finish."""
-
-    def __init__(self, limit_usd: float | None, counter: Any = None) -> None:
-        self.limit_usd = limit_usd
-        self._counter = counter if counter is not None else _Counter()
-
-    def charge(self, usd: float) -> None:
-        with self._counter.get_lock():
-            self._counter.value += usd
-
-    def spent(self) -> float:
-        return float(self._counter.value)
-
-    def reached(self) -> bool:
-        return self.limit_usd is not None and self.spent() >= self.limit_usd
-
-
-class Ledger:
-    """Tokens and dollars, summed. ``scoped(name)`` gives a child (one app) whose
-    entries also count in this ledger (the run). A root ledger charges its ``budget``.
-    Thread-safe: apps run in parallel."""
-
-    def __init__(self, name: str = "run", parent: Ledger | None = None, budget: Budget | None = None) -> None:
-        self.name = name
-        self.parent = parent
-        self.budget = budget
-        self.entries: list[Entry] = []
-        self._lock = threading.Lock()
-
-    def scoped(self, name: str) -> Ledger:
-        return Ledger(name, parent=self)
-
-    def record(self, entry: Entry) -> None:
-        with self._lock:
-            self.entries.append(entry)
-        if self.parent is not None:
-            self.parent.record(entry)
-        elif self.budget is not None and entry.cost_usd:
-            self.budget.charge(entry.cost_usd)
-
-    def totals(self) -> dict[str, Any]:
-        with self._lock:
-            entries = list(self.entries)
-        by_purpose: dict[str, int] = {}
-        groups: dict[str, list[Entry]] = {}
-        for e in entries:
-            by_purpose[e.purpose] = by_purpose.get(e.purpose, 0) + 1
-            groups.setdefault(e.purpose or "other", []).append(e)
-        return {**_sums(entries), "by_purpose": by_purpose,
-                "purposes": {name: _sums(group) for name, group in sorted(groups.items())}}
-
-
-def _sums(entries: list[Entry]) -> dict[str, Any]:
-    fresh = [e for e in entries if not e.cached]
-    costs = [e.cost_usd for e in fresh]
-    return {
-        "calls": len(entries),
-        "requests": sum(e.attempts for e in fresh),
-        "cache_hits": len(entries) - len(fresh),
-        "batched_calls": sum(1 for e in fresh if e.batched),
-        "input_tokens": sum(e.usage.input_tokens for e in fresh),
-        "output_tokens": sum(e.usage.output_tokens for e in fresh),
-        "cache_read_input_tokens": sum(e.usage.cache_read_input_tokens for e in fresh),
-        "cache_creation_input_tokens": sum(e.usage.cache_creation_input_tokens for e in fresh),
-        # None as soon as one model had no known price: a partial sum would mislead.
-        "cost_usd": None if any(c is None for c in costs) else round(sum(costs), 6),  # type: ignore[arg-type]
-    }
 
 
 # --------------------------------------------------------------------------- client
@@ -349,13 +179,14 @@ class Client:
     ``sleep`` is injectable so tests can observe waits without waiting.
     """
 
-    def __init__(self, config: Config, *, api_key: str | None = None, ledger: Ledger | None = None,
-                 prices: Mapping[str, Price] | None = None,
+    def __init__(self, config: Config, *, api_key: str | None = None,
+                 ledger: llm_accounting.Ledger | None = None,
+                 prices: Mapping[str, llm_accounting.Price] | None = None,
                  sleep: Callable[[float], None] = time.sleep,
                  _sdk: anthropic.Anthropic | None = None, _batcher: Batched | None = None) -> None:
         self.config = config
-        self.ledger = ledger or Ledger()
-        self.prices = dict(prices) if prices is not None else dict(DEFAULT_PRICES)
+        self.ledger = ledger or llm_accounting.Ledger()
+        self.prices = dict(prices) if prices is not None else dict(llm_accounting.DEFAULT_PRICES)
         self.sleep = sleep
         self._api_key = api_key
         base_url = config.base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
@@ -368,7 +199,7 @@ class Client:
         self._cache = llm_responses.ResponseCache(config.cache_dir) if config.cache_dir else None
         self._batcher = _batcher
 
-    def derive(self, ledger: Ledger | None = None, **changes: Any) -> Client:
+    def derive(self, ledger: llm_accounting.Ledger | None = None, **changes: Any) -> Client:
         """The same connection, caches, prices and batching with other settings (another
         model, another temperature) or another ledger (one app's scope)."""
         reconnect = bool({"base_url", "timeout_s"} & changes.keys())
@@ -400,28 +231,9 @@ class Client:
         ``reuse``: this prompt, or a longer one starting with it, will be sent again
         (the next turn, another sample): mark it for the API's prompt cache."""
         cfg = self.config
-        temp = cfg.temperature
-        params: dict[str, Any] = {
-            "model": cfg.model,
-            "max_tokens": max_tokens or cfg.max_tokens,
-            "system": system,
-            "messages": [dict(m) for m in messages],
-        }
-        if tools:
-            params["tools"] = [dict(t) for t in tools]
-        if tool_choice:
-            params["tool_choice"] = dict(tool_choice)
-        if cfg.thinking:
-            params["thinking"] = {"type": "adaptive"}
-        elif temp is not None:
-            # This SDK version no longer types ``temperature``; the API still takes it
-            # for models that allow sampling control, so it goes in the body as is.
-            params["temperature"] = temp
-        if cfg.effort:
-            params["output_config"] = {"effort": cfg.effort}
-
+        params = self._params(system, messages, tools, tool_choice, max_tokens)
         # the key is the call's content, before its packaging: caching on or off, the same key
-        deterministic = not cfg.thinking and temp == 0
+        deterministic = not cfg.thinking and cfg.temperature == 0
         key = llm_responses.ResponseCache.key(params, sample) if (deterministic or sample is not None) else None
         started = time.monotonic()
         # a batch this process collected (one an earlier run submitted, say) is paid for here,
@@ -429,7 +241,7 @@ class Client:
         collected = self._batcher.collected(key) if self._batcher is not None and key is not None else None
         cached = self._cache_get(key) if collected is None else None
         if cached is not None:
-            self.ledger.record(Entry(cfg.model, purpose, cached.usage, 0.0, True, 0, 0.0))
+            self.ledger.record(llm_accounting.Entry(cfg.model, purpose, cached.usage, 0.0, True, 0, 0.0))
             return cached
 
         marked = cfg.prompt_caching and reuse
@@ -443,7 +255,7 @@ class Client:
                 message, paid = self._batcher.submit(key or f"u{uuid.uuid4().hex}", body)
                 reply, attempts, batched = reply_of(message, cfg.model), 1, True
                 if not paid:  # the same request, asked by another thread at the same time
-                    self.ledger.record(Entry(cfg.model, purpose, reply.usage, 0.0, True, 0, 0.0))
+                    self.ledger.record(llm_accounting.Entry(cfg.model, purpose, reply.usage, 0.0, True, 0, 0.0))
                     return dataclasses.replace(reply, cached=True)
             except ItemFailed as exc:
                 log.info("LLM call %s: %s; sending it on its own", purpose or cfg.model, exc)
@@ -451,11 +263,35 @@ class Client:
             body = llm_caching.mark(params) if marked else params
             message, attempts = self._send(body, purpose)
             reply, batched = reply_of(message, cfg.model), False
-        cost = reply.usage.cost(price_of(cfg.model, self.prices), batched)
-        self.ledger.record(Entry(cfg.model, purpose, reply.usage, cost, False, attempts,
-                                 round(time.monotonic() - started, 3), batched))
+        cost = reply.usage.cost(llm_accounting.price_of(cfg.model, self.prices), batched)
+        self.ledger.record(llm_accounting.Entry(cfg.model, purpose, reply.usage, cost, False, attempts,
+                                                round(time.monotonic() - started, 3), batched))
         self.response_cache_put(key, reply)
         return reply
+
+    def _params(self, system: str, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None,
+                tool_choice: Mapping[str, Any] | None, max_tokens: int | None) -> dict[str, Any]:
+        """The request body, before prompt-cache marks."""
+        cfg = self.config
+        params: dict[str, Any] = {
+            "model": cfg.model,
+            "max_tokens": max_tokens or cfg.max_tokens,
+            "system": system,
+            "messages": [dict(m) for m in messages],
+        }
+        if tools:
+            params["tools"] = [dict(t) for t in tools]
+        if tool_choice:
+            params["tool_choice"] = dict(tool_choice)
+        if cfg.thinking:
+            params["thinking"] = {"type": "adaptive"}
+        elif cfg.temperature is not None:
+            # This SDK version no longer types ``temperature``; the API still takes it
+            # for models that allow sampling control, so it goes in the body as is.
+            params["temperature"] = cfg.temperature
+        if cfg.effort:
+            params["output_config"] = {"effort": cfg.effort}
+        return params
 
     def _send(self, params: Mapping[str, Any], purpose: str) -> tuple[Any, int]:
         """One interactive request with the retry policy: (message, attempts)."""
@@ -534,7 +370,7 @@ def reply_of(message: Any, model: str) -> Reply:
         model=getattr(message, "model", None) or model,
         content=tuple(blocks),
         stop_reason=getattr(message, "stop_reason", None),
-        usage=Usage(
+        usage=llm_accounting.Usage(
             input_tokens=getattr(usage, "input_tokens", 0) or 0,
             output_tokens=getattr(usage, "output_tokens", 0) or 0,
             cache_creation_input_tokens=getattr(usage, "cache_creation_input_tokens", 0) or 0,

@@ -27,10 +27,25 @@ class Store(Protocol):
     def exists(self, key: str) -> bool: ...
     def list(self, prefix: str = "") -> Iterator[str]: ...
     def delete_prefix(self, prefix: str) -> None: ...
+    def get_or_none(self, key: str) -> bytes | None: ...
 
 
 class NotFound(KeyError):
     """The key is not in the store."""
+
+
+class _Reading:
+    """What every store derives from ``get_bytes``."""
+
+    def get_bytes(self, key: str) -> bytes:  # pragma: no cover - each store has its own
+        raise NotImplementedError
+
+    def get_or_none(self, key: str) -> bytes | None:
+        """The bytes at ``key``, or None when there is none (other trouble still raises)."""
+        try:
+            return self.get_bytes(key)
+        except NotFound:
+            return None
 
 
 def _check_key(key: str) -> str:
@@ -40,7 +55,7 @@ def _check_key(key: str) -> str:
     return key
 
 
-class LocalStore:
+class LocalStore(_Reading):
     """A folder. Writes are atomic (temp file + rename) so readers never see halves."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
@@ -88,7 +103,7 @@ RETRY = retrying.Policy(attempts=5, initial_wait_s=0.2, max_wait_s=5.0)
 _retry = retrying.retry(RETRY, lambda exc: isinstance(exc, _TRANSIENT), what="S3 request")
 
 
-class S3Store:
+class S3Store(_Reading):
     """An S3 bucket and prefix: ``s3://bucket/prefix``. The endpoint comes from
     ``endpoint_url`` or ``AWS_ENDPOINT_URL`` (MinIO, moto, Ceph...)."""
 
@@ -152,6 +167,39 @@ class S3Store:
                 Bucket=self.bucket,
                 Delete={"Objects": [{"Key": k} for k in keys[i:i + 1000]]},
             )
+
+
+class Prefixed(_Reading):
+    """A view of ``store`` under ``prefix``: key ``trace.json`` is ``<prefix>/trace.json``
+    in the store (one app's evidence, seen from inside)."""
+
+    def __init__(self, store: Store, prefix: str) -> None:
+        self.store = store
+        self.prefix = _check_key(prefix.strip("/"))
+        self.uri = f"{store.uri.rstrip('/')}/{self.prefix}"
+
+    def _full(self, key: str) -> str:
+        return f"{self.prefix}/{_check_key(key)}"
+
+    def put_bytes(self, key: str, data: bytes, content_type: str | None = None) -> None:
+        self.store.put_bytes(self._full(key), data, content_type)
+
+    def get_bytes(self, key: str) -> bytes:
+        try:
+            return self.store.get_bytes(self._full(key))
+        except NotFound:
+            raise NotFound(key) from None
+
+    def exists(self, key: str) -> bool:
+        return self.store.exists(self._full(key))
+
+    def list(self, prefix: str = "") -> Iterator[str]:
+        strip = len(self.prefix) + 1
+        for key in self.store.list(f"{self.prefix}/{prefix}"):
+            yield key[strip:]
+
+    def delete_prefix(self, prefix: str) -> None:
+        self.store.delete_prefix(f"{self.prefix}/{prefix}")
 
 
 def open_store(uri: str) -> Store:

@@ -5,10 +5,17 @@
     telemetry.record_app(outcome, coverage, seconds)
     telemetry.record_stage("explore", seconds)
     telemetry.record_tokens(model, input_tokens, output_tokens)
+    telemetry.emit_root(name, traceparent, start, end)   a span whose ids are given
 
 Spans and metrics go to an OTLP/HTTP collector only when OTEL_EXPORTER_OTLP_ENDPOINT
 (or the per-signal variants) is set; otherwise every call is a cheap no-op.
 ``setup(..., memory=True)`` keeps everything in memory for tests.
+
+Processes that are one part of something bigger (the containers of a Kubernetes app
+pod, the scoring Job) receive their parent in ``TRACEPARENT`` (W3C trace context, the
+OpenTelemetry convention for environment carriers): their spans join that trace. The
+operator derives one trace per EvaluationRun from the run's uid (``run_traceparent``)
+and, when the run ends, emits the root span itself with exactly those ids.
 
 This module must not decide anything: it records what callers tell it and never
 raises into them (a collector that is down costs a log line, not a run).
@@ -19,15 +26,19 @@ from __future__ import annotations
 import atexit
 import contextlib
 import dataclasses
+import hashlib
 import logging
 import os
+import threading
+import uuid
 from typing import Any, Iterator
 
-from opentelemetry import metrics, trace
+from opentelemetry import context as otel_context, metrics, trace
 from opentelemetry.sdk import metrics as sdk_metrics, resources, trace as sdk_trace
 from opentelemetry.sdk.metrics import export as metrics_export
-from opentelemetry.sdk.trace import export as trace_export
+from opentelemetry.sdk.trace import export as trace_export, id_generator
 from opentelemetry.sdk.trace.export import in_memory_span_exporter
+from opentelemetry.trace.propagation import tracecontext
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +46,7 @@ _SCOPE = "iwcbench"
 _ENDPOINT_VARS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
                   "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
 _FLUSH_TIMEOUT_MS = 5_000  # an unreachable collector must not hold an app up for long
+PARENT_VAR = "TRACEPARENT"  # the parent span of this process, W3C trace context
 
 
 @dataclasses.dataclass
@@ -62,12 +74,38 @@ class Memory:
         return found
 
 
+class _Ids(id_generator.RandomIdGenerator):
+    """Random ids, except for the one span whose ids the caller fixed (``emit_root``),
+    per thread: the operator's handlers run in threads."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    @contextlib.contextmanager
+    def fixed(self, trace_id: int, span_id: int) -> Iterator[None]:
+        self._local.fixed = (trace_id, span_id)
+        try:
+            yield
+        finally:
+            self._local.fixed = None
+
+    def generate_trace_id(self) -> int:
+        fixed = getattr(self._local, "fixed", None)
+        return fixed[0] if fixed else super().generate_trace_id()
+
+    def generate_span_id(self) -> int:
+        fixed = getattr(self._local, "fixed", None)
+        return fixed[1] if fixed else super().generate_span_id()
+
+
 @dataclasses.dataclass
 class _State:
     tracer: trace.Tracer
     meter: metrics.Meter
     tracer_provider: sdk_trace.TracerProvider | None = None
     meter_provider: sdk_metrics.MeterProvider | None = None
+    ids: _Ids | None = None
+    parent_token: object | None = None  # the attached TRACEPARENT context, detached on shutdown
 
     def __post_init__(self) -> None:
         m = self.meter
@@ -99,8 +137,9 @@ def setup(service_name: str, *, memory: bool = False) -> Memory | None:
     if not memory and not enabled():
         _state = _State(tracer=trace.NoOpTracer(), meter=metrics.NoOpMeter(_SCOPE))
         return None
-    resource = resources.Resource.create({"service.name": service_name})
-    tracer_provider = sdk_trace.TracerProvider(resource=resource)
+    resource = resources.Resource.create({"service.name": service_name})  # + OTEL_RESOURCE_ATTRIBUTES
+    ids = _Ids()
+    tracer_provider = sdk_trace.TracerProvider(resource=resource, id_generator=ids, shutdown_on_exit=False)
     captured: Memory | None = None
     if memory:
         span_exporter = in_memory_span_exporter.InMemorySpanExporter()
@@ -113,13 +152,60 @@ def setup(service_name: str, *, memory: bool = False) -> Memory | None:
 
         tracer_provider.add_span_processor(trace_export.BatchSpanProcessor(trace_exporter.OTLPSpanExporter()))
         reader = metrics_export.PeriodicExportingMetricReader(metric_exporter.OTLPMetricExporter())
-    meter_provider = sdk_metrics.MeterProvider(resource=resource, metric_readers=[reader])
+    meter_provider = sdk_metrics.MeterProvider(resource=resource, metric_readers=[reader], shutdown_on_exit=False)
     _state = _State(tracer=tracer_provider.get_tracer(_SCOPE), meter=meter_provider.get_meter(_SCOPE),
-                    tracer_provider=tracer_provider, meter_provider=meter_provider)
+                    tracer_provider=tracer_provider, meter_provider=meter_provider, ids=ids,
+                    parent_token=_attach_parent(os.environ.get(PARENT_VAR)))
     return captured
 
 
+def _attach_parent(traceparent: str | None) -> object | None:
+    """Make ``traceparent`` the parent of this process's top-level spans. A malformed
+    value is ignored (the spans then start a trace of their own)."""
+    if not traceparent:
+        return None
+    parent = tracecontext.TraceContextTextMapPropagator().extract({"traceparent": traceparent})
+    if not trace.get_current_span(parent).get_span_context().is_valid:
+        log.warning("ignoring a malformed %s: %r", PARENT_VAR, traceparent[:80])
+        return None
+    return otel_context.attach(parent)
+
+
+def run_traceparent(run_uid: str) -> str:
+    """The W3C trace context of one EvaluationRun's root span (PURE): the trace id is
+    the run's uid (a UUID is 128 bits, as a trace id is), the span id a hash of it.
+    Every pod of the run gets it, so the run is one trace whichever process reports."""
+    try:
+        trace_id = uuid.UUID(run_uid).int
+    except ValueError:
+        trace_id = int(hashlib.sha256(run_uid.encode()).hexdigest()[:32], 16)
+    span_id = int(hashlib.sha256(f"run:{run_uid}".encode()).hexdigest()[:16], 16) or 1
+    return f"00-{trace_id or 1:032x}-{span_id:016x}-01"
+
+
+def emit_root(name: str, traceparent: str, start_ns: int, end_ns: int, **attrs: Any) -> None:
+    """Record one finished root span whose trace and span ids are those of
+    ``traceparent`` (made by ``run_traceparent``), from ``start_ns`` to ``end_ns``
+    (nanoseconds since the epoch). Spans recorded earlier elsewhere with this parent
+    hang below it."""
+    if _state.tracer_provider is None or _state.ids is None:
+        return
+    try:
+        _, trace_hex, span_hex, _ = traceparent.split("-")
+        with _state.ids.fixed(int(trace_hex, 16), int(span_hex, 16)):
+            root = _state.tracer.start_span(name, context=otel_context.Context(), start_time=start_ns,
+                                            attributes=_attributes(attrs))
+        root.end(end_time=max(end_ns, start_ns))
+    except Exception:  # noqa: BLE001 - telemetry never fails its caller
+        log.warning("could not record the %s span", name, exc_info=True)
+
+
 def _shutdown() -> None:
+    if _state.parent_token is not None:
+        try:
+            otel_context.detach(_state.parent_token)  # type: ignore[arg-type]
+        except Exception:  # noqa: BLE001 - attached in another context (a test's thread)
+            pass
     for provider in (_state.tracer_provider, _state.meter_provider):
         if provider is not None:
             try:
@@ -128,6 +214,8 @@ def _shutdown() -> None:
                 log.warning("telemetry shutdown failed", exc_info=True)
 
 
+# the one exit hook (the providers' own are off: two would shut them down twice and
+# log "shutdown can only be called once" in every pod)
 atexit.register(_shutdown)
 
 

@@ -11,9 +11,8 @@ import pathlib
 
 import pydantic
 
-from iwcbench.pipeline.contracts import analyses
-from iwcbench.pipeline.kits import store as store_mod
-from iwcbench.pipeline.runs import finishing, inputs
+from iwcbench.pipeline.contracts import analyses, artifacts
+from iwcbench.pipeline.runs import evidence as stored, finishing, inputs
 from iwcbench.pipeline.stages.analysing import agreement as agreeing, comparing, robustness
 
 
@@ -42,13 +41,13 @@ def read_votes(path: str) -> list[analyses.PairVote | analyses.RatingVote]:
     return votes
 
 
-def _store_analysis(run_uri: str, key: str, analysis: analyses.Agreement | analyses.Comparison
-                    | analyses.Robustness) -> str:
+def _store_analysis(run_uri: str, artifact: artifacts.Artifact, analysis: analyses.Agreement
+                    | analyses.Comparison | analyses.Robustness) -> str:
     store, _ = inputs.results_location(run_uri)
-    store_mod.put_model(store, key, analysis)
+    stored.RunFiles(store).save(artifact, analysis)
     run, _ = inputs.load_results(run_uri)
     finishing.render_report(store, run)
-    return f"{store.uri}/{key}"
+    return f"{store.uri}/{artifact.key}"
 
 
 def agreement(results_uri: str, votes_path: str) -> tuple[analyses.Agreement, str]:
@@ -56,7 +55,7 @@ def agreement(results_uri: str, votes_path: str) -> tuple[analyses.Agreement, st
     overall = {(a.model, a.task_id): a.overall for a in run.apps}
     found = agreeing.agreement(agreeing.pairs_from(read_votes(votes_path)), overall,
                                votes_source=votes_path, results_source=results_uri)
-    return found, _store_analysis(results_uri, analyses.AGREEMENT, found)
+    return found, _store_analysis(results_uri, artifacts.AGREEMENT, found)
 
 
 def compare(a_uri: str, b_uri: str, a_label: str, b_label: str,
@@ -64,11 +63,11 @@ def compare(a_uri: str, b_uri: str, a_label: str, b_label: str,
     a, _ = inputs.load_results(a_uri, "A")
     b, _ = inputs.load_results(b_uri, "B")
     found = comparing.compare(a.apps, b.apps, a_source=a_uri, b_source=b_uri, a_label=a_label, b_label=b_label)
-    return found, _store_analysis(into or b_uri, analyses.COMPARISON, found)
+    return found, _store_analysis(into or b_uri, artifacts.COMPARISON, found)
 
 
 def robustness_of(a_uri: str, b_uri: str, into: str | None = None) -> tuple[analyses.Robustness, str]:
     a, _ = inputs.load_results(a_uri, "A")
     b, _ = inputs.load_results(b_uri, "B")
     found = robustness.analyse(a, b, a_uri, b_uri)
-    return found, _store_analysis(into or b_uri, analyses.ROBUSTNESS, found)
+    return found, _store_analysis(into or b_uri, artifacts.ROBUSTNESS, found)

@@ -13,28 +13,29 @@ sidecar, explorer container) runs exactly the same code as ``iwc run``:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import json
 import logging
 import pathlib
 import shutil
 import tempfile
 import time
 import traceback
-from typing import Callable, Mapping, Protocol
+from typing import Callable, Mapping, Protocol, TypeVar
 
-from iwcbench.pipeline.contracts import evidence, layout, quality as quality_records, results, task
+from iwcbench.pipeline.contracts import artifacts, evidence, instrumented as instrumented_mod, metrics, results, task
 from iwcbench.pipeline.contracts import settings as settings_mod
-from iwcbench.pipeline.kits import llm, store as store_mod, telemetry
+from iwcbench.pipeline.kits import clock, llm, store as store_mod, telemetry
 from iwcbench.pipeline.kits.mirror import cdn, routing
-from iwcbench.pipeline.runs import uitests as uitest_run
+from iwcbench.pipeline.runs import evidence as stored, uitests as uitest_run
 from iwcbench.pipeline.stages import abstracting, exploring, ingesting, instrumenting, quality, scoring, serving
 from iwcbench.pipeline.stages.exploring import policy as policies
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 SITE = "site"  # the instrumented copy inside an app's work folder
-REPORT = "instrument.json"
+REPORT = artifacts.INSTRUMENT.key  # in the work folder too: what the other containers read
 
 
 class AppAssistant(Protocol):
@@ -50,7 +51,7 @@ class AppAssistant(Protocol):
         """Why the app's LLM work must not start (the run's budget is spent), or None."""
         ...
 
-    def judge(self, item: task.Task, read: Callable[[str], bytes | None]) -> dict[str, results.Score]: ...
+    def judge(self, item: task.Task, files: artifacts.Reader) -> dict[str, metrics.Score]: ...
 
     def usage(self) -> results.LLMUsage | None: ...
 
@@ -70,17 +71,22 @@ class Context:
     tasks: Mapping[str, task.Task] = dataclasses.field(default_factory=dict)
     mirror_dir: str | None = None
     assistants: AssistantFactory | None = None
+    quality_tools: quality.Tools | None = None  # the worker's; None: each app opens its own
 
 
 @dataclasses.dataclass(frozen=True)
 class Prepared:
-    """An app ready to serve: its instrumented copy and what instrumenting found."""
+    """An app ready to serve: its instrumented copy and what instrumenting found
+    (the report and the files the explorer is given)."""
 
     app: evidence.AppRef
     work: pathlib.Path
     site: pathlib.Path
-    report: evidence.InstrumentationReport
-    coverage_map: dict
+    instrumented: instrumented_mod.Instrumented
+
+    @property
+    def report(self) -> evidence.InstrumentationReport:
+        return self.instrumented.report
 
 
 def _summary(report: evidence.InstrumentationReport | None) -> results.InstrumentationSummary:
@@ -119,7 +125,7 @@ def failed_result(
 
 
 def save_result(store: store_mod.Store, result: results.AppResult) -> None:
-    store_mod.put_model(store, f"{result.evidence}/{layout.RESULT}", result)
+    stored.AppEvidence(store, result.evidence).save(artifacts.RESULT, result)
 
 
 def prepare_app(
@@ -133,6 +139,7 @@ def prepare_app(
     Returns the Prepared app, or the recorded result when the app itself is defective
     (the result is also written to the store)."""
     started = time.monotonic()
+    files = stored.AppEvidence.of(store, app)
     src_root = work / "src"
     shutil.rmtree(src_root, ignore_errors=True)
     src_root.mkdir(parents=True)
@@ -144,23 +151,22 @@ def prepare_app(
             save_result(store, result)
             return result
     # the app as submitted, for the code metrics and the static judges (before instrumenting)
-    store_mod.put_model(store, f"{app.key}/{quality_records.SOURCES}",
-                        quality.keep_sources(src, evaluation.quality.max_source_bytes))
+    files.save(artifacts.SOURCES, quality.keep_sources(src, evaluation.quality.max_source_bytes))
     site = work / SITE
     shutil.rmtree(site, ignore_errors=True)
     with telemetry.span("stage.instrument", model=app.model, task=app.task_id):
-        report = instrumenting.instrument(src, site, evaluation.instrumentation, evaluation.build)
+        done = instrumenting.instrument(src, site, evaluation.instrumentation, evaluation.build)
+    report = done.report
     telemetry.record_stage("instrument", report.duration_s)
     shutil.rmtree(src_root, ignore_errors=True)
     # Keep Istanbul's maps and the original sources out of the served folder: the app
     # (and a curious page) must not be able to fetch them.
-    meta = work / instrumenting.IWC_DIR
+    meta = work / instrumented_mod.FOLDER
     shutil.rmtree(meta, ignore_errors=True)
-    if (site / instrumenting.IWC_DIR).is_dir():
-        shutil.move(str(site / instrumenting.IWC_DIR), str(meta))
-    coverage_map = _read_json(meta / instrumenting.COVERAGE_MAP)
-    store_mod.put_model(store, f"{app.key}/{REPORT}", report)
-    store_mod.put_json(store, f"{app.key}/{instrumenting.COVERAGE_MAP}", coverage_map)
+    if (site / instrumented_mod.FOLDER).is_dir():
+        shutil.move(str(site / instrumented_mod.FOLDER), str(meta))
+    files.save(artifacts.INSTRUMENT, report)
+    files.save_json(artifacts.COVERAGE_MAP, done.coverage_map or {})
     (work / REPORT).write_text(report.model_dump_json(indent=1))
     if report.build is not None and report.build.result == "failed":
         result = failed_result(
@@ -176,23 +182,14 @@ def prepare_app(
         )
         save_result(store, result)
         return result
-    return Prepared(app=app, work=work, site=site, report=report, coverage_map=coverage_map)
-
-
-def _read_json(path: pathlib.Path) -> dict:
-    return json.loads(path.read_text()) if path.is_file() else {}
+    return Prepared(app=app, work=work, site=site, instrumented=done)
 
 
 def load_prepared(app: evidence.AppRef, work: pathlib.Path) -> Prepared:
     """Read back what ``prepare_app`` left in a work folder (another container's)."""
     report = evidence.InstrumentationReport.model_validate_json((work / REPORT).read_text())
-    coverage_map = _read_json(work / instrumenting.IWC_DIR / instrumenting.COVERAGE_MAP)
-    return Prepared(app=app, work=work, site=work / SITE, report=report, coverage_map=coverage_map)
-
-
-def sources_of(work: pathlib.Path) -> dict[str, str]:
-    """Original source text per coverage key (for coverage-plateau guidance)."""
-    return _read_json(work / instrumenting.IWC_DIR / instrumenting.SOURCES)
+    return Prepared(app=app, work=work, site=work / SITE,
+                    instrumented=instrumenting.load(work / instrumented_mod.FOLDER, report))
 
 
 def mirror_for(sandbox: settings_mod.Sandbox, folder: str | None) -> cdn.Mirror:
@@ -216,6 +213,28 @@ def _exploration_summary(
     )
 
 
+@dataclasses.dataclass
+class _Exploring:
+    """One app's exploration under way: where its evidence goes and what it took."""
+
+    prepared: Prepared
+    ctx: Context
+    files: stored.AppEvidence
+    start_url: str
+    # app_timeout_s from the first page load to the last score: exploring, the UI tests
+    # and the quality stage share it (building and instrumenting have limits of their own)
+    deadline: clock.Deadline
+    timings: dict[str, float] = dataclasses.field(default_factory=dict)
+
+    def timed(self, stage: str, call: Callable[[], T]) -> T:
+        t0 = time.monotonic()
+        app = self.prepared.app
+        with telemetry.span(f"stage.{stage}", model=app.model, task=app.task_id):
+            done = call()
+        self.timings[stage] = round(time.monotonic() - t0, 3)
+        return done
+
+
 def explore_app(
     prepared: Prepared,
     url: str,
@@ -223,92 +242,115 @@ def explore_app(
     assistant: AppAssistant | None = None,
 ) -> results.AppResult:
     """Explore a served app, abstract, score, and write evidence + result.json.
-    ``assistant`` brings the LLM tester (its policy) and the judges, when asked for."""
+    ``assistant`` brings the LLM tester (its policy) and the judges, when asked for.
+    The quality stage uses ``ctx.quality_tools``; without them, tools of this app's own
+    (closed when it is done)."""
+    with contextlib.ExitStack() as own:
+        tools = ctx.quality_tools if ctx.quality_tools is not None else own.enter_context(quality.Tools())
+        return _explore_app(prepared, url, ctx, assistant, tools)
+
+
+def _explore_app(prepared: Prepared, url: str, ctx: Context, assistant: AppAssistant | None,
+                 tools: quality.Tools) -> results.AppResult:
     app, report = prepared.app, prepared.report
     store, evaluation = ctx.store, ctx.evaluation
-    key = app.key
-    timings: dict[str, float] = {}
-
-    def sink(rel: str, data: bytes) -> None:
-        store.put_bytes(f"{key}/{rel}", data)
-
-    def read(rel: str) -> bytes | None:
-        try:
-            return store.get_bytes(f"{key}/{rel}")
-        except store_mod.NotFound:
-            return None
-
     start_url = url.rstrip("/") + "/" + (report.entry or "index.html").lstrip("/")
-    quality.warm(evaluation.quality)  # its tools start in the background while the app is explored
+    doing = _Exploring(prepared=prepared, ctx=ctx, files=stored.AppEvidence.of(store, app), start_url=start_url,
+                       deadline=clock.Deadline.after(evaluation.exploration.app_timeout_s))
+    files, timings = doing.files, doing.timings
+    quality.warm(evaluation.quality, tools)  # its tools start in the background while the app is explored
     mirror = mirror_for(evaluation.sandbox, ctx.mirror_dir)
     hermetic = routing.Hermetic(url, mirror)
-    t0 = time.monotonic()
-    with telemetry.span("stage.explore", model=app.model, task=app.task_id):
-        outcome_of_exploring = exploring.explore(
-            start_url,
-            evaluation.exploration,
-            sink,
-            coverage_map=prepared.coverage_map or None,
-            policy=assistant.policy if assistant is not None else None,
-            hermetic=hermetic,
-            accessibility=evaluation.scoring.accessibility,
-            sites=_read_json(prepared.work / instrumenting.IWC_DIR / instrumenting.SITES),
-            facts=_read_json(prepared.work / instrumenting.IWC_DIR / instrumenting.FACTS),
-            originals=instrumenting.originals(prepared.work / instrumenting.IWC_DIR) if prepared.coverage_map else None,
-            vendored=_read_json(prepared.work / instrumenting.IWC_DIR / instrumenting.VENDORED),
-        )
-    timings["explore"] = round(time.monotonic() - t0, 3)
+    explored = doing.timed("explore", lambda: exploring.explore(
+        start_url, evaluation.exploration, files.put, prepared.instrumented,
+        exploring.Options(policy=assistant.policy if assistant is not None else None, hermetic=hermetic,
+                          accessibility=evaluation.scoring.accessibility,
+                          deadline=doing.deadline.sooner(_kept_for_later(evaluation)))))
     telemetry.record_stage("explore", timings["explore"])
-    trace = outcome_of_exploring.trace
-    report = _explored_report(report, outcome_of_exploring)
-    if report is not prepared.report:
-        store_mod.put_model(store, f"{key}/{REPORT}", report)
-    store_mod.put_model(store, f"{key}/trace.json", trace)
-    store_mod.put_model(store, f"{key}/a11y.json", outcome_of_exploring.a11y)
-    store_mod.put_json(store, f"{key}/coverage.json", outcome_of_exploring.coverage)
-    if trace.load_error or outcome_of_exploring.blank:
+    trace = explored.trace
+    report = _save_exploration(doing, explored)
+    if trace.load_error or explored.blank:
         reason = (f"the app did not load: {trace.load_error}" if trace.load_error
-                  else f"blank page: {_blank_reason(prepared, outcome_of_exploring.blank)}")
-        result = failed_result(
-            app, "start_failed", reason, report,
-            exploration=_exploration_summary(trace, None), timings=timings,
-        )
+                  else f"blank page: {_blank_reason(prepared, explored.blank)}")
+        result = failed_result(app, "start_failed", reason, report,
+                               exploration=_exploration_summary(trace, None), timings=timings)
         save_result(store, result)
         return result
-
-    t0 = time.monotonic()
-    with telemetry.span("stage.abstract", model=app.model, task=app.task_id):
-        graph = abstracting.abstract(trace, lambda rel: (read(rel) or b"").decode("utf-8", "replace") or None)
-    store_mod.put_model(store, f"{key}/graph.json", graph)
-    timings["abstract"] = round(time.monotonic() - t0, 3)
-
-    t0 = time.monotonic()
-    with telemetry.span("stage.score", model=app.model, task=app.task_id):
-        scores = dict(scoring.score_offline(report, trace, graph, outcome_of_exploring.a11y))
-        if assistant is not None and assistant.judging and app.task_id in ctx.tasks:
-            scores.update(assistant.judge(ctx.tasks[app.task_id], read))
-    timings["score"] = round(time.monotonic() - t0, 3)
+    graph = doing.timed("abstract", lambda: _abstract(doing, trace))
+    scores = doing.timed("score", lambda: _scores(doing, assistant, report, explored, graph))
     with telemetry.span("stage.uitest", model=app.model, task=app.task_id):
         tested = uitest_run.after_exploring(uitest_run.Bench(
             app=app, site=prepared.site, start_url=start_url, router=lambda: routing.Hermetic(url, hermetic.mirror),
             store=store, evaluation=evaluation, client=assistant.ui_tester() if assistant is not None else None,
-        ), ctx.tasks.get(app.task_id), trace, read)
+            deadline=doing.deadline), ctx.tasks.get(app.task_id), trace, files)
     if tested is not None:
         scores.update(tested.scores)
         timings["uitest"] = tested.duration_s
     if evaluation.quality.selected():
-        t0 = time.monotonic()
-        item = ctx.tasks.get(app.task_id)
-        with telemetry.span("stage.quality", model=app.model, task=app.task_id):
-            found, quality_report = quality.measure(quality.Inputs(
-                start_url=start_url, read=read, trace=trace, graph=graph, prompt=item.prompt if item else "",
-                site=prepared.site, seed=evaluation.exploration.seed,
-                load_timeout_s=evaluation.exploration.load_timeout_s), evaluation.quality, mirror)
-        scores.update(found)
-        store_mod.put_model(store, f"{key}/{quality_records.REPORT}", quality_report)
-        timings["quality"] = round(time.monotonic() - t0, 3)
+        scores.update(doing.timed("quality", lambda: _quality(doing, trace, graph, mirror, tools)))
+    result = _result(doing, report, trace, graph, scores, assistant, tested)
+    save_result(store, result)
+    return result
+
+
+LATER_SHARE = 0.25  # of app_timeout_s, kept from exploring for the UI tests and the quality stage
+
+
+def _kept_for_later(evaluation: settings_mod.Evaluation) -> float:
+    """Seconds of the app's time limit that exploring leaves to the stages after it."""
+    later = evaluation.quality.selected() or evaluation.uitests.enabled
+    return LATER_SHARE * evaluation.exploration.app_timeout_s if later else 0.0
+
+
+def _save_exploration(doing: _Exploring, explored: exploring.Exploration) -> evidence.InstrumentationReport:
+    """Store what exploring made; the instrumentation report as exploring left it."""
+    files = doing.files
+    report = _explored_report(doing.prepared.report, explored)
+    if report is not doing.prepared.report:
+        files.save(artifacts.INSTRUMENT, report)
+    files.save(artifacts.TRACE, explored.trace)
+    files.save(artifacts.ACCESSIBILITY, explored.a11y)
+    files.save_json(artifacts.COVERAGE, explored.coverage)
+    return report
+
+
+def _abstract(doing: _Exploring, trace: evidence.Trace) -> evidence.StateGraph:
+    graph = abstracting.abstract(trace, lambda rel: doing.files.text(rel) or None)
+    doing.files.save(artifacts.GRAPH, graph)
+    return graph
+
+
+def _scores(doing: _Exploring, assistant: AppAssistant | None, report: evidence.InstrumentationReport,
+            explored: exploring.Exploration, graph: evidence.StateGraph) -> dict[str, metrics.Score]:
+    """The rule scores, and the judges' when the assistant judges this app's task."""
+    scores = dict(scoring.score_offline(report, explored.trace, graph, explored.a11y))
+    tasks = doing.ctx.tasks
+    task_id = doing.prepared.app.task_id
+    if assistant is not None and assistant.judging and task_id in tasks:
+        scores.update(assistant.judge(tasks[task_id], doing.files))
+    return scores
+
+
+def _quality(doing: _Exploring, trace: evidence.Trace, graph: evidence.StateGraph, mirror: cdn.Mirror,
+             tools: quality.Tools) -> dict[str, metrics.Score]:
+    """WebCoderBench's rule metrics; their report is stored."""
+    evaluation, prepared = doing.ctx.evaluation, doing.prepared
+    item = doing.ctx.tasks.get(prepared.app.task_id)
+    found, quality_report = quality.measure(quality.Inputs(
+        start_url=doing.start_url, files=doing.files, trace=trace, graph=graph, prompt=item.prompt if item else "",
+        site=prepared.site, seed=evaluation.exploration.seed,
+        load_timeout_s=evaluation.exploration.load_timeout_s, deadline=doing.deadline), evaluation.quality, mirror,
+        tools)
+    doing.files.save(artifacts.QUALITY, quality_report)
+    return found
+
+
+def _result(doing: _Exploring, report: evidence.InstrumentationReport, trace: evidence.Trace,
+            graph: evidence.StateGraph, scores: dict[str, metrics.Score], assistant: AppAssistant | None,
+            tested: uitest_run.Tested | None) -> results.AppResult:
     black_box = report.mode == "black_box"
-    result = results.AppResult(
+    app = doing.prepared.app
+    return results.AppResult(
         model=app.model,
         task_id=app.task_id,
         outcome="black_box" if black_box else "evaluated",
@@ -317,13 +359,11 @@ def explore_app(
         instrumentation=_summary(report),
         exploration=_exploration_summary(trace, graph),
         scores=scores,
-        evidence=key,
-        timings=timings,
+        evidence=app.key,
+        timings=doing.timings,
         llm_usage=assistant.usage() if assistant is not None else None,
         ui_tests=tested.outcomes if tested is not None else (),
     )
-    save_result(store, result)
-    return result
 
 
 def _explored_report(report: evidence.InstrumentationReport, explored: exploring.Exploration
@@ -373,7 +413,7 @@ def evaluate_app(app: evidence.AppRef, ctx: Context, work_root: pathlib.Path | N
                         result = result.model_copy(update={"timings": timings})
         except Exception as exc:  # noqa: BLE001 - the run goes on; the reason is kept
             log.exception("app %s failed", app.key)
-            ctx.store.put_bytes(f"{app.key}/error.txt", traceback.format_exc().encode())
+            stored.AppEvidence.of(ctx.store, app).put(artifacts.ERROR.key, traceback.format_exc().encode())
             result = failed_result(app, "error", f"evaluation failed on our side: {type(exc).__name__}: {exc}")
             try:
                 save_result(ctx.store, result)

@@ -1,9 +1,9 @@
 """The LLM side of a run, composed: one client per worker process, one ledger per app,
 the LLM tester with coverage-plateau guidance, the judges, the run's budget.
 
-Two things leave an app's judged scores for later, each as an unscored score whose
-reason says so (``PENDING``, ``OVER_BUDGET``; runs/judging_pass picks them up, now or
-on ``--resume``): batch mode, where a worker judges only the interactive dimensions and
+Two things leave an app's judged scores for later, each as a score without a value
+whose status says so (``pending``, ``over_budget``; runs/judging_pass picks them up, now
+or on ``--resume``): batch mode, where a worker judges only the interactive dimensions and
 leaves the rest to the run's shared batches, and the budget, once reached before the
 app's judging starts. An app whose LLM exploration would start past the budget is not
 explored (``stop_reason``).
@@ -16,10 +16,9 @@ app its typed assistant.
 from __future__ import annotations
 
 import pathlib
-from typing import Callable
 
-from iwcbench.pipeline.contracts import metrics, results, settings as settings_mod, task
-from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.contracts import artifacts, metrics, results, settings as settings_mod, task
+from iwcbench.pipeline.kits import llm, llm_accounting
 from iwcbench.pipeline.runs import app as app_run
 from iwcbench.pipeline.stages import judging
 from iwcbench.pipeline.stages.exploring import guidance, llm_policy
@@ -33,8 +32,6 @@ def cache_dir(out: str, llm_cache_dir: str | None) -> str | None:
     return None if out.startswith("s3://") else str(pathlib.Path(out) / "llm-cache")
 
 
-PENDING = "judging by Message Batch pending"  # reason of a score the run's batches will judge
-OVER_BUDGET = "not judged: the run's LLM budget"  # reason of a score left unjudged by --max-cost
 
 
 def client(evaluation: settings_mod.Evaluation, model: str, cache: str | None) -> llm.Client:
@@ -42,24 +39,24 @@ def client(evaluation: settings_mod.Evaluation, model: str, cache: str | None) -
                                  prompt_caching=evaluation.llm.prompt_caching))
 
 
-def over_budget(budget: llm.Budget, explored: bool = False) -> str:
+def over_budget(budget: llm_accounting.Budget, explored: bool = False) -> str:
     """The reason given to what the budget left undone (an app's judging, or its LLM exploration)."""
-    head = OVER_BUDGET if not explored else "not explored: the run's LLM budget"
+    head = metrics.OVER_BUDGET_REASON if not explored else "not explored: the run's LLM budget"
     return (f"{head} of ${budget.limit_usd:.2f} was reached (${budget.spent():.2f} spent); "
             f"iwc run --resume with a higher --max-cost {'explores' if explored else 'judges'} it")
 
 
-def waiting(score: results.Score | None) -> bool:
+def waiting(score: metrics.Score | None) -> bool:
     """A judged score left for later (batch mode or the budget), to judge in the judging pass."""
-    return score is not None and score.value is None and score.reason.startswith((PENDING, OVER_BUDGET))
+    return score is not None and score.waiting
 
 
-def pending_scores(dimensions: list[str]) -> dict[str, results.Score]:
-    return metrics.unscored(judging.names_of(dimensions),
-                            f"{PENDING}: judged once every app is explored (iwc run --resume collects it)")
+def pending_scores(dimensions: list[str]) -> dict[str, metrics.Score]:
+    return metrics.unscored(judging.names_of(dimensions), f"{metrics.PENDING_REASON}: judged once every app is "
+                            "explored (iwc run --resume collects it)", status="pending")
 
 
-def usage_of(ledger: llm.Ledger) -> results.LLMUsage | None:
+def usage_of(ledger: llm_accounting.Ledger) -> results.LLMUsage | None:
     """A ledger's totals as the results contract records them (None: no call made)."""
     totals = ledger.totals()
     return results.LLMUsage.model_validate(totals) if totals.get("calls") else None
@@ -68,8 +65,8 @@ def usage_of(ledger: llm.Ledger) -> results.LLMUsage | None:
 class AppLLM:
     """The LLM side of one app: its tester policy (or None), its judge, its ledger."""
 
-    def __init__(self, wiring: "Wiring", app_key: str, coverage_map: dict, sources: dict[str, str]) -> None:
-        self.ledger = llm.Ledger(app_key, budget=wiring.budget)
+    def __init__(self, wiring: "Wiring", app_key: str, coverage_map: dict | None, sources: dict[str, str]) -> None:
+        self.ledger = llm_accounting.Ledger(app_key, budget=wiring.budget)
         self.policy: llm_policy.LLMPolicy | None = None
         self._judging = wiring.evaluation.judging
         self._budget = wiring.budget
@@ -90,15 +87,15 @@ class AppLLM:
         """Why this app's LLM exploration must not start (the budget is reached), or None."""
         return over_budget(self._budget, explored=True) if self.policy is not None and self._budget.reached() else None
 
-    def judge(self, item: task.Task, read: Callable[[str], bytes | None]) -> dict[str, results.Score]:
+    def judge(self, item: task.Task, files: artifacts.Reader) -> dict[str, metrics.Score]:
         if self._judge is None:
             return {}
         dimensions = list(self._judging.dimensions)
         if self._budget.reached():
-            return metrics.unscored(judging.names_of(dimensions), over_budget(self._budget))
+            return metrics.unscored(judging.names_of(dimensions), over_budget(self._budget), status="over_budget")
         now = [d for d in dimensions if not self._batch or d in judging.INTERACTIVE]
         later = [d for d in dimensions if d not in now]
-        scores = judging.judge_app(item, read, self._judge, self._judging.model_copy(
+        scores = judging.judge_app(item, files, self._judge, self._judging.model_copy(
             update={"dimensions": tuple(now)})) if now else {}
         return {**scores, **pending_scores(later)}
 
@@ -114,10 +111,11 @@ class Wiring:
     """Clients for a worker process, built once from the evaluation's settings."""
 
     def __init__(self, evaluation: settings_mod.Evaluation, cache: str | None,
-                 spending: settings_mod.Spending = settings_mod.Spending(), budget: llm.Budget | None = None) -> None:
+                 spending: settings_mod.Spending = settings_mod.Spending(),
+                 budget: llm_accounting.Budget | None = None) -> None:
         self.evaluation = evaluation
         self.spending = spending
-        self.budget = budget or llm.Budget(spending.max_cost_usd)
+        self.budget = budget or llm_accounting.Budget(spending.max_cost_usd)
         judge_model = evaluation.judging.model
         self.judge = client(evaluation, judge_model, cache) if judge_model else None
         tester_model = evaluation.tester_model() if evaluation.exploration.policy == "llm" else None
@@ -126,12 +124,12 @@ class Wiring:
         self.uitester = client(evaluation, uitest_model, cache) if uitest_model else None
 
     def for_app(self, prepared: app_run.Prepared) -> AppLLM:
-        return AppLLM(self, prepared.app.key, prepared.coverage_map, app_run.sources_of(prepared.work))
+        return AppLLM(self, prepared.app.key, prepared.instrumented.coverage_map, prepared.instrumented.sources)
 
 
 def factory(evaluation: settings_mod.Evaluation, cache: str | None,
             spending: settings_mod.Spending = settings_mod.Spending(),
-            budget: llm.Budget | None = None) -> app_run.AssistantFactory | None:
+            budget: llm_accounting.Budget | None = None) -> app_run.AssistantFactory | None:
     """Per-app LLM tester and judges when the evaluation asks for them, else None."""
     if not evaluation.uses_llm():
         return None
@@ -146,7 +144,10 @@ def check_prices(evaluation: settings_mod.Evaluation, spending: settings_mod.Spe
     """A budget needs a price for every model it would pay: raise NoPrice naming one without."""
     if spending.max_cost_usd is None:
         return
-    for model in {evaluation.judging.model, evaluation.tester_model() if evaluation.exploration.policy == "llm"
-                  else None} - {None}:
-        if llm.price_of(model, llm.DEFAULT_PRICES) is None:
+    # the UI-test agent and the appearance judge spend from the same budget (their client
+    # sits in each app's ledger), so their model needs a price too
+    uitest_model = evaluation.uitest_model() if evaluation.uitests.enabled else None
+    for model in sorted({evaluation.judging.model, evaluation.tester_model() if evaluation.exploration.policy == "llm"
+                         else None, uitest_model} - {None}):
+        if llm_accounting.price_of(model, llm_accounting.DEFAULT_PRICES) is None:
             raise NoPrice(f"--max-cost: no list price is known for {model}, so its cost cannot be counted")

@@ -14,9 +14,9 @@ import tempfile
 import time
 from typing import Sequence
 
-from iwcbench.pipeline.contracts import evidence, layout, metrics, results, settings as settings_mod, task
+from iwcbench.pipeline.contracts import artifacts, evidence, metrics, results, settings as settings_mod, task
 from iwcbench.pipeline.kits import store as store_mod
-from iwcbench.pipeline.runs import app as app_run, inputs, provenance, uitests
+from iwcbench.pipeline.runs import app as app_run, evidence as stored, inputs, provenance, uitests
 from iwcbench.pipeline.stages import aggregating, reporting
 from iwcbench.pipeline.stages.aggregating import summaries, webcoder
 
@@ -25,8 +25,7 @@ log = logging.getLogger(__name__)
 
 def collect_results(store: store_mod.Store) -> list[results.AppResult]:
     """Every per-app result stored under ``apps/``."""
-    return [results.AppResult.model_validate_json(store.get_bytes(key))
-            for key in store.list("apps/") if layout.is_result_key(key)]
+    return stored.RunFiles(store).app_results()
 
 
 def complete_results(found: list[results.AppResult], expected: list[tuple[str, str]],
@@ -73,11 +72,22 @@ def finish(
         ref_run, ref_digest = inputs.load_results(config.scoring.reference, "scoring.reference")
         reference = aggregating.reference_stats(ref_run, config.scoring.reference, ref_digest)
     scored, leaderboard = aggregating.aggregate(app_results, chosen, reference=reference)
-    # WebCoderBench's own table: a weights file's weights, else the metric table's wcb set
-    wcb_weights = dict(config.scoring.custom_weights) or metrics.weights("wcb")
+    # WebCoderBench's own table: the leaderboard's weights when they are WebCoderBench's (the
+    # leaderboard then ranks by this very table), else a weights file's, else the wcb set
+    if chosen is not None and metrics.ranks_as_table4(chosen):
+        wcb_weights = dict(chosen)
+    else:
+        wcb_weights = dict(config.scoring.custom_weights) or metrics.weights("wcb")
+    ui_tests = uitests.accuracy(scored, tasks, config)
+    by_model = {row.model: row for row in ui_tests}
+    leaderboard = tuple(row.model_copy(update={
+        "uitest_instruction_accuracy": by_model[row.model].instruction_accuracy,
+        "uitest_case_accuracy": by_model[row.model].accuracy}) if row.model in by_model else row
+        for row in leaderboard)
     run_results = results.RunResults(
         run=results.RunInfo(
-            configuration=config.model_dump(mode="json"),
+            configuration=config.evaluation(),
+            local=config.local() if isinstance(config, settings_mod.RunSettings) else None,
             config_hash=config.config_hash(),
             started_at=started.isoformat(timespec="seconds"),
             finished_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -92,11 +102,11 @@ def finish(
         instrumentation=summaries.reliability(scored),
         judge_scores=summaries.judge_scores(scored),
         reference=reference,
-        ui_tests=uitests.accuracy(scored, tasks, config),
-        webcoder=webcoder.summarise(scored, wcb_weights, {t.id: t for t in tasks}),
+        ui_tests=ui_tests,
+        webcoder=webcoder.summarise(scored, wcb_weights, {t.id: t for t in tasks},
+                                    reference.app_stats if reference is not None else None),
     )
-    data = run_results.model_dump_json(indent=1).encode()
-    store.put_bytes("results.json", data, "application/json")
+    stored.RunFiles(store).save(artifacts.RESULTS, run_results)
     render_report(store, run_results)
     return run_results
 
@@ -104,19 +114,14 @@ def finish(
 def render_report(store: store_mod.Store, run_results: results.RunResults) -> None:
     """The HTML report of a run (with the analyses stored beside it) into ``report/``."""
 
-    def read(key: str) -> bytes | None:
-        try:
-            return store.get_bytes(key)
-        except store_mod.NotFound:
-            return None
-
+    files = stored.RunFiles(store)
     started_report = time.monotonic()
     if isinstance(store, store_mod.LocalStore):
-        reporting.write_report(run_results, read, store.root / "report")
+        reporting.write_report(run_results, files, store.root / artifacts.REPORT.key)
     else:
         with tempfile.TemporaryDirectory() as tmp:
             report_dir = pathlib.Path(tmp) / "report"
-            reporting.write_report(run_results, read, report_dir)
+            reporting.write_report(run_results, files, report_dir)
             for path in sorted(p for p in report_dir.rglob("*") if p.is_file()):
-                store.put_bytes(f"report/{path.relative_to(report_dir).as_posix()}", path.read_bytes())
+                files.put(f"{artifacts.REPORT.key}{path.relative_to(report_dir).as_posix()}", path.read_bytes())
     log.info("report written in %.1f s", time.monotonic() - started_report)

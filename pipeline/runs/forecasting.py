@@ -19,8 +19,8 @@ import json
 import pathlib
 from typing import Iterable, Mapping, TextIO
 
-from iwcbench.pipeline.contracts import results, settings as settings_mod
-from iwcbench.pipeline.kits import llm, store as store_mod
+from iwcbench.pipeline.contracts import artifacts, results, settings as settings_mod
+from iwcbench.pipeline.kits import llm_accounting, store as store_mod
 from iwcbench.pipeline.runs import calibration, finishing, local
 from iwcbench.pipeline.stages import judging
 
@@ -94,10 +94,9 @@ def stored_profiles(apps: Iterable[results.AppResult]) -> dict[str, Profile]:
 
 def load_run(folder: str) -> tuple[list[results.AppResult], int | None]:
     """An earlier run's apps and its step budget (None when not recorded)."""
-    data = json.loads((pathlib.Path(folder) / "results.json").read_text())
+    data = json.loads((pathlib.Path(folder) / artifacts.RESULTS.key).read_text())
     run = results.RunResults.model_validate(data)
-    steps = (run.run.configuration.get("exploration") or {}).get("max_steps")
-    return list(run.apps), steps
+    return list(run.apps), run.run.configuration.exploration.max_steps
 
 
 def profiles_for(evaluation: settings_mod.Evaluation, stored: tuple[list[results.AppResult], int | None] | None
@@ -129,23 +128,25 @@ def profiles_for(evaluation: settings_mod.Evaluation, stored: tuple[list[results
     return out
 
 
-def _price(profile: Profile, price: llm.Price | None, caching: bool, batched: bool) -> tuple[float | None, float | None]:
+def _price(profile: Profile, price: llm_accounting.Price | None, caching: bool,
+           batched: bool) -> tuple[float | None, float | None]:
     if price is None:
         return None, None
     prompt = profile.calls * profile.prompt_tokens
     output = profile.calls * profile.output_tokens
     plain = (prompt * price.input + output * price.output) / 1e6
     if not caching:
-        return plain * (llm.BATCH_DISCOUNT if batched else 1.0), plain
+        return plain * (llm_accounting.BATCH_DISCOUNT if batched else 1.0), plain
     write = price.write_1h if batched else price.cache_write
     read, written = prompt * profile.read_share, prompt * profile.write_share
     usd = ((prompt - read - written) * price.input + written * write + read * price.cache_read
            + output * price.output) / 1e6
-    return usd * (llm.BATCH_DISCOUNT if batched else 1.0), plain
+    return usd * (llm_accounting.BATCH_DISCOUNT if batched else 1.0), plain
 
 
 def forecast(evaluation: settings_mod.Evaluation, spending: settings_mod.Spending, apps: int,
-             profiles: Mapping[str, Profile], prices: Mapping[str, llm.Price] = llm.DEFAULT_PRICES) -> list[Line]:
+             profiles: Mapping[str, Profile],
+             prices: Mapping[str, llm_accounting.Price] = llm_accounting.DEFAULT_PRICES) -> list[Line]:
     """One line per stage (the purpose's first word: explore, aesthetics, ...) for ``apps`` apps."""
     caching = evaluation.llm.prompt_caching
     tester = evaluation.tester_model()
@@ -153,7 +154,7 @@ def forecast(evaluation: settings_mod.Evaluation, spending: settings_mod.Spendin
     for purpose, profile in profiles.items():
         is_tester = purpose.startswith(TESTER)
         model = tester if is_tester else evaluation.judging.model
-        price = llm.price_of(model or "", prices)
+        price = llm_accounting.price_of(model or "", prices)
         batched = spending.batch_judges and not is_tester and purpose.split(".")[0] not in judging.INTERACTIVE
         usd, plain = _price(profile, price, caching, batched)
         row = lines.setdefault(purpose.split(".")[0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pathlib
 import tempfile
 
-from iwcbench.pipeline.contracts import evidence, layout, results, task
+from iwcbench.pipeline.contracts import artifacts, evidence, layout, results, task
 from iwcbench.pipeline.kits import store as store_mod
 from iwcbench.pipeline.runs import provenance
 from iwcbench.pipeline.stages import ingesting
@@ -80,7 +80,7 @@ def results_location(uri: str) -> tuple[store_mod.Store, str]:
     if name.endswith(".json"):
         parent = uri.rstrip("/").rpartition("/")[0] or "."
         return store_mod.open_store(parent), name
-    return store_mod.open_store(uri), "results.json"
+    return store_mod.open_store(uri), artifacts.RESULTS.key
 
 
 def load_results(uri: str, option: str = "RESULTS") -> tuple[results.RunResults, str]:

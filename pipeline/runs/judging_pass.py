@@ -1,7 +1,7 @@
 """The judging pass of a run: once its apps are explored, judge what was left for later.
 
 An app's judged dimensions are left for later, as unscored scores saying so
-(runs/assistants ``PENDING`` / ``OVER_BUDGET``), in batch mode (a worker judges only the
+(status ``pending`` / ``over_budget``, contracts/metrics.py), in batch mode (a worker judges only the
 interactive dimensions) and when the run's budget was reached before the app's judging
 began. This pass judges those dimensions of those apps, ``spending.batch_apps`` at a time
 through one shared ``llm_batches.Batcher`` in batch mode (so that every app's calls go
@@ -10,42 +10,42 @@ out in the same batches; the alignment agent keeps the interactive client), else
 judged.
 
 Run again (``iwc run --resume``), it finds the apps still waiting: submitted batches are
-collected from the journal in the store (``BATCHES``), not sent again, and what already
+collected from the journal in the store (``artifacts.BATCHES``), not sent again, and what already
 came back is answered by the response cache. An app whose batch had not ended when the
-batcher stopped waiting stays ``PENDING``. This module holds no judging logic.
+batcher stopped waiting stays ``pending``.
+
+``rescore_apps`` re-judges every stored app with another judge (``iwc rescore``); both
+go through one loop over stored apps (``_judge_apps``). This module holds no judging
+logic.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import dataclasses
 import logging
-from typing import Any, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
-from iwcbench.pipeline.contracts import results, settings as settings_mod, task
-from iwcbench.pipeline.kits import llm, llm_batches, store as store_mod
-from iwcbench.pipeline.runs import app as app_run, assistants
+from iwcbench.pipeline.contracts import artifacts, metrics, results, settings as settings_mod, task
+from iwcbench.pipeline.kits import llm, llm_accounting, llm_batches, store as store_mod
+from iwcbench.pipeline.runs import assistants, evidence as stored
 from iwcbench.pipeline.stages import judging
 
 log = logging.getLogger(__name__)
-
-BATCHES = "llm-batches.json"  # the store key of the batch journal
 
 
 class StoreJournal:
     """The batch journal as one JSON object in the run's store."""
 
     def __init__(self, store: store_mod.Store) -> None:
-        self.store = store
+        self.files = stored.RunFiles(store)
 
     def load(self) -> dict[str, Any]:
-        try:
-            return store_mod.get_json(self.store, BATCHES)
-        except store_mod.NotFound:
-            return {}
+        return self.files.json(artifacts.BATCHES) or {}
 
     def save(self, data: dict[str, Any]) -> None:
-        store_mod.put_json(self.store, BATCHES, data)
+        self.files.save_json(artifacts.BATCHES, data)
 
 
 def timing(spending: settings_mod.Spending) -> llm_batches.Timing:
@@ -70,8 +70,66 @@ def waiting_dimensions(result: results.AppResult, dimensions: tuple[str, ...]) -
     return [d for d in dimensions if any(assistants.waiting(result.scores.get(n)) for n in judging.names_of([d]))]
 
 
+@dataclasses.dataclass(frozen=True)
+class _Pass:
+    """One pass of judges over stored apps: which dimensions of which app, with what."""
+
+    store: store_mod.Store
+    tasks: dict[str, task.Task]
+    settings: settings_mod.Judging
+    client: llm.Client  # may be batched
+    interactive: llm.Client  # the INTERACTIVE judges' (the alignment agent)
+    dimensions: Callable[[results.AppResult], list[str]]  # none: the app keeps its result
+    ledger: Callable[[str], llm_accounting.Ledger]  # the ledger of one app (by its evidence prefix)
+    budget: llm_accounting.Budget | None = None  # once reached, what is left stays over_budget
+    batcher: llm_batches.Batcher | None = None  # batches that may stop waiting: late ones stay pending
+    suffix: str = ""  # new scores beside the old ones: aesthetics@<suffix>
+    count_usage: bool = True  # add the calls to the app's llm_usage
+
+
+def _judge_one(run: _Pass, result: results.AppResult) -> results.AppResult:
+    dims = run.dimensions(result)
+    if not dims:
+        return result
+    app = stored.AppEvidence(run.store, result.evidence)
+    if run.budget is not None and run.budget.reached():
+        reason = assistants.over_budget(run.budget)
+        new = {n: result.scores[n].model_copy(update={"reason": reason, "status": "over_budget"})
+               for n in judging.names_of(dims) if n in result.scores}
+        return _save(run, app, result, new, None)
+    ledger = run.ledger(result.evidence)
+    new = judging.judge_app(run.tasks[result.task_id], app, run.client.derive(ledger=ledger),
+                            run.settings.model_copy(update={"dimensions": tuple(dims)}),
+                            interactive=run.interactive.derive(ledger=ledger))
+    if run.batcher is not None and run.batcher.gave_up:
+        late = [d for d in dims if d not in judging.INTERACTIVE]
+        for name, score in assistants.pending_scores(late).items():
+            if new.get(name) is None or new[name].value is None:
+                new[name] = score
+    if run.suffix:
+        new = {f"{name}@{run.suffix}": s for name, s in new.items()}
+    return _save(run, app, result, new, assistants.usage_of(ledger))
+
+
+def _judge_apps(run: _Pass, found: list[results.AppResult], parallel: int) -> list[results.AppResult]:
+    """``found``, each app judged as ``run`` says and written back as soon as it is,
+    ``parallel`` apps at a time (a batched client gathers their calls into shared batches)."""
+    pool = concurrent.futures.ThreadPoolExecutor(max(1, parallel))
+    try:
+        return list(pool.map(lambda result: _judge_one(run, result), found))
+    except BaseException:
+        # Ctrl-C: the judges waiting on batches are let go at once; what was submitted
+        # stays in the journal and --resume collects it
+        if run.batcher is not None:
+            run.batcher.abandon()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    finally:
+        pool.shutdown(wait=True)
+
+
 def judge_waiting(config: settings_mod.RunSettings, store: store_mod.Store, tasks: dict[str, task.Task],
-                  found: list[results.AppResult], budget: llm.Budget) -> list[results.AppResult]:
+                  found: list[results.AppResult], budget: llm_accounting.Budget) -> list[results.AppResult]:
     """``found`` with every waiting dimension judged (or still waiting, with the reason)."""
     evaluation = config.evaluation()
     model = evaluation.judging.model
@@ -82,59 +140,43 @@ def judge_waiting(config: settings_mod.RunSettings, store: store_mod.Store, task
     spending = config.spending
     judge = assistants.client(evaluation, model, assistants.cache_dir(config.out, config.llm_cache_dir))
     batch = spending.batch_judges
-
     with batching(judge, store, spending, batch) as batcher:
-        batched = judge.batched(batcher)
-
-        def one(result: results.AppResult) -> results.AppResult:
-            dims = todo.get(result.evidence)
-            if not dims:
-                return result
-            if budget.reached():
-                scores = judging.names_of(dims)
-                reason = assistants.over_budget(budget)
-                new = {n: result.scores[n].model_copy(update={"reason": reason}) for n in scores if n in result.scores}
-                return _save(store, result, new, None)
-            ledger = llm.Ledger(result.evidence, budget=budget)
-            settings = evaluation.judging.model_copy(update={"dimensions": tuple(dims)})
-            new = judging.judge_app(tasks[result.task_id], _reader(store, result.evidence),
-                                    batched.derive(ledger=ledger), settings, interactive=judge.derive(ledger=ledger))
-            if batcher is not None and batcher.gave_up:
-                late = [d for d in dims if d not in judging.INTERACTIVE]
-                for name, score in assistants.pending_scores(late).items():
-                    if new.get(name) is None or new[name].value is None:
-                        new[name] = score
-            return _save(store, result, new, assistants.usage_of(ledger))
-
-        parallel = spending.batch_apps if batch else config.workers
-        pool = concurrent.futures.ThreadPoolExecutor(max(1, parallel))
-        try:
-            return list(pool.map(one, found))
-        except BaseException:
-            # Ctrl-C: the judges waiting on batches are let go at once; what was submitted
-            # stays in the journal and --resume collects it
-            if batcher is not None:
-                batcher.abandon()
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        finally:
-            pool.shutdown(wait=True)
+        run = _Pass(store=store, tasks=tasks, settings=evaluation.judging, client=judge.batched(batcher),
+                    interactive=judge, dimensions=lambda r: todo.get(r.evidence, []),
+                    ledger=lambda prefix: llm_accounting.Ledger(prefix, budget=budget), budget=budget, batcher=batcher)
+        return _judge_apps(run, found, spending.batch_apps if batch else config.workers)
 
 
-def _reader(store: store_mod.Store, prefix: str):
-    def read(rel: str) -> bytes | None:
-        try:
-            return store.get_bytes(f"{prefix}/{rel}")
-        except store_mod.NotFound:
-            return None
-    return read
+def rescore_apps(store: store_mod.Store, tasks: dict[str, task.Task], client: llm.Client,
+                 settings: settings_mod.Judging = settings_mod.Judging(), *, suffix: str = "",
+                 models: Iterable[str] = (), interactive: llm.Client | None = None,
+                 parallel: int = 1) -> list[results.AppResult]:
+    """Re-judge every stored app (``apps/*/*/result.json``) with ``client``'s model and
+    write the results back. ``suffix`` keeps the old scores: the new ones are stored as
+    ``aesthetics@<suffix>`` etc. instead of replacing them. Apps whose task is unknown,
+    or that never ran (no trace), keep their result unchanged; apps of other ``models``
+    (when given) are left out. The calls count in ``client``'s ledger, one scope per app."""
+    wanted = set(models)
+    files = stored.RunFiles(store)
+    found = [r for r in files.app_results() if not wanted or r.model in wanted]
+
+    def dimensions(result: results.AppResult) -> list[str]:
+        if result.task_id not in tasks or not files.app(result.evidence).exists(artifacts.TRACE):
+            log.info("rescore: skipping %s (%s)", result.evidence,
+                     "unknown task" if result.task_id not in tasks else "no trace")
+            return []
+        return list(settings.dimensions)
+
+    run = _Pass(store=store, tasks=tasks, settings=settings, client=client, interactive=interactive or client,
+                dimensions=dimensions, ledger=client.ledger.scoped, suffix=suffix, count_usage=False)
+    return _judge_apps(run, found, parallel)
 
 
-def _save(store: store_mod.Store, result: results.AppResult, scores: dict[str, results.Score],
+def _save(run: _Pass, app: stored.AppEvidence, result: results.AppResult, scores: dict[str, metrics.Score],
           usage: results.LLMUsage | None) -> results.AppResult:
     updated = result.model_copy(update={
         "scores": {**result.scores, **scores},
-        "llm_usage": results.LLMUsage.total([result.llm_usage, usage]),
+        "llm_usage": results.LLMUsage.total([result.llm_usage, usage]) if run.count_usage else result.llm_usage,
     })
-    app_run.save_result(store, updated)
+    app.save(artifacts.RESULT, updated)
     return updated

@@ -17,14 +17,15 @@ import datetime
 import json
 import logging
 import multiprocessing
+import multiprocessing.util
 import pathlib
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable
 
-from iwcbench.pipeline.contracts import evidence, results, settings as settings_mod, task
-from iwcbench.pipeline.kits import llm, store as store_mod, telemetry
-from iwcbench.pipeline.runs import app as app_run, assistants, finishing, judging_pass
-from iwcbench.pipeline.stages import ingesting
+from iwcbench.pipeline.contracts import artifacts, evidence, results, settings as settings_mod, task
+from iwcbench.pipeline.kits import llm_accounting, store as store_mod, telemetry
+from iwcbench.pipeline.runs import app as app_run, assistants, evidence as stored, finishing, judging_pass
+from iwcbench.pipeline.stages import ingesting, quality
 
 log = logging.getLogger(__name__)
 
@@ -32,10 +33,12 @@ log = logging.getLogger(__name__)
 _WORKER: dict[str, app_run.Context] = {}
 
 
-def context(config: settings_mod.RunSettings, tasks: list[task.Task], spent: Any = None) -> app_run.Context:
+def context(config: settings_mod.RunSettings, tasks: list[task.Task], spent: Any = None,
+            quality_tools: quality.Tools | None = None) -> app_run.Context:
     """What every app of this run shares, the LLM side included when asked for.
-    ``spent``: the run's shared spending counter (a ``multiprocessing.Value("d")``)."""
-    budget = llm.Budget(config.spending.max_cost_usd, spent)
+    ``spent``: the run's shared spending counter (a ``multiprocessing.Value("d")``);
+    ``quality_tools``: the worker's, kept from app to app."""
+    budget = llm_accounting.Budget(config.spending.max_cost_usd, spent)
     return app_run.Context(
         evaluation=config.evaluation(),
         store=store_mod.open_store(config.out),
@@ -43,6 +46,7 @@ def context(config: settings_mod.RunSettings, tasks: list[task.Task], spent: Any
         mirror_dir=config.mirror_dir,
         assistants=assistants.factory(config.evaluation(), assistants.cache_dir(config.out, config.llm_cache_dir),
                                       config.spending, budget),
+        quality_tools=quality_tools,
     )
 
 
@@ -51,7 +55,11 @@ def _init_worker(config_json: str, tasks_json: str, spent: Any) -> None:
     telemetry.setup("iwc-worker")
     config = settings_mod.RunSettings.model_validate_json(config_json)
     tasks = [task.Task.model_validate(d) for d in json.loads(tasks_json)]
-    _WORKER["context"] = context(config, tasks, spent)
+    # The quality stage's Node tools live as long as this worker; a pool worker ends
+    # through os._exit, past atexit, so multiprocessing's own finalizer closes them.
+    tools = quality.Tools()
+    multiprocessing.util.Finalize(None, tools.close, exitpriority=10)
+    _WORKER["context"] = context(config, tasks, spent, tools)
 
 
 def _evaluate(app_json: str) -> str:
@@ -122,30 +130,25 @@ class ResumeMismatch(ValueError):
     """--resume on an output folder written with another configuration."""
 
 
-RUN_MARKER = "run.json"  # config hash of the run writing this folder, for --resume
-
-
 def _reusable(store: store_mod.Store, config: settings_mod.RunSettings, apps: list[evidence.AppRef],
               resume: bool) -> dict[str, results.AppResult]:
     """Results a resumed run keeps: apps already recorded by a run with the same
     configuration. An ``error`` (our side failed) is evaluated again."""
     mine = config.config_hash()
-    if resume and store.exists(RUN_MARKER):
-        theirs = store_mod.get_json(store, RUN_MARKER).get("config_hash")
-        if theirs != mine:
-            raise ResumeMismatch(
-                f"--resume: {config.out} was written with another configuration "
-                f"(config hash {theirs}, this run {mine}); use another --out or drop --resume")
-    store_mod.put_json(store, RUN_MARKER, {"config_hash": mine})
+    files = stored.RunFiles(store)
+    marker = files.load(artifacts.RUN_MARKER) if resume else None
+    if marker is not None and marker.config_hash != mine:
+        raise ResumeMismatch(
+            f"--resume: {config.out} was written with another configuration "
+            f"(config hash {marker.config_hash}, this run {mine}); use another --out or drop --resume")
+    files.save(artifacts.RUN_MARKER, results.RunMarker(config_hash=mine))
     kept: dict[str, results.AppResult] = {}
     if not resume:
         return kept
     for app in apps:
-        key = f"{app.key}/result.json"
-        if store.exists(key):
-            result = results.AppResult.model_validate_json(store.get_bytes(key))
-            if result.outcome != "error":
-                kept[app.key] = result
+        result = files.app(app.key).result()
+        if result is not None and result.outcome != "error":
+            kept[app.key] = result
     return kept
 
 
@@ -177,5 +180,5 @@ def execute(
             "d", sum((r.llm_usage.cost_usd or 0.0) for r in kept.values() if r.llm_usage))
         evaluated = _run_pool(todo, config, tasks, on_done, spent)
         found = judging_pass.judge_waiting(config, store, {t.id: t for t in tasks}, [*kept.values(), *evaluated],
-                                           llm.Budget(config.spending.max_cost_usd, spent))
+                                           llm_accounting.Budget(config.spending.max_cost_usd, spent))
         return finishing.finish(config, started, store, [*decided, *found], skipped, tasks)

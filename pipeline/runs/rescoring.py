@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import json
 import shutil
 
-from iwcbench.pipeline.contracts import results, settings as settings_mod
+from iwcbench.pipeline.contracts import artifacts, results, settings as settings_mod
 from iwcbench.pipeline.kits import store as store_mod
-from iwcbench.pipeline.runs import assistants, finishing, inputs, judging_pass
-from iwcbench.pipeline.stages import judging
+from iwcbench.pipeline.runs import assistants, evidence as stored, finishing, inputs, judging_pass
 
 
 @dataclasses.dataclass(frozen=True)
@@ -26,8 +24,10 @@ def rescore(run_uri: str, tasks_uri: str, judge: str, out: str | None = None,
             protocol: str | None = None, batch: bool = False) -> Rescored:
     """Re-judge every app of the run at ``run_uri`` with ``judge`` (and, if given, the
     judging ``protocol``), in place or into a copy at ``out`` (local runs only). The
-    run's recorded settings are kept, with the judge replaced; a run without readable
-    settings is re-judged with the defaults."""
+    settings the run recorded in its results.json are kept, with the judge replaced —
+    a run's on one machine (``iwc run``) or an evaluation's (``iwc score``, the
+    cluster's scoring Job); a run that never finished (no results.json) is re-judged
+    with the defaults, and an unreadable results.json is an error (``BadInput``)."""
     if out:
         if run_uri.startswith("s3://"):
             raise inputs.BadInput("--out: re-scoring into a copy works for local runs only")
@@ -35,21 +35,31 @@ def rescore(run_uri: str, tasks_uri: str, judge: str, out: str | None = None,
         run_uri = out
     store = store_mod.open_store(run_uri)
     tasks = {t.id: t for t in inputs.load_tasks(tasks_uri)}
-    config: settings_mod.Evaluation
-    try:
-        previous = json.loads(store.get_bytes("results.json"))
-        config = settings_mod.RunSettings.model_validate(previous["run"]["configuration"])
-        config = config.model_copy(update={"out": run_uri})
-        llm_cache_dir = config.llm_cache_dir
-    except (store_mod.NotFound, KeyError, ValueError):
-        config, llm_cache_dir = settings_mod.Evaluation(), None
+    config = recorded_settings(store, run_uri)
+    llm_cache_dir = config.llm_cache_dir if isinstance(config, settings_mod.RunSettings) else None
     judging_update = {"model": judge, **({"protocol": protocol} if protocol else {})}
     config = config.model_copy(update={"judging": config.judging.model_copy(update=judging_update)})
     client = assistants.client(config, judge, assistants.cache_dir(run_uri, llm_cache_dir))
     spending = config.spending if isinstance(config, settings_mod.RunSettings) else settings_mod.Spending()
     with judging_pass.batching(client, store, spending, batch) as batcher:
-        updated = judging.rescore(store, tasks, client.batched(batcher), config.judging, interactive=client,
-                                  parallel=spending.batch_apps if batch else 1)
+        updated = judging_pass.rescore_apps(store, tasks, client.batched(batcher), config.judging,
+                                            interactive=client, parallel=spending.batch_apps if batch else 1)
     finishing.finish(config, datetime.datetime.now(datetime.timezone.utc), store, updated, [],
                      list(tasks.values()))
     return Rescored(apps=len(updated), usage=assistants.usage_of(client.ledger))
+
+
+def recorded_settings(store: store_mod.Store, run_uri: str) -> settings_mod.Evaluation:
+    """The settings the run at ``run_uri`` recorded (a ``RunSettings``, now writing to
+    ``run_uri``, or the ``Evaluation`` an ``iwc score`` recorded); the defaults when it
+    has no results.json yet."""
+    try:
+        previous = stored.RunFiles(store).load(artifacts.RESULTS)
+    except artifacts.Unreadable as exc:
+        raise inputs.BadInput(f"{run_uri}: its settings cannot be read back, so it is not re-scored: {exc}") from None
+    if previous is None:
+        return settings_mod.Evaluation()
+    config = previous.run.recorded_settings()
+    if isinstance(config, settings_mod.RunSettings):
+        return config.model_copy(update={"out": run_uri})
+    return config

@@ -17,10 +17,10 @@ import shutil
 import tempfile
 from typing import Iterator
 
-from iwcbench.pipeline.contracts import evidence, layout, results, settings as settings_mod, task, uitests
+from iwcbench.pipeline.contracts import artifacts, evidence, layout, results, settings as settings_mod, task, uitests
 from iwcbench.pipeline.kits import store as store_mod
 from iwcbench.pipeline.kits.mirror import routing
-from iwcbench.pipeline.runs import app as app_run, assistants, uitests as uitest_run
+from iwcbench.pipeline.runs import app as app_run, assistants, evidence as stored, uitests as uitest_run
 from iwcbench.pipeline.stages import serving
 from iwcbench.pipeline.stages.uitesting import replays
 
@@ -86,13 +86,15 @@ def test_folder(path: pathlib.Path, item: task.Task, evaluation: settings_mod.Ev
 def stored_replays(source: str, item: task.Task, app_model: str | None = None) -> list[uitests.Replay]:
     """The replays a run stored for ``item`` whose test is still one of its cases
     (optionally only those recorded on ``app_model``'s app), by case then key."""
-    store = store_mod.open_store(source)
+    files = stored.RunFiles(store_mod.open_store(source))
     tests = {(t.task, t.expected_result) for t in item.ui_tests}
     found = []
-    for key in store.list(f"{replays.PREFIX}/{item.id}/"):
+    for key in files.store.list(f"{replays.PREFIX}/{item.id}/"):
         if not key.endswith(".json"):
             continue
-        replay = uitests.Replay.model_validate_json(store.get_bytes(key))
+        replay = files.load_at(key, artifacts.REPLAYS)
+        if replay is None:
+            continue
         if (replay.test, replay.expected_result) not in tests:
             continue
         if app_model is not None and replay.app.split("/", 1)[0] != app_model:
@@ -117,5 +119,5 @@ def replay_folder(path: pathlib.Path, item: task.Task, evaluation: settings_mod.
         assert router is not None
         bench = _bench(app, prepared, start, router, store, evaluation, None)
         checks = tuple(uitest_run.play(bench, r, f"replays/{r.key}")[0] for r in found)
-    store_mod.put_json(store, f"{app.key}/replay-checks.json", [c.model_dump(mode="json") for c in checks])
+    stored.AppEvidence.of(store, app).save_json(artifacts.REPLAY_CHECKS, [c.model_dump(mode="json") for c in checks])
     return Outcome(app=app, checks=checks)

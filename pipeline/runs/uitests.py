@@ -19,8 +19,10 @@ import pathlib
 import time
 from typing import Callable, Mapping, Sequence
 
-from iwcbench.pipeline.contracts import evidence, metrics, results, settings as settings_mod, task, uitests
-from iwcbench.pipeline.kits import browser, llm, store as store_mod
+from iwcbench.pipeline.contracts import artifacts, evidence, metrics, results, settings as settings_mod, task, uitests
+from iwcbench.pipeline.kits import clock, llm, store as store_mod
+from iwcbench.pipeline.kits.mirror import routing
+from iwcbench.pipeline.runs import evidence as stored
 from iwcbench.pipeline.stages import abstracting, exploring
 from iwcbench.pipeline.stages.aggregating import webgen
 from iwcbench.pipeline.stages.exploring import replay_policy, uitest_policy
@@ -28,8 +30,6 @@ from iwcbench.pipeline.stages.judging import screenshots
 from iwcbench.pipeline.stages.uitesting import appearance, cases, replays
 
 log = logging.getLogger(__name__)
-
-REPORT = "uitests.json"
 
 
 def needs_llm(evaluation: settings_mod.Evaluation) -> str | None:
@@ -46,12 +46,12 @@ class Recorder:
     screenshots and DOM snapshots are also kept here for the agent and the replay check."""
 
     def __init__(self, store: store_mod.Store, prefix: str) -> None:
-        self.store, self.prefix = store, prefix
+        self.store, self.prefix = store_mod.Prefixed(store, prefix), prefix
         self.files: dict[str, bytes] = {}
         self._newest: str | None = None
 
     def __call__(self, rel: str, data: bytes) -> None:
-        self.store.put_bytes(f"{self.prefix}/{rel}", data)
+        self.store.put_bytes(rel, data)
         self.files[rel] = data
         if rel.startswith("shots/"):
             self._newest = rel
@@ -70,15 +70,20 @@ class Bench:
     app: evidence.AppRef
     site: pathlib.Path  # the served folder: its hash keys the replays
     start_url: str
-    router: Callable[[], browser.Router]  # a fresh hermetic router per test case
+    router: Callable[[], routing.Router]  # a fresh hermetic router per test case
     store: store_mod.Store
     evaluation: settings_mod.Evaluation
     client: llm.Client | None  # None: no LLM (replays may still decide)
+    deadline: clock.Deadline = clock.Deadline.never()  # the app's: no case starts once it is spent
+
+    @property
+    def evidence(self) -> stored.AppEvidence:
+        return stored.AppEvidence(self.store, self.app.key)
 
 
 @dataclasses.dataclass(frozen=True)
 class Tested:
-    scores: dict[str, results.Score]
+    scores: dict[str, metrics.Score]
     outcomes: tuple[results.UITestOutcome, ...]
     report: uitests.UITestReport
     duration_s: float
@@ -107,10 +112,11 @@ def play(bench: Bench, replay: uitests.Replay, folder: str) -> tuple[uitests.Rep
     recorder = Recorder(bench.store, f"{bench.app.key}/{folder}")
     player = replay_policy.ReplayPolicy(replay.steps)
     started = time.monotonic()
-    explored = exploring.explore(bench.start_url, case_settings(bench.evaluation), recorder, policy=player,
-                                 hermetic=bench.router(), accessibility=False)
+    case = case_settings(bench.evaluation)
+    explored = exploring.explore(bench.start_url, case, recorder, options=exploring.Options(
+        policy=player, hermetic=bench.router(), accessibility=False, deadline=bench.deadline.within(case.app_timeout_s)))
     trace = explored.trace
-    store_mod.put_model(bench.store, f"{recorder.prefix}/trace.json", trace)
+    bench.evidence.save_at(f"{folder}/{artifacts.TRACE.key}", artifacts.TRACE, trace)
     failure = player.failure or (f"the app did not load: {trace.load_error}" if trace.load_error else None)
     if failure is None and player.played < len(replay.steps):
         failure = f"the replay stopped after {player.played} of {len(replay.steps)} steps: {trace.stop_reason}"
@@ -118,7 +124,7 @@ def play(bench: Bench, replay: uitests.Replay, folder: str) -> tuple[uitests.Rep
                           end_digest=_digest(_last_dom(trace, recorder)), last_tree=player.last_tree,
                           duration_s=time.monotonic() - started)
     shots = tuple(f"{folder}/{s.screenshot}" for s in trace.steps if s.screenshot)
-    return check, f"{folder}/trace.json", shots[-1:]
+    return check, f"{folder}/{artifacts.TRACE.key}", shots[-1:]
 
 
 def _agent(bench: Bench, item: task.Task, index: int, app_hash: str) -> uitests.CaseResult:
@@ -129,21 +135,25 @@ def _agent(bench: Bench, item: task.Task, index: int, app_hash: str) -> uitests.
         bench.client, test.task, test.expected_result, shots=recorder,
         parse_retries=bench.evaluation.uitests.parse_retries, fence_seed=f"{app_hash}\0{index}\0{test.task}")
     started = time.monotonic()
-    explored = exploring.explore(bench.start_url, case_settings(bench.evaluation), recorder, policy=agent,
-                                 hermetic=bench.router(), accessibility=False)
+    case = case_settings(bench.evaluation)
+    explored = exploring.explore(bench.start_url, case, recorder, options=exploring.Options(
+        policy=agent, hermetic=bench.router(), accessibility=False,
+        deadline=bench.deadline.within(case.app_timeout_s)))
     trace = explored.trace
-    if trace.load_error:
-        agent.problem = f"unscored: the page did not load for this test case: {trace.load_error}"
+    if trace.load_error:  # NO without asking the agent: nothing of the case could be tried
+        bench.evidence.save_at(f"{folder}/{artifacts.TRACE.key}", artifacts.TRACE, trace)
+        return cases.page_failed_case(test, index, load_error=trace.load_error, trace=f"{folder}/{artifacts.TRACE.key}",
+                                      duration_s=time.monotonic() - started)
     agent.conclude(trace.stop_reason)
     trace = trace.model_copy(update={"summary": agent.summary()})
-    store_mod.put_model(bench.store, f"{recorder.prefix}/trace.json", trace)
+    bench.evidence.save_at(f"{folder}/{artifacts.TRACE.key}", artifacts.TRACE, trace)
     case = cases.agent_case(
         test, index, verdict=agent.verdict, problem=agent.problem,
         screenshots=[f"{folder}/{k}" for k in agent.evidence_shots()], steps=max(0, len(trace.steps) - 1),
         stop_reason=(f"the agent gave its verdict after step {agent.last_step}"
                      if agent.verdict is not None and not agent.concluded
                      else trace.stop_reason),
-        trace=f"{folder}/trace.json", duration_s=time.monotonic() - started,
+        trace=f"{folder}/{artifacts.TRACE.key}", duration_s=time.monotonic() - started,
         calls=agent.calls, reasks=agent.reasks, problems=agent.problems)
     digest = _digest(_last_dom(trace, recorder))
     if case.verdict == "YES" and digest is not None:
@@ -152,7 +162,7 @@ def _agent(bench: Bench, item: task.Task, index: int, app_hash: str) -> uitests.
             app=f"{bench.app.model}/{bench.app.task_id}", app_hash=app_hash,
             agent_model=bench.client.config.model, steps=agent.performed, end_digest=digest,
             first_tree=agent.first_tree or "", last_tree=agent.last_tree or "")
-        store_mod.put_model(bench.store, replays.store_key(item.id, replay.key), replay)
+        stored.RunFiles(bench.store).save_at(replays.store_key(item.id, replay.key), artifacts.REPLAYS, replay)
         case = case.model_copy(update={"replay": replays.store_key(item.id, replay.key)})
     return case
 
@@ -163,13 +173,13 @@ def run_case(bench: Bench, item: task.Task, index: int, app_hash: str, no_llm: s
     model = bench.evaluation.uitest_model()
     tried: list[str] = []
     if model and bench.evaluation.uitests.reuse_replays:
-        stored = replays.store_key(item.id, uitests.replay_key(app_hash, test.task, test.expected_result, model))
-        if bench.store.exists(stored):
-            replay = uitests.Replay.model_validate_json(bench.store.get_bytes(stored))
+        key = replays.store_key(item.id, uitests.replay_key(app_hash, test.task, test.expected_result, model))
+        replay = stored.RunFiles(bench.store).load_at(key, artifacts.REPLAYS)
+        if replay is not None:
             check, trace_key, shots = play(bench, replay, f"{uitests.case_folder(index)}/replay")
             if check.passed:
                 return cases.replayed_case(test, index, check, trace=trace_key, screenshots=shots,
-                                           recorded=replay).model_copy(update={"replay": stored})
+                                           recorded=replay).model_copy(update={"replay": key})
             tried.append(f"the stored replay {replay.key} no longer passes: {check.reason}")
     if no_llm is not None or bench.client is None:
         reason = no_llm or uitests.NEEDS_LLM
@@ -178,7 +188,7 @@ def run_case(bench: Bench, item: task.Task, index: int, app_hash: str, no_llm: s
     return case.model_copy(update={"problems": (*tried, *case.problems)}) if tried else case
 
 
-def _appearance(bench: Bench, item: task.Task, shots: Sequence[tuple[str, bytes]]) -> results.Score:
+def _appearance(bench: Bench, item: task.Task, shots: Sequence[tuple[str, bytes]]) -> metrics.Score:
     """First screen plus up to two representative screenshots (judging's selection)."""
     if not shots:
         return metrics.score("appearance", None, "unscored: no screenshot of the app was recorded")
@@ -200,6 +210,12 @@ def test_app(bench: Bench, item: task.Task, shots: Sequence[tuple[str, bytes]]) 
     app_hash = replays.folder_hash(bench.site)
     recorded: list[uitests.CaseResult] = []
     for index in range(len(item.ui_tests)):
+        if no_llm is None and (spent := _budget_spent(bench)) is not None:
+            recorded.append(cases.unscored_cases(item, spent)[index])
+            continue
+        if bench.deadline.spent():
+            recorded.append(cases.unscored_cases(item, f"unscored: not tested, {bench.deadline.why()}")[index])
+            continue
         try:
             recorded.append(run_case(bench, item, index, app_hash, no_llm))
         except Exception as exc:  # noqa: BLE001 - one case's failure must not cost the others
@@ -210,6 +226,10 @@ def test_app(bench: Bench, item: task.Task, shots: Sequence[tuple[str, bytes]]) 
     if bench.evaluation.uitests.appearance:
         if no_llm is not None or bench.client is None:
             scores["appearance"] = metrics.score("appearance", None, no_llm or uitests.NEEDS_LLM)
+        elif (spent := _budget_spent(bench)) is not None:
+            scores["appearance"] = metrics.score("appearance", None, spent)
+        elif bench.deadline.spent():
+            scores["appearance"] = metrics.score("appearance", None, f"not measured: {bench.deadline.why()}")
         else:
             if not shots:
                 shots = _case_shots(bench, recorded)
@@ -218,9 +238,19 @@ def test_app(bench: Bench, item: task.Task, shots: Sequence[tuple[str, bytes]]) 
         model=bench.app.model, task_id=item.id, agent_model=bench.evaluation.uitest_model() if no_llm is None else None,
         app_hash=app_hash, max_steps=bench.evaluation.uitests.max_steps, cases=tuple(recorded),
         duration_s=round(time.monotonic() - started, 3))
-    store_mod.put_model(bench.store, f"{bench.app.key}/{REPORT}", report)
+    bench.evidence.save(artifacts.UI_TESTS, report)
     return Tested(scores=scores, outcomes=cases.outcomes(recorded), report=report,
                   duration_s=report.duration_s)
+
+
+def _budget_spent(bench: Bench) -> str | None:
+    """Why no new UI-test call may start (the run's --max-cost is reached), or None.
+    The agent and the appearance judge spend from the run's budget like every LLM call."""
+    budget = bench.client.ledger.budget if bench.client is not None else None
+    if budget is None or not budget.reached():
+        return None
+    return (f"unscored: not tested, the run's LLM budget of ${budget.limit_usd:.2f} was reached "
+            f"(${budget.spent():.2f} spent)")
 
 
 def _case_shots(bench: Bench, recorded: Sequence[uitests.CaseResult]) -> list[tuple[str, bytes]]:
@@ -230,27 +260,22 @@ def _case_shots(bench: Bench, recorded: Sequence[uitests.CaseResult]) -> list[tu
         if not case.trace:
             continue
         folder = case.trace.rsplit("/", 1)[0]
-        try:
-            trace = evidence.Trace.model_validate_json(bench.store.get_bytes(f"{bench.app.key}/{case.trace}"))
-        except store_mod.NotFound:
+        trace = bench.evidence.load_at(case.trace, artifacts.TRACE)
+        if trace is None:
             continue
         for step in trace.steps:
-            if step.screenshot:
-                try:
-                    out.append((f"{folder}/{step.screenshot}",
-                                bench.store.get_bytes(f"{bench.app.key}/{folder}/{step.screenshot}")))
-                except store_mod.NotFound:
-                    continue
+            if step.screenshot and (data := bench.evidence.raw(f"{folder}/{step.screenshot}")) is not None:
+                out.append((f"{folder}/{step.screenshot}", data))
     return out
 
 
 def after_exploring(bench: Bench, item: task.Task | None, trace: evidence.Trace,
-                    read: Callable[[str], bytes | None]) -> Tested | None:
+                    files: artifacts.Reader) -> Tested | None:
     """The UI tests explore_app runs after exploring (None: the task has none, or they
     are off). Appearance sees the exploration's screenshots, first screen first."""
     if item is None or not item.ui_tests or not bench.evaluation.uitests.enabled:
         return None
-    shots = [(s.screenshot, data) for s in trace.steps if s.screenshot and (data := read(s.screenshot))]
+    shots = [(s.screenshot, data) for s in trace.steps if s.screenshot and (data := files.raw(s.screenshot))]
     return test_app(bench, item, shots)
 
 

@@ -10,10 +10,6 @@ from iwcbench.pipeline.contracts import metrics
 from iwcbench.pipeline.runs import inputs
 from iwcbench.pipeline.stages.aggregating import borda
 
-# The questionnaire the metric table's ``wcb`` weights were made from (see its header).
-DEFAULT_QUESTIONNAIRE = pathlib.Path(borda.__file__).resolve().parent / "questionnaires" / "wcb-default.csv"
-
-
 def borda_document(questionnaire: pathlib.Path, persona: str | None = None) -> dict:
     """The weights file of a questionnaire CSV (only ``persona``'s responses when named)."""
     try:

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import statistics
 
-from iwcbench.pipeline.contracts import evidence, metrics, results
+from iwcbench.pipeline.contracts import evidence, metrics
 
 COVERAGE = ("statements", "functions", "branches")
 NAMES = metrics.names("scoring")  # the metric table's rows this stage fills, in order
@@ -50,7 +50,7 @@ MAX_CITATIONS = 8
 
 
 def _score(name: str, value: float | None, reason: str, evidence_: tuple[str, ...] = (),
-           raw: dict | None = None) -> results.Score:
+           raw: dict | None = None) -> metrics.Score:
     return metrics.score(name, value, reason, evidence_[:MAX_CITATIONS], raw)
 
 
@@ -59,7 +59,7 @@ def _pct(part: int, whole: int) -> float:
 
 
 def _coverage(report: evidence.InstrumentationReport | None,
-              trace: evidence.Trace | None) -> dict[str, results.Score]:
+              trace: evidence.Trace | None) -> dict[str, metrics.Score]:
     scores = {}
     for metric in COVERAGE:
         name = f"coverage_{metric}"
@@ -88,21 +88,28 @@ def _coverage(report: evidence.InstrumentationReport | None,
     return scores
 
 
-def _errors(trace: evidence.Trace | None) -> dict[str, results.Score]:
+def _listed(messages: tuple[str, ...]) -> int:
+    return sum(1 for m in messages if not m.startswith("… and "))
+
+
+def _errors(trace: evidence.Trace | None) -> dict[str, metrics.Score]:
     if trace is None or not trace.steps:
         why = "not measured: nothing was explored"
         return {"runtime_errors": _score("runtime_errors", None, why),
                 "blocked_requests": _score("blocked_requests", None, why)}
-    page = sum(len(s.page_errors) for s in trace.steps)
-    console = sum(len(s.console_errors) for s in trace.steps)
+    # listed ones ("… and N more" is not an error) and those counted past the lists
+    page = sum(_listed(s.page_errors) + s.unlisted.page_errors for s in trace.steps)
+    console = sum(_listed(s.console_errors) + s.unlisted.console_errors for s in trace.steps)
+    lines = sum(s.unlisted.console_lines for s in trace.steps)
     steps = len(trace.steps)
+    flood = f"; the page flooded its console: {lines:,} lines counted, not kept" if lines else ""
     errors = _score(
         "runtime_errors", float(page + console),
         f"{page} uncaught page error{'s' * (page != 1)} and {console} console "
-        f"error{'s' * (console != 1)} in {steps} step{'s' * (steps != 1)}",
+        f"error{'s' * (console != 1)} in {steps} step{'s' * (steps != 1)}{flood}",
         tuple(f"step {s.index}" for s in trace.steps if s.page_errors or s.console_errors),
         {"page_errors": page, "console_errors": console, "steps": steps,
-         "per_step": round((page + console) / steps, 4)},
+         "per_step": round((page + console) / steps, 4), "console_lines_unlisted": lines},
     )
     blocked = [u for s in trace.steps for u in s.blocked_requests]
     hosts = sorted({u.split("/")[2] if "//" in u else u for u in blocked})
@@ -122,7 +129,7 @@ def _state_of(graph: evidence.StateGraph | None) -> dict[int, str]:
     return {step: node.id for node in graph.nodes for step in node.steps} if graph else {}
 
 
-def _graph_scores(graph: evidence.StateGraph | None) -> dict[str, results.Score]:
+def _graph_scores(graph: evidence.StateGraph | None) -> dict[str, metrics.Score]:
     if graph is None or not graph.nodes:
         why = "not measured: no state graph"
         return {n: _score(n, None, why) for n in ("states", "transitions", "dead_end_ratio")}
@@ -150,7 +157,7 @@ def _graph_scores(graph: evidence.StateGraph | None) -> dict[str, results.Score]
     return scores
 
 
-def _no_effect(trace: evidence.Trace | None, graph: evidence.StateGraph | None) -> results.Score:
+def _no_effect(trace: evidence.Trace | None, graph: evidence.StateGraph | None) -> metrics.Score:
     if trace is None or graph is None:
         return _score("no_effect_ratio", None, "not measured: no trace or state graph")
     state_of = _state_of(graph)
@@ -178,7 +185,7 @@ def _page_score(violations: tuple[evidence.AxeViolation, ...]) -> float:
 
 
 def _accessibility(a11y: evidence.AccessibilityReport | None,
-                   graph: evidence.StateGraph | None) -> results.Score:
+                   graph: evidence.StateGraph | None) -> metrics.Score:
     if a11y is None or not a11y.pages:
         why = f"axe-core failed: {a11y.error}" if a11y is not None and a11y.error else \
             "axe-core did not run (accessibility checks were off, or no state was checked)"
@@ -209,14 +216,14 @@ def score_offline(
     trace: evidence.Trace | None,
     graph: evidence.StateGraph | None,
     a11y: evidence.AccessibilityReport | None,
-) -> dict[str, results.Score]:
+) -> dict[str, metrics.Score]:
     """Every offline score of one explored app, keyed by the names in ``NAMES``."""
     scores = {**_coverage(report, trace), **_errors(trace), **_graph_scores(graph),
               "no_effect_ratio": _no_effect(trace, graph), "accessibility": _accessibility(a11y, graph)}
     return {name: scores[name] for name in NAMES}
 
 
-def failure_scores(outcome: str, reason: str) -> dict[str, results.Score]:
+def failure_scores(outcome: str, reason: str) -> dict[str, metrics.Score]:
     """Scores of an app that was not explored: floors for ``start_failed``, all
     unscored for ``error`` (see the module docstring)."""
     if outcome == "error":

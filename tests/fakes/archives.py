@@ -10,8 +10,11 @@ import stat
 import tarfile
 import zipfile
 
-# The shared datasets sit beside the project checkout (../shared).
-DATASETS = pathlib.Path(__file__).resolve().parents[3] / "shared" / "datasets"
+# The shared datasets sit beside the project checkout (../shared), or beside the folder
+# that holds it when the checkout is a git worktree (../../shared).
+_CHECKOUT = pathlib.Path(__file__).resolve().parents[2]
+DATASETS = next((d / "shared" / "datasets" for d in _CHECKOUT.parents if (d / "shared" / "datasets").is_dir()),
+                _CHECKOUT.parent / "shared" / "datasets")
 FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "bad-apps"
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 

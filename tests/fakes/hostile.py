@@ -96,3 +96,22 @@ def prepare(base: pathlib.Path, canary: canaries.Canary) -> Corpus:
     os.symlink(canary_file, traversal / "secret-link.txt")
     os.symlink(secret, traversal / "linked-dir")
     return Corpus(CORPUS / "tasks.jsonl", apps, base / "mirror", canary_file, file_token)
+
+
+def written_in(*folders: pathlib.Path) -> tuple[str, ...]:
+    """Everything under ``folders`` (each made empty for the run)."""
+    return tuple(sorted(str(p) for folder in folders for p in folder.rglob("*")))
+
+
+def isolated_folders(base: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path, pathlib.Path]:
+    """(TMPDIR, HOME, working folder) of a run, each empty: whatever the run writes
+    outside its output and temporary folders shows up in the last two."""
+    made = tuple(base / name for name in ("tmp", "home", "cwd"))
+    for folder in made:
+        folder.mkdir()
+    return made
+
+
+def isolated_env(tmp: pathlib.Path, home: pathlib.Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
+    return {**env, "TMPDIR": str(tmp), "HOME": str(home)}

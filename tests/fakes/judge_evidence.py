@@ -16,7 +16,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from fakes.anthropic_server import Fault, Message, text, tool_use
-from iwcbench.pipeline.contracts import evidence, task
+from iwcbench.pipeline.contracts import artifacts, evidence, task
 
 TODO_TASK = task.Task(
     id="todo-1",
@@ -98,13 +98,13 @@ def sample_files(dom_extra: str = "", title: str = "To-do") -> dict[str, bytes]:
     )
     files = {k: v.encode() for k, v in doms.items()}
     files.update(shots)
-    files["trace.json"] = trace.model_dump_json().encode()
-    files["graph.json"] = graph.model_dump_json().encode()
+    files[artifacts.TRACE.key] = trace.model_dump_json().encode()
+    files[artifacts.GRAPH.key] = graph.model_dump_json().encode()
     return files
 
 
-def reader(files: dict[str, bytes]):
-    return files.get
+def reader(files: dict[str, bytes]) -> artifacts.Reader:
+    return artifacts.Reader(files.get)
 
 
 ASPECTS = {

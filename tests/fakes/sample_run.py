@@ -22,7 +22,7 @@ from typing import Callable
 
 from PIL import Image, ImageDraw, ImageFont
 
-from iwcbench.pipeline.contracts import settings
+from iwcbench.pipeline.contracts import metrics, settings
 from iwcbench.pipeline.contracts import evidence, results
 from iwcbench.pipeline.kits import store as store_mod
 
@@ -158,8 +158,8 @@ def _act(kind: str, target: str | None = None, value: str | None = None, intent:
 
 
 def _score(value: float | None, reason: str, unit: str = "0-100", rationale: str | None = None,
-           higher: bool = True, cites: tuple[str, ...] = ()) -> results.Score:
-    return results.Score(value=value, reason=reason, unit=unit, rationale=rationale,
+           higher: bool = True, cites: tuple[str, ...] = ()) -> metrics.Score:
+    return metrics.Score(value=value, reason=reason, unit=unit, rationale=rationale,
                          higher_is_better=higher, evidence=cites)
 
 
@@ -238,7 +238,7 @@ def _plain_todo(store: store_mod.Store, prefix: str) -> tuple[evidence.Trace, ev
     return trace.model_copy(update={"stop_reason": "the explorer finished"}), graph
 
 
-def _app(model: str, task_id: str, outcome: str, reason: str, scores: dict[str, results.Score],
+def _app(model: str, task_id: str, outcome: str, reason: str, scores: dict[str, metrics.Score],
          trace: evidence.Trace | None, graph: evidence.StateGraph | None,
          report: evidence.InstrumentationReport, overall: float | None) -> results.AppResult:
     ex = results.ExplorationSummary()

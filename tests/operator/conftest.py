@@ -18,6 +18,16 @@ import pytest
 from fakes import kube_apiserver, kubelet as kubelet_mod, operator_harness
 
 _namespaces = itertools.count(1)
+_EMULATED = {"apiserver", "namespace", "operator", "make_kubelet"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that uses the emulated API server is an `emulator` test (the quick tier
+    leaves it out); the pure ones (planning, tracking, publishing) are not."""
+    here = pathlib.Path(__file__).parent
+    for item in items:
+        if here in pathlib.Path(item.path).parents and _EMULATED & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.emulator)
 
 
 @pytest.fixture(scope="session")

@@ -118,3 +118,18 @@ def test_defaults_come_from_the_environment():
     d = operator_cli.defaults_from({"IWC_RUNNER_IMAGE": "r:1", "IWC_ANTHROPIC_SECRET": "", "IWC_CONFIG_MAP": "cfg"})
     assert (d.runner_image, d.anthropic_secret, d.config_map) == ("r:1", None, "cfg")
     assert d.store_secret == planning.Defaults().store_secret
+
+
+def test_scheduling_places_every_pod_of_the_run():
+    spec = api.EvaluationRunSpec.model_validate({
+        **SPEC.wire(), "scheduling": {
+            "nodeSelector": {"pool": "eval"},
+            "tolerations": [{"key": "dedicated", "operator": "Equal", "value": "eval", "effect": "NoSchedule"}]}})
+    for job in (planning.app_job(OWNER, spec, planning.AppPair("m", "t"), planning.Defaults()),
+                planning.scoring_job(OWNER, spec, planning.Defaults())):
+        pod = job["spec"]["template"]["spec"]
+        assert pod["nodeSelector"] == {"pool": "eval"}
+        assert pod["tolerations"] == [{"key": "dedicated", "operator": "Equal", "value": "eval", "effect": "NoSchedule"}]
+        kubernetes_validate.validate(job, "1.30", strict=True)
+    plain = planning.app_job(OWNER, SPEC, planning.AppPair("m", "t"), planning.Defaults())["spec"]["template"]["spec"]
+    assert "nodeSelector" not in plain and "tolerations" not in plain

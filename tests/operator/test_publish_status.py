@@ -25,7 +25,7 @@ def _results() -> bytes:
 def _publish(kubeconfig, store, target):
     return subprocess.run([h.IWC, "operator", "publish-status", "--store", store, "--evaluation-run", target],
                           env={**os.environ, "KUBECONFIG": str(kubeconfig)},
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=300)
 
 
 def test_publish_status_patches_a_small_summary(apiserver, namespace, s3_bucket, tmp_path):
@@ -51,5 +51,5 @@ def test_publish_status_without_results_asks_for_a_retry(apiserver, namespace, s
 
 def test_publish_status_rejects_a_malformed_target(tmp_path):
     done = subprocess.run([h.IWC, "operator", "publish-status", "--store", "s3://bucket/x", "--evaluation-run", "noslash"],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 2 and "NAMESPACE/NAME" in done.stderr

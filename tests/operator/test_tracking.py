@@ -20,8 +20,9 @@ def view(pair, state, **kw):
 
 
 def decide(jobs=(), created=(), status=None, spec=SPEC, apps=APPS, results_present=False, now=NOW):
-    return tracking.decide(spec, OWNER, 1, apps, None, list(jobs), set(created), status or {},
-                           results_present, now)
+    return tracking.decide(tracking.Observed(spec=spec, owner=OWNER, generation=1, apps=apps, jobs=tuple(jobs),
+                                             recently_created=frozenset(created), status=status or {},
+                                             results_present=results_present, now=now))
 
 
 def test_first_look_creates_up_to_parallelism():
@@ -66,7 +67,8 @@ def test_scoring_starts_once_every_app_job_ended_and_its_outcome_sets_the_phase(
 
 def test_no_apps_and_unreachable_store_are_conditions():
     assert decide(apps=[]).status["phase"] == "Failed"
-    d = tracking.decide(SPEC, OWNER, 1, None, "cannot list s3://bench/apps: timeout", [], set(), {}, False, NOW)
+    d = tracking.decide(tracking.Observed(spec=SPEC, owner=OWNER, generation=1, apps=None, jobs=(), status={},
+                                          now=NOW, listing_error="cannot list s3://bench/apps: timeout"))
     cond = {c["type"]: c for c in d.status["conditions"]}["AppsListed"]
     assert d.status["phase"] == "Pending" and cond["reason"] == "StoreUnavailable" and "timeout" in cond["message"]
 

@@ -1,10 +1,13 @@
-"""The hermetic network policy for an explored app (a Playwright route handler).
+"""The routers that decide every request of an explored app's browser context (Playwright
+route handlers): ``Hermetic``, the sandbox with the CDN mirror, and ``OriginGuard``, the
+same rule without one; both are a ``Router``.
 
-``Hermetic(app_origin, mirror)``: requests to the app's own origin go through;
-``data:``/``blob:`` go through; public CDN URLs (kits/cdn.HOSTS) are answered from
-the local mirror with ``Access-Control-Allow-Origin: *`` or refused when it cannot
-answer; everything else is refused (``blockedbyclient``). WebSockets to anywhere but
-the app's origin are closed. What happened is kept (``blocked``, ``mirrored``) and
+``Hermetic(app_origin, mirror)`` follows the sandbox's request rule (kits/mirror/rule.py,
+the one the quality stage's browsers follow too): requests to the app's own origin and
+``data:``/``blob:`` go through; public CDN URLs (kits/cdn.HOSTS) are answered from the
+local mirror with ``Access-Control-Allow-Origin: *`` or refused when it cannot answer;
+everything else is refused (``blockedbyclient``). WebSockets to anywhere but the app's
+origin are closed. What happened is kept (``blocked``, ``mirrored``) and
 ``drain()`` hands over what is new since the last call, for the explorer's per-step
 record. Create browser contexts with ``context_options()`` so service workers cannot
 bypass the handler. Duck-typed on Playwright's Route/WebSocketRoute: this module does
@@ -18,9 +21,9 @@ import logging
 import re
 import threading
 import urllib.parse
-from typing import Any
+from typing import Any, Protocol
 
-from iwcbench.pipeline.kits.mirror import cdn
+from iwcbench.pipeline.kits.mirror import cdn, rule
 
 log = logging.getLogger(__name__)
 URL_CAP = 300  # characters of a URL kept in a record
@@ -57,19 +60,13 @@ def context_options() -> dict[str, Any]:
     return {"service_workers": "block"}
 
 
-def _origin(url: str) -> str:
-    parts = urllib.parse.urlsplit(url)
-    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
-    return f"{scheme}://{parts.netloc}".lower()
-
-
 def _cap(url: str) -> str:
     return url if len(url) <= URL_CAP else url[: URL_CAP - 1] + "…"
 
 
 class Hermetic:
     def __init__(self, app_origin: str, mirror: cdn.Mirror) -> None:
-        self.app_origin = _origin(app_origin)
+        self.app_origin = app_origin
         self.mirror = mirror
         self._lock = threading.Lock()
         self.blocked: list[Blocked] = []
@@ -88,12 +85,12 @@ class Hermetic:
         try:
             request = route.request
             url = request.url
-            if url.startswith(("data:", "blob:")) or _origin(url) == self.app_origin:
+            decision = rule.decide(url, self.app_origin)
+            if decision.action == "pass":
                 route.continue_()
                 return
-            host = (urllib.parse.urlsplit(url).hostname or "").lower()
-            if host not in cdn.HOSTS:
-                self._refuse(route, url, "external host")
+            if decision.action == "refuse":
+                self._refuse(route, url, decision.reason)
                 return
             if getattr(request, "method", "GET") == "OPTIONS":  # CORS preflight
                 route.fulfill(status=204, headers={
@@ -115,10 +112,11 @@ class Hermetic:
 
     def handle_web_socket(self, socket: Any) -> None:
         try:
-            if _origin(socket.url) == self.app_origin:
+            decision = rule.decide(socket.url, self.app_origin, websocket=True)
+            if decision.action == "pass":
                 socket.connect_to_server()
                 return
-            self._record(self.blocked, Blocked(_cap(socket.url), "WebSocket to an external host"))
+            self._record(self.blocked, Blocked(_cap(socket.url), decision.reason))
             socket.close(code=1008, reason="blocked by iwc-bench")
         except Exception:  # noqa: BLE001 - the page may already be gone
             log.debug("closing a WebSocket failed", exc_info=True)
@@ -150,3 +148,53 @@ def _listed(items: list) -> tuple[str, ...]:
     if len(texts) > PER_DRAIN:
         texts = texts[:PER_DRAIN] + [f"… and {len(texts) - PER_DRAIN} more"]
     return tuple(texts)
+
+
+def origin_of(url: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.netloc else f"{parts.scheme}:"
+
+
+class Router(Protocol):
+    """What decides every request a browser context makes: installed once on the
+    context; ``drain`` gives (blocked, mirrored) records since the last call, as
+    text ("URL (reason)", "URL -> package@version/path")."""
+
+    def install(self, context: Any) -> None: ...
+
+    def drain(self) -> tuple[tuple[str, ...], tuple[str, ...]]: ...
+
+
+class OriginGuard:
+    """The minimal router: the sandbox's request rule (kits/mirror/rule.py) without a
+    CDN mirror, so everything not on the app's origin is refused (HTTP and WebSocket).
+    Used when no hermetic router (kits/mirror/routing.py) is given."""
+
+    def __init__(self, app_origin: str) -> None:
+        self.app_origin = app_origin
+        self._blocked: list[str] = []
+
+    def install(self, context) -> None:
+        def on_request(route) -> None:
+            url = route.request.url
+            if rule.decide(url, self.app_origin).action == "pass":
+                route.continue_()
+            else:
+                self._blocked.append(url)
+                route.abort("blockedbyclient")
+
+        def on_socket(socket) -> None:
+            if rule.decide(socket.url, self.app_origin, websocket=True).action == "pass":
+                socket.connect_to_server()
+            else:
+                self._blocked.append(socket.url)
+                socket.close()
+
+        context.route("**/*", on_request)
+        context.route_web_socket(re.compile(".*"), on_socket)
+
+    def drain(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(blocked, mirrored) since the last call, as routing.Hermetic.drain gives
+        them; this guard mirrors nothing."""
+        blocked, self._blocked = tuple(self._blocked), []
+        return blocked, ()

@@ -25,6 +25,18 @@ Rules:
 * Weights: the metric table's ``iwc`` set when any app has a scored judged dimension
   (aesthetics, usability, alignment_*), otherwise its ``default`` set. Metrics outside the weights
   are still reported (mean and z) but do not enter the overall.
+* WebCoderBench weights (``wcb``, a Table 6 persona set, or a file weighing only its
+  metrics: ``metrics.ranks_as_table4``) rank as its Table 4 does, the one way a run ranks
+  by them (webcoder.py): a row's z per metric is the mean of its apps' z over all apps
+  (per-sample z), its overall Σ weight · z over the metrics it has a z for (no
+  renormalising: a metric none of its apps scored adds the pool's average, 0), and an
+  app's overall Σ weight · z over the metrics it scored (Table 5's).
+* Each row counts, per metric, the model's apps left unscored on it (``unscored``), and
+  names the weighted metrics other models were ranked on that it has no z for
+  (``missing_dimensions``): its overall then stands on fewer dimensions.
+* WebGen-Bench's UI-test rows (aggregation ``pooled_cases``) are no model mean: the
+  leaderboard leaves them out of ``metrics`` and ``z``; its UI-test figures are the ones
+  pooled over test cases (webgen.py), which the run puts beside each row.
 * Rank intervals: the leaderboard carries a bootstrap interval per model (tasks
   resampled with replacement, 2.5th–97.5th percentile of the rank), seeded, so the
   same results give the same intervals.
@@ -79,7 +91,7 @@ def with_floors(apps: Sequence[results.AppResult]) -> list[results.AppResult]:
     return out
 
 
-def _value(score: results.Score | None) -> float | None:
+def _value(score: metric_table.Score | None) -> float | None:
     if score is None or score.value is None or not math.isfinite(score.value):
         return None
     return float(score.value)
@@ -155,6 +167,40 @@ def _leaderboard_z(means: Mapping[str, Mapping[str, float | None]], metrics: Seq
     return z
 
 
+def _app_z(pooled: Sequence[results.AppResult], metrics: Sequence[str], directions: Mapping[str, bool],
+           fixed: Mapping[str, tuple[float, float]] | None) -> list[dict[str, float | None]]:
+    """Per app (in order), metric → its z against every pooled app that scored it (or
+    against ``fixed`` μ and σ; a metric the reference lacks gets none)."""
+    app_z: list[dict[str, float | None]] = [{} for _ in pooled]
+    for m in metrics:
+        values = {str(i): v for i, a in enumerate(pooled) if (v := _value(a.scores.get(m))) is not None}
+        if fixed is not None and m not in fixed:
+            values = {}
+        scored = zscores(values, directions.get(m, True), fixed.get(m) if fixed is not None else None)
+        for i, row in enumerate(app_z):
+            row[m] = scored.get(str(i))
+    return app_z
+
+
+def _mean_sample_z(pooled: Sequence[results.AppResult], app_z: Sequence[Mapping[str, float | None]],
+                   metrics: Sequence[str]) -> dict[str, dict[str, float | None]]:
+    """Model → metric → the mean z of its apps that have one (Table 4's); None: none has."""
+    found: dict[str, dict[str, list[float]]] = {}
+    for a, zs in zip(pooled, app_z):
+        row = found.setdefault(a.model, {m: [] for m in metrics})
+        for m in metrics:
+            if zs.get(m) is not None:
+                row[m].append(zs[m])
+    return {model: {m: (statistics.fmean(v) if v else None) for m, v in row.items()} for model, row in found.items()}
+
+
+def _table4_sum(z: Mapping[str, float | None], weights: Mapping[str, float]) -> float | None:
+    """Σ weight · z over the weighted metrics with a z (WebCoderBench's sum, not
+    renormalised); None if none has one."""
+    present = [weights[m] * v for m, v in z.items() if v is not None and weights.get(m, 0) > 0]
+    return math.fsum(present) if present else None
+
+
 def _ranks(overall: Mapping[str, float | None]) -> dict[str, int]:
     """Competition ranks: 1 is best, ties share the lowest rank, None last."""
     scored = sorted((round(v, _TIE) for v in overall.values() if v is not None), reverse=True)
@@ -192,6 +238,12 @@ def bootstrap_ranks(
     index = {t: i for i, t in enumerate(tasks)}
     sums = {model: [[0.0] * len(tasks) for _ in metrics] for model in models}
     counts = {model: [[0] * len(tasks) for _ in metrics] for model in models}
+    table4 = metric_table.ranks_as_table4(weights)
+    if table4:  # the apps' z over the whole pool, resampled as Table 4 averages them
+        app_z = _app_z(pooled, metrics, directions, reference.app_stats if reference is not None else None)
+        pooled = [a.model_copy(update={"scores": {m: metric_table.Score(value=z, reason="")
+                                                  for m, z in zs.items() if z is not None}})
+                  for a, zs in zip(pooled, app_z)]
     for a in pooled:
         for j, m in enumerate(metrics):
             v = _value(a.scores.get(m))
@@ -209,8 +261,11 @@ def bootstrap_ranks(
                 count = _total(pick(counts[model][j]))
                 row[m] = _total(pick(sums[model][j])) / count if count else None
             means[model] = row
-        z = _leaderboard_z(means, metrics, directions, fixed)
-        ranks = _ranks({model: weighted(z[model], weights) for model in models})
+        if table4:
+            ranks = _ranks({model: _table4_sum(means[model], weights) for model in models})
+        else:
+            z = _leaderboard_z(means, metrics, directions, fixed)
+            ranks = _ranks({model: weighted(z[model], weights) for model in models})
         for model in models:
             seen[model].append(ranks[model])
     out = {}
@@ -239,25 +294,28 @@ def aggregate(
     app_fixed = reference.app_stats if reference is not None else None
     model_fixed = reference.model_stats if reference is not None else None
 
-    app_z: list[dict[str, float | None]] = [{} for _ in pooled]
-    for m in metrics:
-        values = {str(i): v for i, a in enumerate(pooled) if (v := _value(a.scores.get(m))) is not None}
-        if app_fixed is not None and m not in app_fixed:
-            values = {}
-        scored = zscores(values, directions.get(m, True), app_fixed.get(m) if app_fixed is not None else None)
-        for i, row in enumerate(app_z):
-            row[m] = scored.get(str(i))
-    overall_of = iter(weighted(row, weights) for row in app_z)
+    table4 = metric_table.ranks_as_table4(weights)
+    app_z = _app_z(pooled, metrics, directions, app_fixed)
+    overall_of = iter((_table4_sum(row, weights) if table4 else weighted(row, weights)) for row in app_z)
     # pooled keeps the order of apps, so the pooled apps take the overalls in turn
     scored_apps = tuple(a.model_copy(update={
         "overall": next(overall_of) if a.outcome not in results.OUR_FAULT else None}) for a in apps)
 
+    # WebGen-Bench's figures are pooled over test cases (webgen.py), never a mean of apps' values
+    metrics = [m for m in metrics if m not in metric_table.names_aggregated("pooled_cases")]
     means = _model_table(pooled, metrics)
-    z = _leaderboard_z(means, metrics, directions, model_fixed)
-    overall = {model: weighted(z[model], weights) for model in means}
+    if table4:
+        z = _mean_sample_z(pooled, app_z, metrics)
+        overall = {model: _table4_sum(z[model], weights) for model in means}
+    else:
+        z = _leaderboard_z(means, metrics, directions, model_fixed)
+        overall = {model: weighted(z[model], weights) for model in means}
     for a in apps:  # a model whose every app failed on our side still gets a row
         overall.setdefault(a.model, None)
     ranks = _ranks(overall)
+    ranked_on = {model: {m for m in metrics if weights.get(m, 0) > 0 and z.get(model, {}).get(m) is not None}
+                 for model in overall}
+    every = set().union(*ranked_on.values()) if ranked_on else set()
     intervals = bootstrap_ranks(pooled, weights, bootstrap, reference=reference) if bootstrap and len(means) > 1 else {}
     rows = []
     for model in sorted(overall, key=lambda m: (ranks[m], m)):
@@ -265,11 +323,16 @@ def aggregate(
         outcomes: dict[str, int] = {}
         for a in mine:
             outcomes[a.outcome] = outcomes.get(a.outcome, 0) + 1
+        unscored = {m: n for m in metrics
+                    if (n := sum(1 for a in mine if a.outcome not in results.OUR_FAULT
+                                 and _value(a.scores.get(m)) is None))}
         rows.append(results.LeaderboardRow(
             rank=ranks[model], model=model, overall=overall[model],
             metrics={m: means.get(model, {}).get(m) for m in metrics},
             z={m: z.get(model, {}).get(m) for m in metrics},
             apps=len(mine), outcomes=outcomes, rank_interval=intervals.get(model),
+            unscored=unscored,
+            missing_dimensions=tuple(m for m in metrics if m in every - ranked_on[model]),
         ))
     return scored_apps, tuple(rows)
 

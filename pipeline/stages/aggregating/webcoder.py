@@ -28,7 +28,7 @@ LABELS = ("complexity", "clarity", "style", "category", "modality")
 _TIE = 9
 
 
-def _value(score: results.Score | None) -> float | None:
+def _value(score: metric_table.Score | None) -> float | None:
     if score is None or score.value is None or not math.isfinite(score.value):
         return None
     return float(score.value)
@@ -39,15 +39,20 @@ def perspective_of(name: str) -> str | None:
     return entry.perspective if entry is not None else None
 
 
-def sample_z(apps: Sequence[results.AppResult], names: Sequence[str]) -> list[dict[str, float]]:
-    """Per app (in order), metric → z over every app that scored the metric."""
+def sample_z(apps: Sequence[results.AppResult], names: Sequence[str],
+             fixed: Mapping[str, tuple[float, float]] | None = None) -> list[dict[str, float]]:
+    """Per app (in order), metric → z over every app that scored the metric, or against
+    ``fixed`` μ and σ of a reference run's apps (a metric it lacks gets no z)."""
     out: list[dict[str, float]] = [{} for _ in apps]
     for name in names:
         values = [(i, v) for i, a in enumerate(apps) if (v := _value(a.scores.get(name))) is not None]
-        if not values:
+        if not values or (fixed is not None and name not in fixed):
             continue
-        mu = math.fsum(v for _, v in values) / len(values)
-        sigma = math.sqrt(math.fsum((v - mu) ** 2 for _, v in values) / len(values))
+        if fixed is not None:
+            mu, sigma = fixed[name]
+        else:
+            mu = math.fsum(v for _, v in values) / len(values)
+            sigma = math.sqrt(math.fsum((v - mu) ** 2 for _, v in values) / len(values))
         sign = 1.0 if metric_table.higher_is_better(name) else -1.0
         for i, v in values:
             out[i][name] = sign * (v - mu) / sigma if sigma > 0 else 0.0
@@ -60,9 +65,11 @@ def _ranks(overall: Mapping[str, float | None]) -> dict[str, int]:
 
 
 def summarise(apps: Sequence[results.AppResult], weights: Mapping[str, float],
-              tasks: Mapping[str, task.Task] | None = None) -> results.WebCoderSummary | None:
+              tasks: Mapping[str, task.Task] | None = None,
+              fixed: Mapping[str, tuple[float, float]] | None = None) -> results.WebCoderSummary | None:
     """Table 4 and Table 5 of ``apps`` under ``weights`` (metrics without a perspective
-    are left out); None when no weighted metric was scored."""
+    are left out), z against ``fixed`` μ and σ when given (a reference run's apps); None
+    when no weighted metric was scored."""
     pooled = [a for a in apps if a.outcome != "error"]
     names = [n for n in metric_table.names() if weights.get(n, 0) > 0 and perspective_of(n) is not None]
     names += sorted(n for n in weights if n not in names and weights[n] > 0 and perspective_of(n) is not None)
@@ -71,7 +78,7 @@ def summarise(apps: Sequence[results.AppResult], weights: Mapping[str, float],
     groups: dict[str, list[str]] = {}
     for n in names:
         groups.setdefault(perspective_of(n) or "", []).append(n)
-    per_sample = sample_z(pooled, names)
+    per_sample = sample_z(pooled, names, fixed)
 
     rows: dict[str, dict] = {}
     for model in sorted({a.model for a in pooled}):

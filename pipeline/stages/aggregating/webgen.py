@@ -5,15 +5,17 @@ instruction has and their categories); it reads no store and scores nothing itse
 
 For each model, over the tasks that have UI test cases:
 
-* a case counts YES 1, PARTIAL 0.5, NO 0; **Accuracy** = Σ credit / cases × 100
-  (WebGen-Bench's headline);
-* **instruction-level Accuracy** (the seed card's recipe): an instruction is YES when
-  all its cases are YES, PARTIAL when at least one is YES or PARTIAL, NO otherwise;
-  Accuracy = (YES + 0.5 · PARTIAL) / instructions × 100;
+* **instruction-level Accuracy**, the card's primary metric (its recipe): an instruction
+  is YES when all its cases are YES, PARTIAL when at least one is YES or PARTIAL, NO
+  otherwise; Accuracy = (YES + 0.5 · PARTIAL) / instructions × 100;
+* **case-level Accuracy** beside it: a case counts YES 1, PARTIAL 0.5, NO 0, Σ credit /
+  cases × 100, pooled over all the model's cases (never a mean of per-app figures);
 * an app that never started (outcome ``start_failed``, which includes a task the model
   submitted no app for) counts NO for every case and as a NO instruction; both figures
   are also given over *started* apps only, beside the number of start failures, so
   that environment and app can be told apart;
+* a case whose page did not load for the agent is NO (the app did not serve what the
+  case needs), in both figures, and counted apart (``page_failures``);
 * unscored cases (no LLM, an unusable reply) are left out, never read as NO; an
   instruction with an unscored case is left out of the instruction level; apps with
   outcome ``error`` (our side failed) are left out entirely and counted;
@@ -26,6 +28,7 @@ For each model, over the tasks that have UI test cases:
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from typing import Iterable, Mapping, Sequence
 
@@ -68,72 +71,93 @@ def _verdicts(app: results.AppResult | None, item: task.Task) -> list[str | None
     return [found.get(i) for i in range(len(item.ui_tests))]
 
 
-def model_row(model: str, apps: Mapping[str, results.AppResult], tasks: Sequence[task.Task],
-              unscored_reason: str | None = None) -> results.UITestRow:
-    """The row of one model; ``apps`` by task id (a task without one never started)."""
-    all_cases, started_cases = _Tally(), _Tally()
-    all_inst, started_inst = _Tally(), _Tally()
-    by_primary: dict[str, _Tally] = {}
-    by_category: dict[str, _Tally] = {}
-    start_failures = errors = unscored = instructions = 0
-    reasons: list[str] = []
-    for item in tasks:
-        if not item.ui_tests:
-            continue
-        app = apps.get(item.id)
+@dataclasses.dataclass
+class _Count:
+    """One model's verdicts as they are counted, task by task."""
+
+    all_cases: _Tally = dataclasses.field(default_factory=_Tally)
+    started_cases: _Tally = dataclasses.field(default_factory=_Tally)
+    all_inst: _Tally = dataclasses.field(default_factory=_Tally)
+    started_inst: _Tally = dataclasses.field(default_factory=_Tally)
+    by_primary: dict[str, _Tally] = dataclasses.field(default_factory=dict)
+    by_category: dict[str, _Tally] = dataclasses.field(default_factory=dict)
+    start_failures: int = 0
+    errors: int = 0
+    unscored: int = 0
+    instructions: int = 0
+    page_failures: int = 0
+    reasons: list[str] = dataclasses.field(default_factory=list)
+
+    def add(self, item: task.Task, app: results.AppResult | None) -> None:
+        """One task with UI test cases, and the model's app for it (None: never submitted)."""
         if app is not None and app.outcome == "error":
-            errors += 1
-            continue
-        instructions += 1
+            self.errors += 1
+            return
+        self.instructions += 1
         verdicts = _verdicts(app, item)
         started = verdicts is not None
         if not started:
-            start_failures += 1
+            self.start_failures += 1
             verdicts = ["NO"] * len(item.ui_tests)
-        primary = by_primary.setdefault(item.labels.category or UNCATEGORISED, _Tally())
+        primary = self.by_primary.setdefault(item.labels.category or UNCATEGORISED, _Tally())
         for test, verdict in zip(item.ui_tests, verdicts):
             if verdict is None:
-                unscored += 1
+                self.unscored += 1
                 continue
-            all_cases.add(verdict)
+            self.all_cases.add(verdict)
             primary.add(verdict)
-            by_category.setdefault(test.primary_category or UNCATEGORISED, _Tally()).add(verdict)
+            self.by_category.setdefault(test.primary_category or UNCATEGORISED, _Tally()).add(verdict)
             if started:
-                started_cases.add(verdict)
+                self.started_cases.add(verdict)
         whole = instruction_verdict(verdicts)
         if whole is not None:
-            all_inst.add(whole)
+            self.all_inst.add(whole)
             if started:
-                started_inst.add(whole)
+                self.started_inst.add(whole)
         if app is not None and started:
-            reasons += [o.reason for o in app.ui_tests if o.verdict is None and o.reason]
+            self.reasons += [o.reason for o in app.ui_tests if o.verdict is None and o.reason]
+            self.page_failures += sum(1 for o in app.ui_tests if o.page_failed and o.verdict == "NO")
+
+    def reason(self, scored: bool, unscored_reason: str | None) -> str:
+        """What was counted, or why the figures are unscored."""
+        if unscored_reason is not None:
+            return unscored_reason
+        if not scored:
+            common = list(dict.fromkeys(self.reasons))
+            return (common[0] if len(common) == 1 else "; ".join(common[:3])) if common else \
+                "unscored: no UI test case was run"
+        failures, unscored, errors, pages = self.start_failures, self.unscored, self.errors, self.page_failures
+        return (f"{self.all_cases.slice().counted} test cases of {self.instructions} instructions, "
+                f"{failures} start failure{'s' if failures != 1 else ''} counted as NO"
+                + (f", {pages} case{'s' if pages != 1 else ''} NO because the page did not load" if pages else "")
+                + (f", {unscored} unscored case{'s' if unscored != 1 else ''} left out" if unscored else "")
+                + (f", {errors} app{'s' if errors != 1 else ''} left out (our side failed)" if errors else ""))
+
+
+def model_row(model: str, apps: Mapping[str, results.AppResult], tasks: Sequence[task.Task],
+              unscored_reason: str | None = None) -> results.UITestRow:
+    """The row of one model; ``apps`` by task id (a task without one never started)."""
+    count = _Count()
+    for item in tasks:
+        if item.ui_tests:
+            count.add(item, apps.get(item.id))
     # start failures alone make a figure only when nothing started (then it is 0 whoever
     # judges); otherwise some case of a started app must have been judged
-    ran = sum(started_cases.counts.values()) > 0
-    scored = unscored_reason is None and instructions > 0 and (ran or start_failures == instructions)
-    if unscored_reason is not None:
-        reason = unscored_reason
-    elif not scored:
-        common = list(dict.fromkeys(reasons))
-        reason = (common[0] if len(common) == 1 else "; ".join(common[:3])) if common else \
-            "unscored: no UI test case was run"
-    else:
-        reason = (f"{all_cases.slice().counted} test cases of {instructions} instructions, "
-                  f"{start_failures} start failure{'s' if start_failures != 1 else ''} counted as NO"
-                  + (f", {unscored} unscored case{'s' if unscored != 1 else ''} left out" if unscored else "")
-                  + (f", {errors} app{'s' if errors != 1 else ''} left out (our side failed)" if errors else ""))
+    ran = sum(count.started_cases.counts.values()) > 0
+    scored = unscored_reason is None and count.instructions > 0 and (ran or count.start_failures == count.instructions)
     appearance = [s.value for a in apps.values() if a.outcome != "error"
                   and (s := a.scores.get("appearance")) is not None and s.value is not None]
-    cases = all_cases.slice(scored)
-    inst = all_inst.slice(scored)
+    cases = count.all_cases.slice(scored)
+    inst = count.all_inst.slice(scored)
     return results.UITestRow(
         model=model, accuracy=cases.accuracy, instruction_accuracy=inst.accuracy,
-        started_accuracy=started_cases.slice(scored).accuracy,
-        started_instruction_accuracy=started_inst.slice(scored).accuracy,
-        reason=reason, instructions=instructions, start_failures=start_failures, errors=errors,
-        cases=cases, instruction_counts=inst, unscored_cases=unscored,
-        by_primary_category={k: v.slice(scored) for k, v in sorted(by_primary.items())},
-        by_task_category={k: v.slice(scored) for k, v in sorted(by_category.items())},
+        started_accuracy=count.started_cases.slice(scored).accuracy,
+        started_instruction_accuracy=count.started_inst.slice(scored).accuracy,
+        reason=count.reason(scored, unscored_reason), instructions=count.instructions,
+        start_failures=count.start_failures, errors=count.errors,
+        cases=cases, instruction_counts=inst, unscored_cases=count.unscored, page_failures=count.page_failures,
+        by_primary_category={k: v.slice(scored) for k, v in sorted(count.by_primary.items())},
+        by_task_category={k: v.slice(scored) for k, v in sorted(count.by_category.items())},
         appearance=round(statistics.fmean(appearance), 4) if appearance and unscored_reason is None else None,
         appearance_apps=len(appearance))
 

@@ -7,7 +7,7 @@ the LLM tester plugs in through the same protocol). It must not import other sta
 and an app's defect never escapes as an exception: it is in the trace.
 
 Modules: starting (the first load: fallback to the original build, blank pages,
-load times), stepping (the loop), observing + observe.js (what the page offers),
+load times), stepping (the loop), observing + observe.mjs (what the page offers),
 acting (doing an action), policy (the protocol), heuristic (the default) with
 values, rules, playing (keys, waits, positions), reaching (what of the code never
 ran and what could run it) and steering (which actions lead there), clicker (the
@@ -25,10 +25,11 @@ import time
 from typing import Callable
 
 from iwcbench.pipeline.contracts import settings as settings_mod
-from iwcbench.pipeline.contracts import evidence
-from iwcbench.pipeline.kits import browser
+from iwcbench.pipeline.contracts import evidence, instrumented as instrumented_mod
+from iwcbench.pipeline.kits import browser, clock
+from iwcbench.pipeline.kits.mirror import routing
 from iwcbench.pipeline.stages.exploring import clicker, coverage, crediting, heuristic, policy as policies
-from iwcbench.pipeline.stages.exploring import starting, stepping
+from iwcbench.pipeline.stages.exploring import observing, starting, stepping
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,101 +43,157 @@ class Exploration:
     original_load_time_s: float | None = None  # and the original build
 
 
-def offline_policy(name: str) -> policies.Policy:
-    """The offline policy a settings name stands for ("llm" is brought by the caller,
-    which owns the model client; without it the heuristic explores)."""
-    return clicker.RandomClicker() if name == "random" else heuristic.HeuristicPolicy()
+# The policies a run's settings name that need nothing but the page; "llm" is brought by
+# the caller, which owns the model client (without it the heuristic explores).
+OFFLINE: dict[settings_mod.ChosenPolicy, Callable[[], policies.Policy]] = {
+    "heuristic": heuristic.HeuristicPolicy,
+    "random": clicker.RandomClicker,
+}
+
+
+def offline_policy(name: settings_mod.ChosenPolicy) -> policies.Policy:
+    """The offline policy a settings name stands for."""
+    return OFFLINE.get(name, heuristic.HeuristicPolicy)()
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """How one exploration runs, besides its settings: who chooses the actions, who
+    answers the page's requests, whether axe-core looks at each new state."""
+
+    policy: policies.Policy | None = None  # None: the settings' offline policy
+    # Decides every request (kits/mirror/routing.Hermetic: the app's server and the CDN
+    # mirror); None: a routing.OriginGuard refuses everything off the app's origin.
+    # Below both, the browser reaches only the app's origin (kits/egress.py).
+    hermetic: routing.Router | None = None
+    accessibility: bool = True
+    # When exploring must be done (the app's hard deadline, less what later stages keep);
+    # None: app_timeout_s from now. Every page load waits no longer than what is left.
+    deadline: clock.Deadline | None = None
 
 
 def explore(
     url: str,
     settings: settings_mod.Exploration,
     sink: Callable[[str, bytes], None],
-    coverage_map: dict | None = None,
-    policy: policies.Policy | None = None,
-    hermetic: browser.Router | None = None,
-    accessibility: bool = True,
-    sites: dict | None = None,
-    facts: dict | None = None,
-    originals: dict[str, bytes] | None = None,
-    vendored: dict | None = None,
+    instrumented: instrumented_mod.Instrumented | None = None,
+    options: Options = Options(),
 ) -> Exploration:
-    """Explore the app at ``url``. ``coverage_map`` None means black box (no coverage
-    is read). ``hermetic`` decides every request (kits/mirror/routing.Hermetic: the app's
-    server and the CDN mirror); None: a browser.OriginGuard refuses everything off the
-    app's origin. Below both, the browser reaches only the app's origin (kits/egress.py).
-    ``sites`` (instrumenting's sites.json) says where each counter sits: only counters
-    V8 saw run are credited (crediting.py). ``facts`` are instrumenting's code facts
-    (code-facts.json): the heuristic steers by them. ``originals`` are the files
-    instrumenting rewrote, as they were, by path from the app's root: with them a
-    build that fails to load instrumented is explored as it came (starting.py).
-    ``vendored`` (instrumenting's vendored.json) names library code: own-code
-    coverage leaves it out, and the heuristic does not steer towards it."""
-    chooser = policy if policy is not None else offline_policy(settings.policy)
-    own_map = coverage.own_code(coverage_map, vendored) if coverage_map is not None and vendored else coverage_map
-    router = hermetic if hermetic is not None else browser.OriginGuard(browser.origin_of(url))
-    started = time.monotonic()
-    load_error: str | None = None
-    fallback = blank = None
-    load_time = original_load_time = None
-    options = browser.ContextOptions(
-        viewport_width=settings.viewport_width, viewport_height=settings.viewport_height, seed=settings.seed)
-    explorer = stepping.Explorer(url, settings, sink, coverage_map, chooser, router, accessibility, sites, facts)
+    """Explore the app at ``url``. ``instrumented`` (the instrument stage's bundle) None,
+    or one without a coverage map, means black box (no coverage is read). From the
+    bundle: its sites say where each counter sits (only counters V8 saw run are
+    credited: crediting.py); its code facts steer the heuristic; its original files
+    let a build that fails to load instrumented be explored as it came (starting.py);
+    its vendored code is left out of own-code coverage, and the heuristic does not
+    steer towards it."""
+    run = _Exploring(url, settings, sink, instrumented, options)
     try:
-        hashes = crediting.hashes(sites or {})
-        with browser.Session(options, allow=(explorer.origin,),
-                             coverage_hashes=hashes if coverage_map is not None else frozenset()) as session:
-            explorer.session = session
-            router.install(session.context)
-
-            def make(cmap: dict | None) -> stepping.Explorer:
-                instrumented = cmap is not None
-                made = stepping.Explorer(url, settings, sink, cmap, chooser, router, accessibility,
-                                         sites if instrumented else None, facts if instrumented else None,
-                                         own_map if instrumented else None)
-                made.session = session
-                return made
-
-            begun = starting.start(url, make, coverage_map, originals, session, settings.load_timeout_s)
-            explorer, load_error, fallback, blank = begun.explorer, begun.load_error, begun.fallback, begun.blank
-            if load_error is not None:
-                stop_reason = f"the app did not load: {load_error}"
-            elif blank is not None:
-                stop_reason = f"the page shows nothing: {blank}"
-            else:
-                measured = explorer.coverage_map
-                chooser.begin(policies.Context(
-                    start_url=url, app_origin=explorer.origin, seed=settings.seed,
-                    max_steps=settings.max_steps, instrumented=measured is not None,
-                    step_timeout_s=settings.step_timeout_s, plateau_steps=settings.plateau_steps,
-                    coverage=explorer.coverage_total if measured is not None else None,
-                    coverage_map=explorer.own_map, facts=explorer.facts, idle_steps=settings.stop_after_idle_steps))
-                try:
-                    stop_reason = explorer.loop(begun.first, started + settings.app_timeout_s, started)
-                except stepping.Stop as stop:
-                    stop_reason = str(stop)
-                if explorer.instrumented and originals:
-                    load_time, original_load_time = starting.load_times(
-                        explorer, url, originals, settings.load_timeout_s)
+        run.drive()
     except browser.BrowserGone as gone:
-        stop_reason = f"the browser stopped: {gone}"
-        if not explorer.steps:
-            load_error = str(gone)
-    trace = evidence.Trace(
-        explorer=chooser.name,
-        seed=settings.seed,
-        max_steps=settings.max_steps,
-        start_url=url,
-        steps=tuple(explorer.steps),
-        stop_reason=stop_reason,
-        summary=chooser.summary() if load_error is None and blank is None else None,
-        load_error=load_error,
-        duration_s=round(time.monotonic() - started, 3),
-        mirrored_requests=tuple(dict.fromkeys(explorer.mirrored)),
-    )
-    a11y = evidence.AccessibilityReport(
-        version=explorer.axe_version, pages=explorer.axe, error=explorer.axe_error)
-    counted = (coverage.with_counts(explorer.coverage_map, explorer.coverage_total())
-                if explorer.coverage_map is not None else {})
-    return Exploration(trace=trace, a11y=a11y, coverage=counted, fallback=fallback, blank=blank,
-                       load_time_s=load_time, original_load_time_s=original_load_time)
+        run.stop_reason = f"the browser stopped: {gone}"
+        if run.explorer is None or not run.explorer.steps:
+            run.load_error = str(gone)
+    return run.exploration()
+
+
+class _Exploring:
+    """One exploration under way: its inputs, the explorer the first load chose, and
+    what the load and the loop found out."""
+
+    def __init__(self, url: str, settings: settings_mod.Exploration, sink: Callable[[str, bytes], None],
+                 instrumented: instrumented_mod.Instrumented | None, options: Options) -> None:
+        given = instrumented if instrumented is not None and instrumented.measured else None
+        self.url, self.settings, self.sink, self.options = url, settings, sink, options
+        self.coverage_map = given.coverage_map if given is not None else None
+        vendored = given.vendored if given is not None else {}
+        self.sites = given.sites if given is not None else {}
+        self.facts = given.facts if given is not None else None
+        self.originals = given.originals if given is not None else None
+        self.chooser = options.policy if options.policy is not None else offline_policy(settings.policy)
+        self.own_map = (coverage.own_code(self.coverage_map, vendored) if self.coverage_map is not None and vendored
+                        else self.coverage_map)
+        self.router = (options.hermetic if options.hermetic is not None
+                       else routing.OriginGuard(routing.origin_of(url)))
+        self.started = time.monotonic()
+        self.deadline = (options.deadline if options.deadline is not None
+                         else clock.Deadline.after(settings.app_timeout_s))
+        self.explorer: stepping.Explorer | None = None  # the one exploring, once the first load has chosen it
+        self.stop_reason = ""
+        self.load_error: str | None = None
+        self.fallback: str | None = None
+        self.blank: str | None = None
+        self.load_time: float | None = None
+        self.original_load_time: float | None = None
+
+    def _make(self, session: browser.Session, cmap: dict | None) -> stepping.Explorer:
+        counted = cmap is not None
+        made = stepping.Explorer(self.url, self.settings, self.sink, cmap, self.chooser, self.router,
+                                 self.options.accessibility, self.sites if counted else None,
+                                 self.facts if counted else None, self.own_map if counted else None)
+        made.session = session
+        made.deadline = self.deadline
+        return made
+
+    def drive(self) -> None:
+        """The first load, then the loop (unless the app did not load or shows nothing)."""
+        settings, url = self.settings, self.url
+        context = browser.ContextOptions(
+            viewport_width=settings.viewport_width, viewport_height=settings.viewport_height, seed=settings.seed)
+        hashes = crediting.hashes(self.sites)
+        with browser.Session(context, allow=(routing.origin_of(url),),
+                             coverage_hashes=hashes if self.coverage_map is not None else frozenset()) as session:
+            self.router.install(session.context)
+            begun = starting.start(url, lambda cmap: self._make(session, cmap), self.coverage_map, self.originals,
+                                   session, self.deadline)
+            self.explorer, self.load_error, self.fallback, self.blank = (
+                begun.explorer, begun.load_error, begun.fallback, begun.blank)
+            if self.load_error is not None:
+                self.stop_reason = f"the app did not load: {self.load_error}"
+            elif self.blank is not None:
+                self.stop_reason = f"the page shows nothing: {self.blank}"
+            else:
+                self._loop(begun.first)
+
+    def _loop(self, first: observing.Observation | None) -> None:
+        explorer, settings = self.explorer, self.settings
+        assert explorer is not None
+        measured = explorer.coverage_map
+        self.chooser.begin(policies.Context(
+            start_url=self.url, app_origin=explorer.origin, seed=settings.seed,
+            max_steps=settings.max_steps, instrumented=measured is not None,
+            step_timeout_s=settings.step_timeout_s, plateau_steps=settings.plateau_steps,
+            coverage=explorer.coverage_total if measured is not None else None,
+            coverage_map=explorer.own_map, facts=explorer.facts, idle_steps=settings.stop_after_idle_steps))
+        try:
+            self.stop_reason = explorer.loop(first, self.deadline.at, self.started)
+        except stepping.Stop as stop:
+            self.stop_reason = str(stop)
+        self.chooser.end(self.stop_reason)
+        if explorer.instrumented and self.originals:
+            self.load_time, self.original_load_time = starting.load_times(explorer, self.url, self.originals)
+
+    def exploration(self) -> Exploration:
+        """What the stage hands back: the trace, axe-core's report, the final coverage."""
+        settings, chooser = self.settings, self.chooser
+        explorer = self.explorer
+        if explorer is None:  # the browser went before the first load chose an explorer
+            explorer = stepping.Explorer(self.url, settings, self.sink, self.coverage_map, chooser, self.router,
+                                         self.options.accessibility)
+        trace = evidence.Trace(
+            explorer=chooser.name,
+            seed=settings.seed,
+            max_steps=settings.max_steps,
+            start_url=self.url,
+            steps=tuple(explorer.steps),
+            stop_reason=self.stop_reason,
+            summary=chooser.summary() if self.load_error is None and self.blank is None else None,
+            load_error=self.load_error,
+            duration_s=round(time.monotonic() - self.started, 3),
+            mirrored_requests=tuple(dict.fromkeys(explorer.mirrored)),
+        )
+        a11y = evidence.AccessibilityReport(
+            version=explorer.axe_version, pages=explorer.axe, error=explorer.axe_error)
+        counted = (coverage.with_counts(explorer.coverage_map, explorer.coverage_total())
+                   if explorer.coverage_map is not None else {})
+        return Exploration(trace=trace, a11y=a11y, coverage=counted, fallback=self.fallback, blank=self.blank,
+                           load_time_s=self.load_time, original_load_time_s=self.original_load_time)

@@ -13,9 +13,8 @@ It chooses; it must not touch the page, and it keeps no memory of what paid off
 from __future__ import annotations
 
 import random
-from typing import Literal
 
-from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.contracts import evidence, settings
 from iwcbench.pipeline.stages.exploring import observing, policy, values
 
 KEYS = ("ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Space", "Enter", "Escape", "Tab",
@@ -27,7 +26,7 @@ WAIT_MS = "500"
 class RandomClicker:
     """See the module docstring."""
 
-    name: Literal["random"] = "random"
+    name: settings.PolicyName = "random"
 
     def __init__(self) -> None:
         self.rng = random.Random(0)
@@ -73,6 +72,9 @@ class RandomClicker:
 
     def observe(self, step: evidence.Step, after: observing.Observation | None) -> None:
         return None
+
+    def end(self, stop_reason: str) -> None:
+        """Nothing to conclude: this policy keeps no summary of its own."""
 
     def summary(self) -> str | None:
         return None

@@ -55,9 +55,8 @@ import collections
 import hashlib
 import random
 import re
-from typing import Literal
 
-from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.contracts import evidence, settings
 from iwcbench.pipeline.stages.exploring import observing, playing, policy, reaching, rules, steering, values
 
 EPSILON = 0.1
@@ -80,7 +79,7 @@ ECHO = 4.0
 class HeuristicPolicy:
     """See the module docstring."""
 
-    name: Literal["heuristic", "llm", "random"] = "heuristic"
+    name: settings.PolicyName = "heuristic"
 
     def __init__(self) -> None:
         self.rng = random.Random(0)
@@ -443,6 +442,9 @@ class HeuristicPolicy:
         if after is None or any("stopped responding" in n for n in step.notes):
             self.banned.add(sig)  # it hung or killed the page: once is enough
             self.followups.clear()
+
+    def end(self, stop_reason: str) -> None:
+        """Nothing to conclude: this policy keeps no summary of its own."""
 
     def summary(self) -> str | None:
         return None

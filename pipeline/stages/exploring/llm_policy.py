@@ -22,11 +22,12 @@ apps (no coverage) explore without guidance. This module must not touch the page
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import secrets
-from typing import Any, Callable, Literal
+from typing import Any, Callable
 
-from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.contracts import evidence, settings
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.stages.exploring import observing, policy
 
@@ -86,7 +87,7 @@ class LLMPolicy:
     instrumented app. ``max_turns_kept`` turns at least are kept in the conversation
     sent each step, ``max_turns_kept + trim_slack`` at most (default: half as many again)."""
 
-    name: Literal["llm"] = "llm"
+    name: settings.PolicyName = "llm"
 
     def __init__(self, client: llm.Client, *, uncovered: Callable[[], str | None] | None = None,
                  guidance_client: llm.Client | None = None, diffs: bool = True,
@@ -165,16 +166,7 @@ class LLMPolicy:
         if obs.canvases:
             head.append(f"The page has {obs.canvases} canvas element(s).")
         tree = obs.tree
-        if self._tree is None or not self.diffs:
-            head.append("Page (accessibility tree):\n" + self._fenced(tree))
-        else:
-            diff = tree_diff(self._tree, tree)
-            if not diff:
-                head.append("The page did not change.")
-            elif len(diff) >= len(tree):
-                head.append("Page changed a lot; full tree:\n" + self._fenced(tree))
-            else:
-                head.append("Changes to the page ('-' removed, '+' added):\n" + self._fenced(diff))
+        head.append(tree_text(self._tree if self.diffs else None, tree, self._fenced, TREE_WORDS))
         self._tree = tree
         if self._guidance:
             head.append(f"<guidance>\nSuggestions for parts of the app not yet exercised:\n{self._guidance}\n</guidance>")
@@ -192,13 +184,7 @@ class LLMPolicy:
     # ------------------------------------------------------------------ observe
 
     def observe(self, step: evidence.Step, after: observing.Observation | None) -> None:
-        lines = ["done" if step.ok else f"the action failed: {step.error}"]
-        for label, values in (("page error", step.page_errors), ("console error", step.console_errors),
-                              ("dialog", step.dialogs), ("note", step.notes)):
-            lines.extend(f"{label}: {self._q(v)}" for v in values[:5])
-        if after is None:
-            lines.append("the page was lost or stopped answering")
-        self._outcome = "\n".join(lines)
+        self._outcome = outcome(step, after, self._q)
         ctx = self.context
         if ctx is None or not ctx.instrumented or self.uncovered is None:
             return
@@ -221,6 +207,37 @@ class LLMPolicy:
         except llm.LLMError:
             return None  # guidance is a help, not a requirement: explore on without it
         return reply.text.strip() or None
+
+    def end(self, stop_reason: str) -> None:
+        """The run ended without ``finish`` (the step budget, the time limit, the page
+        lost): ask once for the final summary, from what the tester has seen."""
+        if self._summary is not None or not self.messages:
+            return
+        budget = self.client.ledger.budget
+        if budget is not None and budget.reached():
+            self._summary = f"no final summary: the run's LLM budget was reached ({stop_reason})"
+            return
+        parts: list[dict[str, Any]] = []
+        if self._pending_tool is not None:
+            parts.append(llm.tool_result_block(self._pending_tool, self._outcome or "done"))
+            parts.extend(self._extra)
+            self._pending_tool = None
+        parts.append(llm.text_block(f"The test run is over ({stop_reason}); no more actions can be taken. Call "
+                                    "finish with your summary of the functionality found, the interactions "
+                                    "tried and the failures observed."))
+        self.messages.append({"role": "user", "content": parts})
+        try:
+            reply = self.client.create(system=SYSTEM, messages=self.messages, tools=TOOLS, sample=0,
+                                       tool_choice=None if self.client.config.thinking
+                                       else {"type": "tool", "name": "finish"},
+                                       purpose="explore.summary", reuse=True)
+        except llm.LLMError as exc:
+            self._summary = f"no final summary: the LLM tester was unavailable ({exc})"
+            return
+        self.messages.append(reply.as_message())
+        use = next((u for u in reply.tool_uses if u.get("name") == "finish"), None)
+        said = str((use.get("input") or {}).get("summary", "")) if use is not None else reply.text.strip()
+        self._summary = said or f"no final summary: the LLM tester gave none ({stop_reason})"
 
     def summary(self) -> str | None:
         return self._summary
@@ -251,6 +268,47 @@ class LLMPolicy:
         # page text cannot close a fence it cannot guess
         text = text.replace(self._fence, "")
         return f"[page-{self._fence}]\n{text}\n[/page-{self._fence}]"
+
+
+def outcome(step: evidence.Step, after: observing.Observation | None, quote: Callable[[str], str],
+            head: str = "") -> str:
+    """What the last action did, for the next turn: done or its error, the page's errors,
+    dialogs and notes (five of each, quoted), and whether the page was lost."""
+    lines = [head + ("done" if step.ok else f"the action failed: {step.error}")]
+    for label, values in (("page error", step.page_errors), ("console error", step.console_errors),
+                          ("dialog", step.dialogs), ("note", step.notes)):
+        lines.extend(f"{label}: {quote(v)}" for v in values[:5])
+    if after is None:
+        lines.append("the page was lost or stopped answering")
+    return "\n".join(lines)
+
+
+@dataclasses.dataclass(frozen=True)
+class TreeWords:
+    """How a policy's prompt introduces the page's accessibility tree."""
+
+    full: str  # the whole tree follows
+    same: str  # it did not change
+    much: str  # it changed a lot: the whole tree follows
+    changes: str  # only the changed lines follow
+
+
+TREE_WORDS = TreeWords(full="Page (accessibility tree):\n", same="The page did not change.",
+                       much="Page changed a lot; full tree:\n",
+                       changes="Changes to the page ('-' removed, '+' added):\n")
+
+
+def tree_text(previous: str | None, tree: str, fenced: Callable[[str], str], words: TreeWords) -> str:
+    """The tree for the next turn: whole the first time (``previous`` None), later only
+    what changed, unless that is as long as the tree itself."""
+    if previous is None:
+        return words.full + fenced(tree)
+    diff = tree_diff(previous, tree)
+    if not diff:
+        return words.same
+    if len(diff) >= len(tree):
+        return words.much + fenced(tree)
+    return words.changes + fenced(diff)
 
 
 def tree_diff(before: str, after: str) -> str:

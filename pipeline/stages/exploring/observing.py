@@ -1,7 +1,8 @@
 """What a policy sees of the page: candidates with stable refs, a compact accessibility
-tree, fingerprints. Built by observe.js in one call in an isolated world (the page's
+tree, fingerprints. Built by observe.mjs in one call in an isolated world (the page's
 globals cannot break it); this module only types it. ``snapshot`` serialises the DOM
-with the marks of what changed while nobody acted (volatility.js), for abstracting.
+(snapshot.mjs) with the marks of what changed while nobody acted (volatility.mjs), for
+abstracting.
 It must not act on the page.
 """
 
@@ -12,22 +13,13 @@ import pathlib
 from typing import Mapping
 
 from iwcbench.pipeline.contracts import evidence
-from iwcbench.pipeline.kits import browser, inspecting
+from iwcbench.pipeline.kits import browser, injecting, inspecting
 
-SCRIPT = (pathlib.Path(__file__).parent / "observe.js").read_text(encoding="utf-8")
-VOLATILITY = (pathlib.Path(__file__).parent / "volatility.js").read_text(encoding="utf-8")
+HERE = pathlib.Path(__file__).parent
+LOOK = injecting.function(HERE / "observe.mjs")  # one look, then an idle window starts
+SNAPSHOT = injecting.function(HERE / "snapshot.mjs")
 LIMITS = {"maxElements": 4000, "maxCandidates": 150, "treeChars": 12000}
 IDLE_MS = 100  # the least time between an observation and its snapshot: the idle window
-# Look, then start an idle window: whatever changes before the snapshot changed by itself.
-_OBSERVE = ("(limits) => {\n" + VOLATILITY + "\nconst seen = (" + SCRIPT + ")(limits);\n"
-            "window.__iwc.volatility.watch();\nreturn seen;\n}")
-_SNAPSHOT = """async (idleMs) => {
-  const v = window.__iwc && window.__iwc.volatility;
-  if (v) await v.settle(idleMs);
-  let html = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
-  if (document.documentElement) html += document.documentElement.outerHTML;
-  return {html, volatile: v ? v.list() : []};
-}"""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,7 +121,7 @@ def _candidate(raw: dict) -> Candidate:
 def observe(tab: browser.Tab, step: int, deadline_s: float) -> Observation:
     """Look at the page once. Raises browser.BrowserError (PageHung when the page
     does not answer within ``deadline_s``)."""
-    raw = tab.isolated(_OBSERVE, {**LIMITS, "nonce": tab.session.nonce}, deadline_s)
+    raw = tab.isolated(LOOK, {**LIMITS, "nonce": tab.session.nonce}, deadline_s)
     return Observation(
         step=step,
         url=raw["url"],
@@ -152,7 +144,7 @@ def observe(tab: browser.Tab, step: int, deadline_s: float) -> Observation:
 def snapshot(tab: browser.Tab, max_bytes: int, deadline_s: float) -> tuple[bytes, tuple[evidence.VolatileMark, ...]]:
     """The serialised DOM (cut at ``max_bytes``) and the marks of elements that changed
     while nobody acted, taken in the same instant. Raises browser.BrowserError."""
-    raw = tab.isolated(_SNAPSHOT, IDLE_MS, deadline_s + IDLE_MS / 1000)
+    raw = tab.isolated(SNAPSHOT, IDLE_MS, deadline_s + IDLE_MS / 1000)
     marks = tuple(evidence.VolatileMark(path=m["path"], text=bool(m.get("text")),
                                         attributes=tuple(m.get("attributes") or ()),
                                         children=bool(m.get("children")))

@@ -31,9 +31,9 @@ reason, and counts against the budget.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Literal, Protocol
+from typing import Callable, Protocol
 
-from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.contracts import evidence, settings
 from iwcbench.pipeline.stages.exploring import observing
 
 
@@ -59,11 +59,12 @@ class Context:
 class Policy(Protocol):
     """One exploration's decision maker. Called in this order:
     ``begin`` once; then per step ``choose`` → (the explorer acts) → ``observe``;
+    then ``end`` once with why the loop stopped (the step budget, the time limit, …);
     finally ``summary`` once. ``choose`` returning None ends the exploration
     ("the policy had nothing left to try"); an Action of kind "finish" ends it as
     "the explorer declared testing complete"."""
 
-    name: Literal["heuristic", "llm", "random", "uitest", "replay"]
+    name: settings.PolicyName
 
     def begin(self, context: Context) -> None: ...
 
@@ -72,6 +73,11 @@ class Policy(Protocol):
     def observe(self, step: evidence.Step, after: observing.Observation | None) -> None:
         """The recorded step (errors, dialogs, coverage gain, ...) and the page after
         it (None when the page was lost or hung)."""
+        ...
+
+    def end(self, stop_reason: str) -> None:
+        """The loop is over (not called when the app never loaded); the LLM tester asks
+        for its final summary here when it has not given one."""
         ...
 
     def summary(self) -> str | None:

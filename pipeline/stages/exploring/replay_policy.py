@@ -15,9 +15,9 @@ the caller compares the end state. It must not touch the page.
 
 from __future__ import annotations
 
-from typing import Literal, Sequence
+from typing import Sequence
 
-from iwcbench.pipeline.contracts import evidence, uitests
+from iwcbench.pipeline.contracts import evidence, settings, uitests
 from iwcbench.pipeline.stages.exploring import observing, policy
 
 _ELEMENTLESS = {"scroll", "back", "wait", "load"}
@@ -42,7 +42,7 @@ def find(step: uitests.ReplayStep, obs: observing.Observation) -> observing.Cand
 class ReplayPolicy:
     """Plays ``steps`` back. ``failure`` says why it stopped early (None: all played)."""
 
-    name: Literal["replay"] = "replay"
+    name: settings.PolicyName = "replay"
 
     def __init__(self, steps: Sequence[uitests.ReplayStep]) -> None:
         self.steps = tuple(steps)
@@ -81,6 +81,9 @@ class ReplayPolicy:
         if not step.ok and self.failure is None:
             self.failure = f"replay step {self.played} failed: {step.error}"
             self._stop = True
+
+    def end(self, stop_reason: str) -> None:
+        """Nothing to conclude: this policy keeps no summary of its own."""
 
     def summary(self) -> str | None:
         return self.failure or f"replayed {self.played} of {len(self.steps)} steps"

@@ -25,7 +25,7 @@ import time
 import urllib.parse
 from typing import Callable
 
-from iwcbench.pipeline.kits import browser, inspecting
+from iwcbench.pipeline.kits import browser, clock, inspecting
 from iwcbench.pipeline.stages.exploring import observing, stepping
 
 BLANK_WAITS = 2  # further looks, BLANK_WAIT_MS apart, before a page counts as blank
@@ -87,8 +87,22 @@ def _probe(explorer: stepping.Explorer, url: str, files: dict[str, bytes], timeo
     return _Probe(error=error, page_errors=len(events.page_errors), blank=blank)
 
 
+def _time_to_check(explorer: stepping.Explorer, deadline: clock.Deadline) -> bool:
+    """Whether there is time to see if the original build throws at load too: two more
+    loads (the original's, then the instrumented one's again) may take at most half of
+    what is left. When not, the instrumented page is explored as it is, and step 0 says so."""
+    load_s = explorer.steps[0].duration_s
+    if 2 * load_s <= deadline.left() / 2:
+        return True
+    first = explorer.steps[0]
+    explorer.steps[0] = first.model_copy(update={"notes": (*first.notes, (
+        f"the page threw at load; not checked against the original build: that takes two more loads of "
+        f"about {load_s:.1f} s, and {deadline.left():.0f} s are left"))})
+    return False
+
+
 def start(url: str, make: Callable[[dict | None], stepping.Explorer], coverage_map: dict | None,
-          originals: dict[str, bytes] | None, session: browser.Session, load_timeout_s: float) -> Start:
+          originals: dict[str, bytes] | None, session: browser.Session, deadline: clock.Deadline) -> Start:
     """The first load (see the module docstring). ``make(coverage_map)`` builds an
     Explorer on ``session``; None as its argument gives a black-box one."""
     explorer = make(coverage_map)
@@ -103,8 +117,12 @@ def start(url: str, make: Callable[[dict | None], stepping.Explorer], coverage_m
         instrumented_failure = f"it threw at load: {explorer.steps[0].page_errors[0]}"
     if coverage_map is None or not originals or instrumented_failure is None:
         return Start(explorer, load_error, first, blank=blank)
+    if load_error is None and blank is None and not _time_to_check(explorer, deadline):
+        return Start(explorer, load_error, first)
     files = served_files(url, originals)
-    probe = _probe(explorer, url, files, load_timeout_s)
+    if deadline.spent():  # no time to try the original build: what the instrumented one gave
+        return Start(explorer, load_error, None if load_error else first, blank=blank)
+    probe = _probe(explorer, url, files, explorer.load_s())
     threw = load_error is None and blank is None
     original_fine = probe.error is None and probe.blank is None and (
         not threw or probe.page_errors < len(explorer.steps[0].page_errors))
@@ -121,20 +139,25 @@ def start(url: str, make: Callable[[dict | None], stepping.Explorer], coverage_m
     return Start(fallback, load_error, first, fallback=reason)
 
 
-def load_times(explorer: stepping.Explorer, url: str, originals: dict[str, bytes],
-               timeout_s: float) -> tuple[float | None, float | None]:
+def load_times(explorer: stepping.Explorer, url: str, originals: dict[str, bytes]
+               ) -> tuple[float | None, float | None]:
     """Seconds to the load event of the instrumented and the original build, each
-    loaded warm in a fresh tab (the original twice: the first load warms it)."""
+    loaded warm in a fresh tab (the original twice: the first load warms it).
+    Each load waits no longer than a third of what is left of the app's deadline; with
+    too little left, or when a load never ends, the figures are None (not measured)."""
     files = served_files(url, originals)
+    share = explorer.deadline.left() / 3
 
     def timed(original: bool) -> float | None:
+        if share < clock.MARGIN_S:
+            return None
         try:
             tab = explorer.session.new_tab()
             explorer.tab = tab
             if original:
                 tab.serve_files(files)
             started = time.monotonic()
-            tab.goto(url, timeout_s)
+            tab.goto(url, min(share, explorer.config.load_timeout_s))
             return round(time.monotonic() - started, 3)
         except browser.BrowserGone:
             raise
@@ -144,6 +167,7 @@ def load_times(explorer: stepping.Explorer, url: str, originals: dict[str, bytes
             explorer.session.drain()
             explorer.router.drain()
 
-    timed(True)
+    if timed(True) is None:  # the page's load never ends: measuring again tells nothing
+        return None, None
     original = timed(True)
     return timed(False), original

@@ -13,7 +13,8 @@ import time
 from typing import Callable
 
 from iwcbench.pipeline.contracts import evidence, settings
-from iwcbench.pipeline.kits import browser, inspecting
+from iwcbench.pipeline.kits import browser, browser_events, clock, inspecting
+from iwcbench.pipeline.kits.mirror import routing
 from iwcbench.pipeline.stages.exploring import acting, coverage as istanbul, crediting, observing
 from iwcbench.pipeline.stages.exploring import policy as policies
 
@@ -30,6 +31,21 @@ class Stop(Exception):
     """The exploration ends here; the message is the trace's stop_reason."""
 
 
+@dataclasses.dataclass
+class _After:
+    """What one look at the page after an action found (nothing, when it was lost)."""
+
+    obs: observing.Observation | None = None
+    gain: float = 0.0  # kept when the look is lost: the coverage was read
+    dom: str | None = None
+    shot: str | None = None
+    volatile: tuple[evidence.VolatileMark, ...] = ()
+    stop: Stop | None = None
+
+    def forget(self) -> None:
+        self.obs, self.dom, self.shot, self.volatile = None, None, None, ()
+
+
 class Explorer:
     def __init__(
         self,
@@ -38,22 +54,23 @@ class Explorer:
         sink: Callable[[str, bytes], None],
         coverage_map: dict | None,
         chooser: policies.Policy,
-        router: browser.Router | None,
+        router: routing.Router | None,
         accessibility: bool,
         sites: dict | None = None,
         facts: dict | None = None,
         own_map: dict | None = None,
     ) -> None:
         self.url = url
-        self.origin = browser.origin_of(url)
+        self.origin = routing.origin_of(url)
         self.config = config
+        self.deadline = clock.Deadline.never()  # the app's: set by the stage (exploring.Options)
         self.sink = sink
         self.coverage_map = coverage_map
         # the app's own code (coverage_map without recognised library code)
         self.own_map = own_map if own_map is not None else coverage_map
         self.facts = facts
         self.policy = chooser
-        self.router = router if router is not None else browser.OriginGuard(self.origin)
+        self.router = router if router is not None else routing.OriginGuard(self.origin)
         self.accessibility = accessibility
         # (an element that is not actionable within 2 s will not be: do not wait longer)
         self.action_timeout_s = min(config.step_timeout_s, 2.0)
@@ -146,10 +163,19 @@ class Explorer:
         return tuple(dict.fromkeys((*blocked, *below)))
 
     # ---- the page ---------------------------------------------------------
-    def _fresh_page(self, timeout_s: float) -> int | None:
+    def _fresh_page(self, timeout_s: float, notes: list[str] | None = None) -> int | None:
+        """A new tab on the start URL. A load that does not end in time is a note (the
+        page is observed as it is), not a failure of ours; a lost page or browser is."""
         self._page_left()
         self.tab = self.session.new_tab()
-        return self.tab.goto(self.url, timeout_s)
+        try:
+            return self.tab.goto(self.url, timeout_s)
+        except (browser.PageLost, browser.BrowserGone):
+            raise
+        except browser.BrowserError as error:
+            if notes is not None:
+                notes.append(f"the fresh page did not finish loading within {timeout_s:g} s ({error})")
+            return None
 
     def _settle(self, notes: list[str]) -> None:
         # (the page runs on while this process sleeps: no browser round trip needed)
@@ -163,9 +189,9 @@ class Explorer:
 
     def _look(self, index: int, notes: list[str]) -> observing.Observation:
         obs = observing.observe(self.tab, index, HANG_S)
-        if browser.origin_of(obs.url) != self.origin:
+        if routing.origin_of(obs.url) != self.origin:
             notes.append(f"navigated away to {obs.url}; returned to the app")
-            self._fresh_page(self.config.load_timeout_s)
+            self._fresh_page(self.load_s(), notes)
             self.tab.pause(SETTLE_MS)
             obs = observing.observe(self.tab, index, HANG_S)
         return self._listen(obs) if self.instrumented else obs
@@ -190,14 +216,20 @@ class Explorer:
             page_listeners=self.heard_page[1])
 
     def _lost(self, error: browser.PageLost, notes: list[str], after: str = "") -> None:
-        """A hung or crashed page: note it, count it, reload the app or stop."""
-        self.failures += 1
-        notes.append(f"{error}{after}")
-        self._page_left()
-        if self.failures >= MAX_PAGE_FAILURES:
-            raise Stop(f"the page hung or crashed {self.failures} times")
-        notes.append("opened a fresh page on the start URL")
-        self._fresh_page(self.config.load_timeout_s)
+        """A hung or crashed page: note it, count it, reload the app or stop. A fresh
+        page that is lost too (its renderer may be the one that crashed) counts again."""
+        while True:
+            self.failures += 1
+            notes.append(f"{error}{after}")
+            self._page_left()
+            if self.failures >= MAX_PAGE_FAILURES:
+                raise Stop(f"the page hung or crashed {self.failures} times")
+            notes.append("opened a fresh page on the start URL")
+            try:
+                self._fresh_page(self.load_s(), notes)
+                return
+            except browser.PageLost as again:
+                error, after = again, " (the fresh page)"
 
     def _accessibility(self, index: int, obs: observing.Observation, notes: list[str]) -> None:
         """axe-core on each new layout: what is on the page and where, not what its
@@ -242,16 +274,11 @@ class Explorer:
         self.last_shot = index
         return True
 
-    def record(
-        self, index: int, action: evidence.Action, ok: bool, error: str | None,
-        notes: list[str], started: float, lost: browser.PageLost | None = None,
-    ) -> tuple[evidence.Step, observing.Observation | None]:
-        """Observe the page after an action and store the step's evidence. A Stop
-        raised on the way is re-raised after the step is recorded."""
-        obs: observing.Observation | None = None
-        gain, dom, shot = 0.0, None, None
-        volatile: tuple[evidence.VolatileMark, ...] = ()
-        stop: Stop | None = None
+    def _observe(self, index: int, action: evidence.Action, ok: bool, notes: list[str],
+                 lost: browser.PageLost | None) -> _After:
+        """The page after an action: observed, its coverage read, a screenshot when it
+        looks new, its DOM snapshot and axe-core's look. A Stop is handed back."""
+        after = _After()
         try:
             if lost is not None:
                 self._lost(lost, notes, f" (after {action.label()})")
@@ -259,18 +286,18 @@ class Explorer:
                 try:
                     if ok and attempt == 0:
                         self._settle(notes)
-                    obs = self._look(index, notes)
-                    gain = self._read_coverage(obs, notes)
-                    if self._shoot(index, obs):
-                        shot = f"shots/{index:04d}.png"
-                        self.sink(shot, browser.screenshot(self.tab, HANG_S))
+                    after.obs = self._look(index, notes)
+                    after.gain = self._read_coverage(after.obs, notes)
+                    if self._shoot(index, after.obs):
+                        after.shot = f"shots/{index:04d}.png"
+                        self.sink(after.shot, browser.screenshot(self.tab, HANG_S))
                     # After the screenshot, which spends part of the idle window the
                     # snapshot waits for; before axe-core, which must not be in it.
-                    dom, volatile = self._snapshot(index)
-                    self._accessibility(index, obs, notes)
+                    after.dom, after.volatile = self._snapshot(index)
+                    self._accessibility(index, after.obs, notes)
                     break
                 except browser.PageLost as again:
-                    obs, dom, shot, volatile = None, None, None, ()
+                    after.forget()
                     # raises Stop, or gives a fresh page to look at
                     self._lost(again, notes, f" (after {action.label()})" if index else " (while loading)")
                 except browser.BrowserGone:
@@ -278,11 +305,22 @@ class Explorer:
                 except browser.BrowserError as failed:
                     # Our scripts run where the page cannot reach them: what is left
                     # to fail is the page itself (its DOM, its document).
-                    obs, dom, shot, volatile = None, None, None, ()
+                    after.forget()
                     notes.append(f"the page could not be observed: {failed}")
                     break
         except Stop as reason:
-            obs, dom, shot, stop, volatile = None, None, None, reason, ()
+            after.forget()
+            after.stop = reason
+        return after
+
+    def record(
+        self, index: int, action: evidence.Action, ok: bool, error: str | None,
+        notes: list[str], started: float, lost: browser.PageLost | None = None,
+    ) -> tuple[evidence.Step, observing.Observation | None]:
+        """Observe the page after an action and store the step's evidence. A Stop
+        raised on the way is re-raised after the step is recorded."""
+        after = self._observe(index, action, ok, notes, lost)
+        obs, gain, dom, shot, volatile, stop = after.obs, after.gain, after.dom, after.shot, after.volatile, after.stop
         events = self.session.drain()
         if events.crashed and not any("crash" in n or "responding" in n for n in notes):
             notes.append("the page crashed")
@@ -295,7 +333,8 @@ class Explorer:
             url=obs.url if obs else (self.tab.url if self.tab else self.url),
             dom=dom, screenshot=shot, coverage=self.summary, coverage_gain=gain,
             console_errors=tuple(m for m in events.console_errors if "ERR_BLOCKED_BY_CLIENT" not in m),
-            page_errors=tuple(events.page_errors), blocked_requests=self._drain_router(),
+            page_errors=tuple(events.page_errors), unlisted=evidence.Unlisted.of(events.unlisted),
+            blocked_requests=self._drain_router(),
             dialogs=tuple(events.dialogs), notes=tuple(notes + events.notes), volatile=volatile,
             duration_s=round(time.monotonic() - started, 3),
         )
@@ -310,8 +349,9 @@ class Explorer:
         started, notes = time.monotonic(), [self.session.isolation] + ([note] if note else [])
         action = evidence.Action(kind="load", target=self.url)
         self.tab = self.session.new_tab()
+        limit = self.load_s()
         try:
-            status = self.tab.goto(self.url, self.config.load_timeout_s)
+            status = self.tab.goto(self.url, limit)
         except browser.PageLost as error:
             return self._load_failed(action, started, f"{error} (while loading)")
         except browser.BrowserError as error:
@@ -324,14 +364,14 @@ class Explorer:
                     return self._load_failed(action, started, (
                         f"the page kept opening windows (a window.open flood: {self.session.popups} "
                         f"popups closed) and did not finish loading within "
-                        f"{self.config.load_timeout_s:g} s; the renderer was killed"))
+                        f"{limit:g} s; the renderer was killed"))
                 return self._load_failed(action, started, (
-                    f"the page did not finish loading within {self.config.load_timeout_s:g} s and "
+                    f"the page did not finish loading within {limit:g} s and "
                     f"its scripts never yielded (an endless loop?); the renderer was killed"))
             except browser.BrowserError as failed:
                 return self._load_failed(action, started, f"the page did not finish loading within "
-                                         f"{self.config.load_timeout_s:g} s: {failed}")
-            notes.append(f"the load event did not fire within {self.config.load_timeout_s:g} s")
+                                         f"{limit:g} s: {failed}")
+            notes.append(f"the load event did not fire within {limit:g} s")
             status = None
         if status is not None and status >= 400:
             return self._load_failed(action, started, f"HTTP {status} for {self.url}")
@@ -344,14 +384,20 @@ class Explorer:
         return None, obs
 
     def _load_failed(self, action: evidence.Action, started: float, reason: str):
-        events = self.session.drain() if self.session else browser.Events()
+        events = self.session.drain() if self.session else browser_events.Events()
         self.steps = [evidence.Step(
             index=0, action=action, ok=False, error=reason, url=self.url,
             console_errors=tuple(events.console_errors), page_errors=tuple(events.page_errors),
+            unlisted=evidence.Unlisted.of(events.unlisted),
             dialogs=tuple(events.dialogs), notes=(self.session.isolation, *events.notes) if self.session
             else tuple(events.notes), blocked_requests=self._drain_router(),
             duration_s=round(time.monotonic() - started, 3))]
         return reason, None
+
+    def load_s(self) -> float:
+        """Seconds a page load may take now: the load timeout, or what is left of the
+        app's deadline (at least a second, so that a reload can still be tried)."""
+        return round(max(clock.MARGIN_S, self.deadline.cap(self.config.load_timeout_s)), 1)
 
     def loop(self, obs: observing.Observation, deadline: float, started: float) -> str:
         """Steps 1..max_steps. Returns the stop reason."""

@@ -5,14 +5,11 @@
 instruments every script the browser can run: external files, inline ``<script>``
 blocks, module scripts and inline event-handler attributes, in one Node process
 (instrument.js beside this module, with facts.js, handlers.js and vendor.js). It writes
-
-    dest/.iwc/coverage-map.json   coverage key -> Istanbul's initial FileCoverage data
-    dest/.iwc/sources.json        coverage key -> the original source text
-    dest/.iwc/sites.json          coverage key -> where its counters sit in the served
-                                  code, and that code's SHA-256 (pipeline/js/sites.js)
-    dest/.iwc/code-facts.json     coverage key -> facts for the explorer (calls, keys, timers)
-    dest/.iwc/original/<path>     every file it rewrote, as it was (the explorer's fallback)
-    dest/.iwc/vendored.json       coverage key -> library code in it (source map or banner)
+the metadata folder ``dest/.iwc/`` (contracts/instrumented.py declares its files: the
+coverage map, the source texts, where the counters sit, code facts, library code, the
+original files), reads it back checked against those declarations and returns it with
+the report as one ``instrumented.Instrumented`` bundle; ``load`` reads the same bundle
+from wherever the run moved the folder (out of the served site, another container's).
 
 Coverage keys are paths relative to the served root ("js/app.js"); inline blocks are
 "<page>#inline-N" (N counts a page's inline JavaScript blocks from 1, in document
@@ -33,19 +30,13 @@ import shutil
 import time
 
 from iwcbench.pipeline.contracts import settings as settings_mod
-from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.contracts import evidence, instrumented
 from iwcbench.pipeline.kits import processes
 from iwcbench.pipeline.stages.instrumenting import building
 
 SCRIPT = pathlib.Path(__file__).resolve().parent / "instrument.js"  # this stage's Node side
 SITES_SCRIPT = SCRIPT.with_name("sites.js")  # where a built bundle's counters sit
-IWC_DIR = ".iwc"
-COVERAGE_MAP = "coverage-map.json"
-SOURCES = "sources.json"
-SITES = "sites.json"
-FACTS = "code-facts.json"  # what the explorer reads from the code (pipeline/js/facts.js)
-ORIGINALS = "original"  # folder: each file instrumenting rewrote, as it was
-VENDORED = "vendored.json"  # coverage key -> {reason, s, f, b}: counter ids of library code
+IWC_DIR = instrumented.FOLDER
 BUILD_FRAMEWORKS = ("next", "astro", "cra", "vite")  # first match wins
 PREBUILT_DIRS = ("dist", "build", "out")  # static output folders of the build frameworks
 NOT_COPIED = {".git"}
@@ -70,13 +61,38 @@ _NODE_CODE = re.compile(
 def instrument(
     src: pathlib.Path, dest: pathlib.Path, settings: settings_mod.Instrumentation,
     build: settings_mod.Build | None = None,
-) -> evidence.InstrumentationReport:
-    """Copy ``src`` into ``dest`` and instrument the copy; the report says what was done.
-    A build-framework app without a prebuilt folder is built with Istanbul (building.py)
-    unless ``build`` is None or off.
+) -> instrumented.Instrumented:
+    """Copy ``src`` into ``dest`` and instrument the copy; the bundle's report says what
+    was done, its files are ``dest/.iwc/``'s. A build-framework app without a prebuilt
+    folder is built with Istanbul (building.py) unless ``build`` is None or off.
 
     Raises only for trouble on our side (node or the npm tools missing:
-    ``processes.ToolMissing``), never for anything about the app."""
+    ``processes.ToolMissing``; a file Node wrote in a shape Python does not expect:
+    ``instrumented.Drift``), never for anything about the app."""
+    report = _instrument(pathlib.Path(src), pathlib.Path(dest), settings, build)
+    return load(pathlib.Path(dest) / IWC_DIR, report)
+
+
+def load(meta: pathlib.Path, report: evidence.InstrumentationReport) -> instrumented.Instrumented:
+    """The bundle of the metadata folder ``meta`` (``<site>/.iwc`` or wherever the run
+    moved it), each file checked against contracts/instrumented.py; a missing file is
+    empty. The original files are read only when some code is measured."""
+
+    def read(file: instrumented.File) -> dict:
+        path = meta / file.name
+        return instrumented.parse(file, path.read_bytes()) if path.is_file() else {}
+
+    coverage_map = read(instrumented.COVERAGE_MAP)
+    return instrumented.Instrumented(
+        report=report, coverage_map=coverage_map, sources=read(instrumented.SOURCE_TEXTS),
+        sites=read(instrumented.SITES), facts=read(instrumented.FACTS), vendored=read(instrumented.VENDORED),
+        originals=originals(meta) if coverage_map else {})
+
+
+def _instrument(
+    src: pathlib.Path, dest: pathlib.Path, settings: settings_mod.Instrumentation,
+    build: settings_mod.Build | None,
+) -> evidence.InstrumentationReport:
     started = time.monotonic()
     src, dest = pathlib.Path(src), pathlib.Path(dest)
     framework = detect_framework(src)
@@ -102,23 +118,9 @@ def instrument(
         reason = _black_box_reason(script_skips, where)
         return _report(framework, "black_box", reason, entry, entry_problem, [], skipped, started)
 
-    tools = processes.node_tools_dir()
-    job = {
-        "tools": str(tools),
-        "root": str(dest.resolve()),
-        "maxFileBytes": settings.max_file_bytes,
-        "pages": pages,
-        "scripts": scripts,
-        "coverageMap": str((dest / IWC_DIR / COVERAGE_MAP).resolve()),
-        "sources": str((dest / IWC_DIR / SOURCES).resolve()),
-        "sites": str((dest / IWC_DIR / SITES).resolve()),
-        "facts": str((dest / IWC_DIR / FACTS).resolve()),
-        "originals": str((dest / IWC_DIR / ORIGINALS).resolve()),
-        "vendored": str((dest / IWC_DIR / VENDORED).resolve()),
-    }
     done = processes.run(
         [processes.node_binary(), str(SCRIPT)],
-        stdin=json.dumps(job).encode(),
+        stdin=json.dumps(_job(dest, settings, pages, scripts)).encode(),
         timeout_s=settings.timeout_s,
         cwd=dest,
     )
@@ -128,8 +130,8 @@ def instrument(
         shutil.rmtree(dest, ignore_errors=True)
         copy_app(src / prebuilt if prebuilt else src, dest)
         return _report(framework, "black_box", outcome, entry, entry_problem, [], skipped, started)
-    files = [evidence.InstrumentedFile(**f) for f in outcome["files"]]
-    node_skips = [evidence.SkippedFile(**s) for s in outcome["skipped"]]
+    files = list(outcome.files)
+    node_skips = list(outcome.skipped)
     skipped += node_skips
     scripts_failed = [s for s in node_skips if s.reason.startswith(PARSE_FAILED)]
     if not files or (scripts_failed and all(f.kind == "handlers" for f in files)):
@@ -139,6 +141,28 @@ def instrument(
             copy_app(src / prebuilt if prebuilt else src, dest)
         reason = _black_box_reason(node_skips, where)
         return _report(framework, "black_box", reason, entry, entry_problem, [], skipped, started)
+    return _report(framework, "instrumented", _instrumented_reason(where, files, skipped), entry, entry_problem,
+                   files, skipped, started)
+
+
+def _job(dest: pathlib.Path, settings: settings_mod.Instrumentation, pages: list[str], scripts: list[dict]) -> dict:
+    """What instrument.js is asked to do, and where it writes its files for the explorer."""
+    return {
+        "tools": str(processes.node_tools_dir()),
+        "root": str(dest.resolve()),
+        "maxFileBytes": settings.max_file_bytes,
+        "pages": pages,
+        "scripts": scripts,
+        "coverageMap": str((dest / IWC_DIR / instrumented.COVERAGE_MAP.name).resolve()),
+        "sources": str((dest / IWC_DIR / instrumented.SOURCE_TEXTS.name).resolve()),
+        "sites": str((dest / IWC_DIR / instrumented.SITES.name).resolve()),
+        "facts": str((dest / IWC_DIR / instrumented.FACTS.name).resolve()),
+        "originals": str((dest / IWC_DIR / instrumented.ORIGINALS).resolve()),
+        "vendored": str((dest / IWC_DIR / instrumented.VENDORED.name).resolve()),
+    }
+
+
+def _instrumented_reason(where: str, files: list, skipped: list[evidence.SkippedFile]) -> str:
     noun = "script" if len(files) == 1 else "scripts"
     reason = f"instrumented {where}{len(files)} {noun}"
     libraries = [f for f in files if f.vendored]
@@ -146,7 +170,7 @@ def instrument(
         reason += f" ({len(libraries)} with library code: {libraries[0].path}: {libraries[0].vendored})"
     if skipped:
         reason += f" ({len(skipped)} skipped)"
-    return _report(framework, "instrumented", reason, entry, entry_problem, files, skipped, started)
+    return reason
 
 
 def _instrument_by_building(src: pathlib.Path, dest: pathlib.Path, framework: evidence.Framework,
@@ -164,8 +188,8 @@ def _instrument_by_building(src: pathlib.Path, dest: pathlib.Path, framework: ev
     finally:
         shutil.rmtree(work, ignore_errors=True)
     (dest / IWC_DIR).mkdir(exist_ok=True)
-    (dest / IWC_DIR / COVERAGE_MAP).write_text(json.dumps(built.coverage_map))
-    (dest / IWC_DIR / SOURCES).write_text(json.dumps(built.sources))
+    (dest / IWC_DIR / instrumented.COVERAGE_MAP.name).write_text(json.dumps(built.coverage_map))
+    (dest / IWC_DIR / instrumented.SOURCE_TEXTS.name).write_text(json.dumps(built.sources))
     reason = built.report.reason
     if built.coverage_map:
         unplaced = _built_sites(dest, sorted(built.coverage_map), timeout_s)
@@ -186,12 +210,14 @@ def _built_sites(dest: pathlib.Path, keys: list[str], timeout_s: float) -> str |
     the returned sentence says how many, None when every key was placed."""
     scripts = [str((dest / rel).resolve()) for rel in _walk(dest, NOT_INSTRUMENTED)
                if rel.lower().endswith(SCRIPT_SUFFIXES)]
-    job = {"tools": str(processes.node_tools_dir()), "files": scripts, "keys": keys, "sites": str((dest / IWC_DIR / SITES).resolve())}
+    job = {"tools": str(processes.node_tools_dir()), "files": scripts, "keys": keys,
+           "sites": str((dest / IWC_DIR / instrumented.SITES.name).resolve())}
     done = processes.run([processes.node_binary(), str(SITES_SCRIPT)], stdin=json.dumps(job).encode(),
                          timeout_s=timeout_s, cwd=dest)
     try:
-        placed = int(json.loads(done.stdout)["keys"]) if done.returncode == 0 else 0
-    except (ValueError, KeyError, TypeError):
+        placed = (instrumented.check(instrumented.SitesOutcome, done.stdout, "sites.js's result").keys
+                  if done.returncode == 0 else 0)
+    except instrumented.Drift:
         placed = 0
     if placed >= len(keys):
         return None
@@ -202,7 +228,7 @@ def _built_sites(dest: pathlib.Path, keys: list[str], timeout_s: float) -> str |
 def originals(meta: pathlib.Path) -> dict[str, bytes]:
     """The files instrumenting rewrote, as they were, by served path ("js/app.js"),
     from an app's metadata folder (``<site>/.iwc`` or wherever it was moved)."""
-    root = meta / ORIGINALS
+    root = meta / instrumented.ORIGINALS
     if not root.is_dir():
         return {}
     return {rel: (root / rel).read_bytes() for rel in sorted(_walk(root, set()))}
@@ -379,8 +405,9 @@ def _mentions_script(path: pathlib.Path) -> bool:
         return False
 
 
-def _read_outcome(done: processes.Completed, timeout_s: float) -> dict | str:
-    """The Node job's result, or the black-box reason when it has none."""
+def _read_outcome(done: processes.Completed, timeout_s: float) -> instrumented.NodeOutcome | str:
+    """The Node job's result, or the black-box reason when it has none (a result in
+    another shape than declared raises ``instrumented.Drift``: our bug, not the app's)."""
     if done.timed_out:
         return f"Node process timed out after {timeout_s:g} s"
     if done.returncode != 0:
@@ -388,7 +415,9 @@ def _read_outcome(done: processes.Completed, timeout_s: float) -> dict | str:
     try:
         outcome = json.loads(done.stdout)
         if isinstance(outcome, dict) and isinstance(outcome.get("files"), list) and isinstance(outcome.get("skipped"), list):
-            return outcome
+            return instrumented.check(instrumented.NodeOutcome, done.stdout, "instrument.js's result")
+    except instrumented.Drift:
+        raise
     except ValueError:
         pass
     return f"Istanbul's Node process gave no result{' (output over the cap)' if done.truncated else ''}"

@@ -97,7 +97,7 @@ function codeFacts(code, fc, parser, sourceType) {
             plugins: ['jsx', 'classProperties', 'classPrivateProperties', 'classPrivateMethods', 'optionalChaining',
                 'nullishCoalescingOperator', 'topLevelAwait', 'dynamicImport']
         });
-    } catch (e) {
+    } catch {
         return null;
     }
     const byBody = new Map(); // "line:col" of a function's body → Istanbul fid

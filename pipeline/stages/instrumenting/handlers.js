@@ -61,7 +61,7 @@ function instrumentHandlers(page, doc, instrumenter, parser, slim) {
         try {
             parser.parse(`function ${h.name}(event) {${h.code}\n}`, { sourceType: 'script' });
             return true;
-        } catch (e) {
+        } catch {
             return false;
         }
     });
@@ -86,7 +86,7 @@ function instrumentHandlers(page, doc, instrumenter, parser, slim) {
     let out;
     try {
         out = instrumenter.instrumentSync(source, key);
-    } catch (e) {
+    } catch {
         return null;
     }
     const fc = instrumenter.lastFileCoverage();
@@ -94,7 +94,7 @@ function instrumentHandlers(page, doc, instrumenter, parser, slim) {
     let program;
     try {
         program = parser.parse(out, { sourceType: 'script' }).program;
-    } catch (e) {
+    } catch {
         return null;
     }
     const [coverageFn, registration] = program.body;

@@ -55,7 +55,7 @@ function decode(buf) {
     try {
         const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(buf);
         return { text, encoding: 'utf8' };
-    } catch (e) {
+    } catch {
         return { text: buf.toString('latin1'), encoding: 'latin1' };
     }
 }
@@ -106,7 +106,7 @@ function resolveSrc(root, page, src) {
     let clean = value.split('#')[0].split('?')[0];
     try {
         clean = decodeURIComponent(clean);
-    } catch (e) {
+    } catch {
         return null;
     }
     const base = clean.startsWith('/') ? '' : path.posix.dirname(page);
@@ -339,7 +339,7 @@ function main() {
         let stat;
         try {
             stat = fs.statSync(path.join(root, rel));
-        } catch (err) {
+        } catch {
             continue; // a missing script is the page's problem; the explorer will see it
         }
         if (stat.isFile()) listed.set(rel, { path: rel, skip: null, soft: false });

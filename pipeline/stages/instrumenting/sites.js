@@ -115,7 +115,7 @@ function builtSitesOf(code, keys, babel) {
     let ast;
     try {
         ast = babel.parser.parse(code, { sourceType: 'unambiguous', errorRecovery: true, allowReturnOutsideFunction: true });
-    } catch (e) {
+    } catch {
         return {};
     }
     const digest = sha256(code);
@@ -157,7 +157,7 @@ function main() {
         let code;
         try {
             code = fs.readFileSync(file, 'utf8');
-        } catch (e) {
+        } catch {
             continue;
         }
         if (code.startsWith('\uFEFF')) code = code.slice(1);

@@ -18,6 +18,8 @@
 const fs = require('fs');
 const path = require('path');
 
+// (\x00: Rollup's prefix of a virtual module's id)
+// eslint-disable-next-line no-control-regex -- the NUL is the point
 const VENDORED_SOURCE = /(^|[/\\])(node_modules|bower_components|jspm_packages)[/\\]|webpack[/\\](runtime|bootstrap)|\(webpack\)|^\/?\(?vite\/|vite[/\\](preload-helper|modulepreload-polyfill)|commonjsHelpers|\x00/;
 const BANNER_HEAD = 1500; // characters of the file searched for a banner
 const LIBRARIES = /\b(jquery|react|react-dom|vue|angular|lodash|underscore|bootstrap|chart\.js|d3|three\.js|three|phaser|pixi|gsap|moment|axios|leaflet|anime\.js|p5\.js|p5|tailwind|alpine|preact|svelte|zone\.js|rxjs|core-js|regenerator|babel|tslib|hammer|howler|matter\.js|konva|fabric|highlight\.js|marked|dompurify|luxon|dayjs|immutable)\b/i;
@@ -40,7 +42,7 @@ function readMap(url, file, root) {
         const target = path.resolve(path.dirname(file), decodeURIComponent(url.split(/[?#]/)[0]));
         if (!target.startsWith(path.resolve(root) + path.sep)) return null;
         return JSON.parse(fs.readFileSync(target, 'utf8'));
-    } catch (e) {
+    } catch {
         return null;
     }
 }
@@ -70,7 +72,7 @@ function vendored(code, fc, file, root, traceMapping) {
         let traced;
         try {
             traced = new traceMapping.TraceMap(map);
-        } catch (e) {
+        } catch {
             traced = null;
         }
         if (traced) {

@@ -8,7 +8,7 @@ behaviour: dynamic failures are usability's business, not inferred from pictures
 
 from __future__ import annotations
 
-from iwcbench.pipeline.contracts import metrics, results
+from iwcbench.pipeline.contracts import metrics
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.stages.judging import bundle as bundle_mod
 from iwcbench.pipeline.stages.judging import deliberation, screenshots
@@ -36,7 +36,7 @@ DIMENSION = deliberation.Dimension(
 
 
 def judge(client: llm.Client, requirement: str, evidence: bundle_mod.Bundle,
-          options: deliberation.Options, max_shots: int = 5) -> results.Score:
+          options: deliberation.Options, max_shots: int = 5) -> metrics.Score:
     states = evidence.state_of_step()
     shots = []
     for step in evidence.trace.steps:

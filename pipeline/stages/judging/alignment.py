@@ -13,10 +13,11 @@ no. Sub-scores: 100 × satisfied / criteria, per kind. It must not see source co
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
-from iwcbench.pipeline.contracts import metrics, results, task
+from iwcbench.pipeline.contracts import metrics, task
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.stages.judging import bundle as bundle_mod
 from iwcbench.pipeline.stages.judging import neutralising
@@ -172,8 +173,57 @@ def _system(nonce: str, budget: int) -> str:
         "between 0 and 1.\n\n" + neutralising.rules(nonce))
 
 
+def _opening(item: task.Task, evidence: bundle_mod.Bundle, tools: Tools) -> str:
+    """The agent's first message: the requirement, the criteria, the graph and what it may read."""
+    nonce = evidence.nonce
+    criteria = "\n".join(f"{c.id} [{c.kind}]: {c.text}" for c in item.checklist)
+    return "\n\n".join([
+        f"<requirement>\n{neutralising.fence(item.prompt, nonce, 'requirement')}\n</requirement>",
+        f"<criteria>\n{neutralising.neutralise(criteria, nonce)}\n</criteria>",
+        "<graph>\n" + "\n".join(evidence.graph_lines()) + "\n</graph>",
+        "State overview (first words of each state's page):\n" + "\n".join(evidence.state_overview()),
+        "Snapshots available: " + (", ".join(tools.sources) or "none") + "; the trace is 'trace'.",
+    ])
+
+
+@dataclasses.dataclass
+class _Progress:
+    """The agent's conversation so far: tool calls spent, failed answers, verdicts."""
+
+    log: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    calls: int = 0
+    failures: int = 0
+    verdicts: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    problem: str | None = "no verdicts were submitted"
+
+
+def _answer(uses: list[dict[str, Any]], tools: Tools, item: task.Task, progress: _Progress
+            ) -> tuple[list[dict[str, Any]], bool]:
+    """The tool results for one reply's tool uses, and whether its verdicts were accepted."""
+    answers = []
+    submitted = False
+    for use in uses:
+        if use["name"] == SUBMIT:
+            got, progress.problem = _read_verdicts(use.get("input"), item)
+            progress.verdicts.update(got)
+            progress.log.append({"tool": SUBMIT, "verdicts": len(got), "problem": progress.problem})
+            if progress.problem is None:
+                submitted = True
+                answers.append(llm.tool_result_block(use["id"], "received"))
+            else:
+                progress.failures += 1
+                answers.append(llm.tool_result_block(use["id"], f"not accepted: {progress.problem}", is_error=True))
+            continue
+        progress.calls += 1
+        content, is_error = tools.run(use["name"], use.get("input") or {})
+        progress.log.append({"tool": use["name"], "input": use.get("input"), "error": is_error,
+                             "result_chars": len(content) if isinstance(content, str) else None})
+        answers.append(llm.tool_result_block(use["id"], content, is_error))
+    return answers, submitted
+
+
 def judge(client: llm.Client, item: task.Task, evidence: bundle_mod.Bundle, *, max_tool_calls: int = 40,
-          parse_retries: int = 2, page_lines: int = 80, max_hits: int = 40) -> dict[str, results.Score]:
+          parse_retries: int = 2, page_lines: int = 80, max_hits: int = 40) -> dict[str, metrics.Score]:
     """The three alignment sub-scores for one app (unscored ones carry the reason)."""
     names = {k: f"alignment_{k}" for k in KINDS}
     if not item.checklist:
@@ -181,24 +231,12 @@ def judge(client: llm.Client, item: task.Task, evidence: bundle_mod.Bundle, *, m
     scoped = client.derive(ledger=client.ledger.scoped("alignment"))
     tools = Tools(evidence, page_lines, max_hits)
     nonce = evidence.nonce
-    criteria = "\n".join(f"{c.id} [{c.kind}]: {c.text}" for c in item.checklist)
-    opening = "\n\n".join([
-        f"<requirement>\n{neutralising.fence(item.prompt, nonce, 'requirement')}\n</requirement>",
-        f"<criteria>\n{neutralising.neutralise(criteria, nonce)}\n</criteria>",
-        "<graph>\n" + "\n".join(evidence.graph_lines()) + "\n</graph>",
-        "State overview (first words of each state's page):\n" + "\n".join(evidence.state_overview()),
-        "Snapshots available: " + (", ".join(tools.sources) or "none") + "; the trace is 'trace'.",
-    ])
-    messages: list[dict[str, Any]] = [{"role": "user", "content": [llm.text_block(opening)]}]
+    messages: list[dict[str, Any]] = [{"role": "user", "content": [llm.text_block(_opening(item, evidence, tools))]}]
     all_tools = _tools(tools.sources)
     submit_only = [t for t in all_tools if t["name"] == SUBMIT]
-    log: list[dict[str, Any]] = []
-    calls = 0
-    failures = 0
-    verdicts: dict[str, dict[str, Any]] = {}
-    problem = "no verdicts were submitted"
+    progress = _Progress()
     for _ in range(max_tool_calls + parse_retries + 2):
-        out_of_budget = calls >= max_tool_calls
+        out_of_budget = progress.calls >= max_tool_calls
         if scoped.config.thinking:
             choice = None
         else:
@@ -208,39 +246,21 @@ def judge(client: llm.Client, item: task.Task, evidence: bundle_mod.Bundle, *, m
                                   tools=submit_only if out_of_budget else all_tools,
                                   tool_choice=choice, sample=0, purpose="alignment.agent", reuse=True)
         except llm.LLMError as exc:
-            return _all_unscored(names, f"the alignment agent's call failed: {exc}", log, scoped)
+            return _all_unscored(names, f"the alignment agent's call failed: {exc}", progress.log, scoped)
         messages.append(reply.as_message())
         uses = reply.tool_uses
         if not uses:
-            failures += 1
-            if failures > parse_retries:
+            progress.failures += 1
+            if progress.failures > parse_retries:
                 break
             messages.append({"role": "user", "content": [llm.text_block(
                 f"Use the tools, then call {SUBMIT} with a verdict for every criterion.")]})
             continue
-        answers = []
-        submitted = False
-        for use in uses:
-            if use["name"] == SUBMIT:
-                got, problem = _read_verdicts(use.get("input"), item)
-                verdicts.update(got)
-                log.append({"tool": SUBMIT, "verdicts": len(got), "problem": problem})
-                if problem is None:
-                    submitted = True
-                    answers.append(llm.tool_result_block(use["id"], "received"))
-                else:
-                    failures += 1
-                    answers.append(llm.tool_result_block(use["id"], f"not accepted: {problem}", is_error=True))
-                continue
-            calls += 1
-            content, is_error = tools.run(use["name"], use.get("input") or {})
-            log.append({"tool": use["name"], "input": use.get("input"), "error": is_error,
-                        "result_chars": len(content) if isinstance(content, str) else None})
-            answers.append(llm.tool_result_block(use["id"], content, is_error))
-        if submitted or failures > parse_retries:
+        answers, submitted = _answer(uses, tools, item, progress)
+        if submitted or progress.failures > parse_retries:
             break
         messages.append({"role": "user", "content": answers})
-    return _scores(item, verdicts, evidence, names, log, calls, scoped, problem)
+    return _scores(item, progress.verdicts, evidence, names, progress.log, progress.calls, scoped, progress.problem)
 
 
 def _read_verdicts(data: Any, item: task.Task) -> tuple[dict[str, dict[str, Any]], str | None]:
@@ -281,7 +301,7 @@ def _runtime_refs(cited: list[str], known: set[str]) -> list[str]:
 
 def _scores(item: task.Task, verdicts: dict[str, dict[str, Any]], evidence: bundle_mod.Bundle,
             names: dict[str, str], log: list[dict[str, Any]], calls: int, scoped: llm.Client,
-            problem: str | None) -> dict[str, results.Score]:
+            problem: str | None) -> dict[str, metrics.Score]:
     known = evidence.refs()
     tokens = scoped.ledger.totals()
     scores = {}
@@ -316,6 +336,6 @@ def _scores(item: task.Task, verdicts: dict[str, dict[str, Any]], evidence: bund
 
 
 def _all_unscored(names: dict[str, str], reason: str, log: list[dict[str, Any]],
-                  scoped: llm.Client) -> dict[str, results.Score]:
+                  scoped: llm.Client) -> dict[str, metrics.Score]:
     raw = {"log": log, "tokens": scoped.ledger.totals()}
     return metrics.unscored(names.values(), reason, raw=raw)

@@ -1,23 +1,18 @@
 """One app's stored evidence as the judges see it: loaded once, rendered as text.
 
 Reads trace.json, graph.json, DOM snapshots and screenshots through the caller's
-``read(key)`` (keys relative to the app prefix). Renders the trace and the state
+``artifacts.Reader`` (keys relative to the app prefix). Renders the trace and the state
 graph as numbered lines in which every value the app controls is fenced. It must not
-judge, and must not fetch anything the ``read`` function does not give it.
+judge, and must not fetch anything the reader does not give it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import html.parser
-from typing import Callable
 
-import pydantic
-
-from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.contracts import artifacts, evidence
 from iwcbench.pipeline.stages.judging import neutralising
-
-Read = Callable[[str], "bytes | None"]
 
 
 class MissingEvidence(ValueError):
@@ -28,26 +23,24 @@ class MissingEvidence(ValueError):
 class Bundle:
     trace: evidence.Trace
     graph: evidence.StateGraph | None
-    read: Read
+    files: artifacts.Reader
     nonce: str
 
     @classmethod
-    def load(cls, read: Read, nonce: str) -> Bundle:
-        raw = read("trace.json")
-        if raw is None:
-            raise MissingEvidence("no trace.json in the evidence")
+    def load(cls, files: artifacts.Reader, nonce: str) -> Bundle:
         try:
-            trace = evidence.Trace.model_validate_json(raw)
-        except pydantic.ValidationError as exc:
-            raise MissingEvidence(f"trace.json is not a valid trace: {exc.error_count()} problem(s)") from exc
-        graph = None
-        raw_graph = read("graph.json")
-        if raw_graph is not None:
-            try:
-                graph = evidence.StateGraph.model_validate_json(raw_graph)
-            except pydantic.ValidationError:
-                graph = None  # the trace alone is still evidence; the overview says so
-        return cls(trace, graph, read, nonce)
+            trace = files.load(artifacts.TRACE)
+        except artifacts.Unreadable as exc:
+            raise MissingEvidence(f"{artifacts.TRACE.key} is not a valid trace: {exc.problems} problem(s)") from exc
+        if trace is None:
+            raise MissingEvidence(f"no {artifacts.TRACE.key} in the evidence")
+        # (the trace alone is still evidence, without a readable graph; the overview says so)
+        graph = files.load_or_none(artifacts.GRAPH)
+        return cls(trace, graph, files, nonce)
+
+    def read(self, key: str) -> bytes | None:
+        """Any file of the app's evidence (a DOM snapshot, a screenshot), or None."""
+        return self.files.raw(key)
 
     # ------------------------------------------------------------------ lookups
 

@@ -27,7 +27,7 @@ import json
 import math
 from typing import Any, Collection, Sequence
 
-from iwcbench.pipeline.contracts import metrics, results
+from iwcbench.pipeline.contracts import metrics
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.stages.judging import neutralising
 
@@ -172,7 +172,7 @@ def _role_prompt(role: str, dimension: Dimension, nonce: str) -> str:
 
 def deliberate(client: llm.Client, dimension: Dimension, requirement: str,
                evidence: Sequence[dict[str, Any]], known_refs: Collection[str], nonce: str,
-               options: Options = Options()) -> results.Score:
+               options: Options = Options()) -> metrics.Score:
     """Run the protocol over ``evidence`` (content blocks) and return the score."""
     scoped = client.derive(ledger=client.ledger.scoped(dimension.name))
     head = [llm.text_block(f"<requirement>\n{neutralising.fence(requirement, nonce, 'requirement')}\n</requirement>"),
@@ -184,7 +184,38 @@ def deliberate(client: llm.Client, dimension: Dimension, requirement: str,
         options = dataclasses.replace(options, runs=1, min_usable=1)
     raw: dict[str, Any] = {"protocol": "judge×1 (single round)" if single else
                            "advocate→critic→judge×%d" % options.runs, "prompt_sha256": digest}
+    reports = _reports(scoped, dimension, head, nonce, single, raw)
+    if isinstance(reports, metrics.Score):
+        return reports
+    if single:
+        ask = [*head, llm.text_block(f"Judge the evidence and submit your verdict with {TOOL}.")]
+    else:
+        ask = [*head,
+               llm.text_block(f"<advocate_report>\n{reports['advocate']}\n</advocate_report>"),
+               llm.text_block(f"<critic_report>\n{reports['critic']}\n</critic_report>"),
+               llm.text_block(f"Verify both reports against the evidence and submit your verdict with {TOOL}.")]
+    judge = scoped if options.judge_temperature is None else scoped.derive(temperature=options.judge_temperature)
+    forced = None if client.config.thinking else {"type": "tool", "name": TOOL}  # thinking forbids forcing
+    final = _Final(judge, dimension, nonce, ask, forced, options)
+    outcomes = [final(0)]
+    if options.runs > 1:
+        with concurrent.futures.ThreadPoolExecutor(options.runs - 1) as pool:
+            outcomes.extend(pool.map(final, range(1, options.runs)))
+    runs = [entry for kind, entry in outcomes if kind == "run"]
+    dropped = [entry for kind, entry in outcomes if kind == "dropped"]
+    raw["runs"] = runs
+    raw["dropped_runs"] = dropped
+    if len(runs) < options.min_usable:
+        why = "; ".join(f"run {d['sample']}: {d['reason']}" for d in dropped) or "no runs"
+        return _unscored(dimension.name, f"only {len(runs)} of {options.runs} final-judge runs were usable "
+                         f"(need {options.min_usable}): {why}", raw, scoped)
+    return _combined(dimension, runs, single, known_refs, raw, scoped)
 
+
+def _reports(scoped: llm.Client, dimension: Dimension, head: list[dict[str, Any]], nonce: str, single: bool,
+             raw: dict[str, Any]) -> dict[str, str] | metrics.Score:
+    """The advocate's and the critic's reports (none in the single protocol), neutralised;
+    the unscored score when one of them gives none."""
     def report(role: str, ask: str) -> llm.Reply:
         return scoped.create(system=_role_prompt(role, dimension, nonce), sample=0,
                              purpose=f"{dimension.name}.{role}",
@@ -205,26 +236,29 @@ def deliberate(client: llm.Client, dimension: Dimension, requirement: str,
         # a report may quote app text: keep it from closing our tags or fences
         reports[role] = neutralising.neutralise(reply.text, nonce)
         raw[role] = reply.text
+    return reports
 
-    tool = verdict_tool(dimension, options.max_adjustment)
-    forced = None if client.config.thinking else {"type": "tool", "name": TOOL}  # thinking forbids forcing
-    if single:
-        ask = [*head, llm.text_block(f"Judge the evidence and submit your verdict with {TOOL}.")]
-    else:
-        ask = [*head,
-               llm.text_block(f"<advocate_report>\n{reports['advocate']}\n</advocate_report>"),
-               llm.text_block(f"<critic_report>\n{reports['critic']}\n</critic_report>"),
-               llm.text_block(f"Verify both reports against the evidence and submit your verdict with {TOOL}.")]
-    judge = scoped if options.judge_temperature is None else scoped.derive(temperature=options.judge_temperature)
 
-    def final(sample: int) -> tuple[str, dict[str, Any]]:
-        """("run", the usable run) or ("dropped", why not)."""
-        messages: list[dict[str, Any]] = [{"role": "user", "content": ask}]
+@dataclasses.dataclass(frozen=True)
+class _Final:
+    """One final-judge run, by its sample index: ("run", the usable run) or ("dropped", why not)."""
+
+    judge: llm.Client
+    dimension: Dimension
+    nonce: str
+    ask: list[dict[str, Any]]
+    forced: dict[str, str] | None
+    options: Options
+
+    def __call__(self, sample: int) -> tuple[str, dict[str, Any]]:
+        options, dimension = self.options, self.dimension
+        tool = verdict_tool(dimension, options.max_adjustment)
+        messages: list[dict[str, Any]] = [{"role": "user", "content": self.ask}]
         for attempt in range(options.parse_retries + 1):
             try:
-                reply = judge.create(system=_role_prompt("judge", dimension, nonce), messages=messages,
-                                      tools=[tool], tool_choice=forced, sample=sample,
-                                      purpose=f"{dimension.name}.judge", reuse=options.runs > 1)
+                reply = self.judge.create(system=_role_prompt("judge", dimension, self.nonce), messages=messages,
+                                          tools=[tool], tool_choice=self.forced, sample=sample,
+                                          purpose=f"{dimension.name}.judge", reuse=options.runs > 1)
             except llm.LLMError as exc:
                 return "dropped", {"sample": sample, "reason": f"call failed: {exc}"}
             try:
@@ -238,18 +272,11 @@ def deliberate(client: llm.Client, dimension: Dimension, requirement: str,
             return "run", {"sample": sample, "score": score, "attempts": attempt + 1, "verdict": verdict}
         return "dropped", {"sample": sample, "reason": "no answer"}
 
-    outcomes = [final(0)]
-    if options.runs > 1:
-        with concurrent.futures.ThreadPoolExecutor(options.runs - 1) as pool:
-            outcomes.extend(pool.map(final, range(1, options.runs)))
-    runs = [entry for kind, entry in outcomes if kind == "run"]
-    dropped = [entry for kind, entry in outcomes if kind == "dropped"]
-    raw["runs"] = runs
-    raw["dropped_runs"] = dropped
-    if len(runs) < options.min_usable:
-        why = "; ".join(f"run {d['sample']}: {d['reason']}" for d in dropped) or "no runs"
-        return _unscored(dimension.name, f"only {len(runs)} of {options.runs} final-judge runs were usable "
-                         f"(need {options.min_usable}): {why}", raw, scoped)
+
+def _combined(dimension: Dimension, runs: list[dict[str, Any]], single: bool, known_refs: Collection[str],
+              raw: dict[str, Any], scoped: llm.Client) -> metrics.Score:
+    """The score of the usable final-judge runs: their (trimmed) mean × 20, the
+    citations that name real evidence, the middle run's summary as the rationale."""
     values = [r["score"] for r in runs]
     if len(values) >= 3:
         value = round(20 * trimmed_mean(values), 2)
@@ -281,6 +308,6 @@ def _correction(reply: llm.Reply, problem: str) -> dict[str, Any]:
     return {"role": "user", "content": [llm.tool_result_block(u["id"], text, is_error=True) for u in uses]}
 
 
-def _unscored(name: str, reason: str, raw: dict[str, Any], scoped: llm.Client) -> results.Score:
+def _unscored(name: str, reason: str, raw: dict[str, Any], scoped: llm.Client) -> metrics.Score:
     raw["tokens"] = scoped.ledger.totals()
     return metrics.score(name, None, reason, raw=raw)

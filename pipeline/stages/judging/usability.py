@@ -8,7 +8,7 @@ failures that block core operations weigh heavily. It must not look at screensho
 
 from __future__ import annotations
 
-from iwcbench.pipeline.contracts import metrics, results
+from iwcbench.pipeline.contracts import metrics
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.stages.judging import bundle as bundle_mod
 from iwcbench.pipeline.stages.judging import deliberation
@@ -39,7 +39,7 @@ DIMENSION = deliberation.Dimension(
 
 
 def judge(client: llm.Client, requirement: str, evidence: bundle_mod.Bundle,
-          options: deliberation.Options) -> results.Score:
+          options: deliberation.Options) -> metrics.Score:
     if len(evidence.trace.steps) < 2:
         return metrics.score(DIMENSION.name, None, "the exploration recorded no interaction to judge")
     blocks = [

@@ -14,16 +14,17 @@ One call per metric, through ``llm.Client.create`` (cached: ``sample=0``), answe
 a strict tool. App text (the code) is fenced and neutralised; the requirement and the
 criteria are ours. An unusable answer is asked again ``parse_retries`` times, then the
 metric is unscored with the reason, never 0. This module must not explore or read
-anything but what ``bundle.read`` gives it.
+anything but what its bundle's reader gives it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from typing import Any, Sequence
 
 
-from iwcbench.pipeline.contracts import metrics, quality as records, results, task
+from iwcbench.pipeline.contracts import artifacts, metrics, quality as records, task
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.stages.judging import bundle as bundle_mod
 from iwcbench.pipeline.stages.judging import neutralising
@@ -118,7 +119,7 @@ def _digest(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
 
-def _rating_score(name: str, answer: dict | None, why: str, calls: int, digest: str) -> results.Score:
+def _rating_score(name: str, answer: dict | None, why: str, calls: int, digest: str) -> metrics.Score:
     if answer is None:
         return metrics.score(name, None, why, raw={"calls": calls, "prompt_digest": digest})
     problems = [str(p) for p in answer.get("problems", [])][:20]
@@ -132,71 +133,93 @@ def _requirement(item: task.Task, nonce: str) -> str:
     return f"<requirement>\n{neutralising.fence(item.prompt, nonce, 'requirement')}\n</requirement>"
 
 
+@dataclasses.dataclass(frozen=True)
+class _Asking:
+    """What every question about one app shares: the client, the task, the code as the
+    judge reads it (or why there is none)."""
+
+    client: llm.Client
+    item: task.Task
+    nonce: str
+    parse_retries: int
+    code: str
+    code_block: str
+    no_code: str
+
+    @property
+    def rules(self) -> str:
+        return neutralising.rules(self.nonce)
+
+
 def judge(client: llm.Client, item: task.Task, evidence: bundle_mod.Bundle, parse_retries: int = 2
-          ) -> dict[str, results.Score]:
+          ) -> dict[str, metrics.Score]:
     """The five WebCoderBench LLM metrics of one app."""
     nonce = evidence.nonce
-    rules = neutralising.rules(nonce)
-    out: dict[str, results.Score] = {}
-    kept = records.read_sources(evidence.read)
+    kept = evidence.files.load_or_none(artifacts.SOURCES)
     code, left_out = code_text(kept, nonce) if kept is not None else ("", [])
     omitted = (f"\n(Left out for length: {', '.join(left_out)}.)" if left_out else "")
     no_code = ("no source code was kept for this app (no sources.json)" if kept is None else
                "the app has no HTML, CSS or JavaScript of its own to read")
-    code_block = f"<source_code>\n{code}{omitted}\n</source_code>"
+    asking = _Asking(client=client, item=item, nonce=nonce, parse_retries=parse_retries, code=code,
+                     code_block=f"<source_code>\n{code}{omitted}\n</source_code>", no_code=no_code)
+    out = {"wcb_functionality": _functionality(asking), "wcb_visual_experience": _visual(asking, evidence)}
+    for kind, name in ALIGNMENT.items():
+        out[name] = _alignment(asking, kind, name)
+    return out
 
-    if code:
-        system = f"{_FUNCTIONALITY}\n\n{rules}"
-        content = [llm.text_block(f"{_requirement(item, nonce)}\n\n{code_block}")]
-        answer, why, calls = _ask(client, system, content, _RATING_TOOL, parse_retries, "wcb.functionality",
-                                  _rating_problem)
-        out["wcb_functionality"] = _rating_score("wcb_functionality", answer, why, calls, _digest(system, code))
-    else:
-        out["wcb_functionality"] = metrics.score("wcb_functionality", None, f"not judged: {no_code}")
 
+def _functionality(asking: _Asking) -> metrics.Score:
+    if not asking.code:
+        return metrics.score("wcb_functionality", None, f"not judged: {asking.no_code}")
+    system = f"{_FUNCTIONALITY}\n\n{asking.rules}"
+    content = [llm.text_block(f"{_requirement(asking.item, asking.nonce)}\n\n{asking.code_block}")]
+    answer, why, calls = _ask(asking.client, system, content, _RATING_TOOL, asking.parse_retries,
+                              "wcb.functionality", _rating_problem)
+    return _rating_score("wcb_functionality", answer, why, calls, _digest(system, asking.code))
+
+
+def _visual(asking: _Asking, evidence: bundle_mod.Bundle) -> metrics.Score:
     shot_key = next((s.screenshot for s in evidence.trace.steps if s.screenshot), None)
     shot = evidence.read(shot_key) if shot_key else None
-    if shot is not None:
-        system = f"{_VISUAL}\n\n{rules}"
-        content = [llm.text_block(f"<screenshot> {shot_key}, the start page </screenshot>"), llm.image_block(shot)]
-        answer, why, calls = _ask(client, system, content, _RATING_TOOL, parse_retries, "wcb.visual",
-                                  _rating_problem)
-        out["wcb_visual_experience"] = _rating_score("wcb_visual_experience", answer, why, calls,
-                                                     _digest(system, hashlib.sha256(shot).hexdigest()))
-    else:
-        out["wcb_visual_experience"] = metrics.score("wcb_visual_experience", None,
-                                                     "not judged: no screenshot of the start page")
+    if shot is None:
+        return metrics.score("wcb_visual_experience", None, "not judged: no screenshot of the start page")
+    system = f"{_VISUAL}\n\n{asking.rules}"
+    content = [llm.text_block(f"<screenshot> {shot_key}, the start page </screenshot>"), llm.image_block(shot)]
+    answer, why, calls = _ask(asking.client, system, content, _RATING_TOOL, asking.parse_retries, "wcb.visual",
+                              _rating_problem)
+    return _rating_score("wcb_visual_experience", answer, why, calls,
+                         _digest(system, hashlib.sha256(shot).hexdigest()))
 
-    for kind, name in ALIGNMENT.items():
-        criteria = [c for c in item.checklist if c.kind == kind]
-        if not criteria:
-            out[name] = metrics.score(name, None, f"not judged: the task has no {kind} criteria")
-            continue
-        if not code:
-            out[name] = metrics.score(name, None, f"not judged: {no_code}")
-            continue
-        listing = "\n".join(f"{c.id}: {c.text}" for c in criteria)
-        system = f"{_ALIGNMENT}\n\n{rules}"
-        content = [llm.text_block(f"{_requirement(item, nonce)}\n\n<criteria>\n{listing}\n</criteria>\n\n{code_block}")]
-        ids = {c.id for c in criteria}
 
-        def check(answer: dict, ids: set[str] = ids) -> str | None:
-            given = {v.get("id") for v in answer.get("verdicts", []) if isinstance(v, dict)}
-            missing = sorted(ids - given)
-            return f"no verdict for {', '.join(missing)}" if missing else None
+def _alignment(asking: _Asking, kind: str, name: str) -> metrics.Score:
+    """The share of the task's ``kind`` criteria the code meets."""
+    criteria = [c for c in asking.item.checklist if c.kind == kind]
+    if not criteria:
+        return metrics.score(name, None, f"not judged: the task has no {kind} criteria")
+    if not asking.code:
+        return metrics.score(name, None, f"not judged: {asking.no_code}")
+    listing = "\n".join(f"{c.id}: {c.text}" for c in criteria)
+    system = f"{_ALIGNMENT}\n\n{asking.rules}"
+    content = [llm.text_block(f"{_requirement(asking.item, asking.nonce)}\n\n<criteria>\n{listing}\n</criteria>"
+                              f"\n\n{asking.code_block}")]
+    ids = {c.id for c in criteria}
 
-        answer, why, calls = _ask(client, system, content, _VERDICT_TOOL, parse_retries, f"wcb.alignment.{kind}", check)
-        if answer is None:
-            out[name] = metrics.score(name, None, why, raw={"calls": calls})
-            continue
-        verdicts = {v["id"]: v for v in answer["verdicts"] if isinstance(v, dict) and v.get("id") in ids}
-        met = [i for i in sorted(ids) if verdicts[i].get("met") is True]
-        out[name] = metrics.score(
-            name, round(100.0 * len(met) / len(ids), 2), f"{len(met)} of {len(ids)} {kind} criteria met in the code",
-            [f"{i}: {'met' if i in met else 'not met'}" for i in sorted(ids)][:8],
-            {"verdicts": [{"id": i, "met": verdicts[i].get("met") is True,
-                           "reason": str(verdicts[i].get("reason", ""))[:300]} for i in sorted(ids)],
-             "calls": calls, "prompt_digest": _digest(system, listing, code)},
-            rationale="\n".join(f"{i} {'met' if i in met else 'not met'}: {str(verdicts[i].get('reason', ''))[:200]}"
-                                for i in sorted(ids)))
-    return out
+    def check(answer: dict) -> str | None:
+        given = {v.get("id") for v in answer.get("verdicts", []) if isinstance(v, dict)}
+        missing = sorted(ids - given)
+        return f"no verdict for {', '.join(missing)}" if missing else None
+
+    answer, why, calls = _ask(asking.client, system, content, _VERDICT_TOOL, asking.parse_retries,
+                              f"wcb.alignment.{kind}", check)
+    if answer is None:
+        return metrics.score(name, None, why, raw={"calls": calls})
+    verdicts = {v["id"]: v for v in answer["verdicts"] if isinstance(v, dict) and v.get("id") in ids}
+    met = [i for i in sorted(ids) if verdicts[i].get("met") is True]
+    return metrics.score(
+        name, round(100.0 * len(met) / len(ids), 2), f"{len(met)} of {len(ids)} {kind} criteria met in the code",
+        [f"{i}: {'met' if i in met else 'not met'}" for i in sorted(ids)][:8],
+        {"verdicts": [{"id": i, "met": verdicts[i].get("met") is True,
+                       "reason": str(verdicts[i].get("reason", ""))[:300]} for i in sorted(ids)],
+         "calls": calls, "prompt_digest": _digest(system, listing, asking.code)},
+        rationale="\n".join(f"{i} {'met' if i in met else 'not met'}: {str(verdicts[i].get('reason', ''))[:200]}"
+                            for i in sorted(ids)))

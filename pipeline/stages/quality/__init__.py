@@ -4,7 +4,7 @@
 instrumented (stored as ``sources.json``). ``measure(inputs, settings, mirror)`` then
 computes the rule metrics the settings select from the evidence the exploration
 stored (trace, DOM snapshots, screenshots, state graph, sources) plus a few page loads
-of its own: the stored states rendered again in Chromium (probe.js reads styles,
+of its own: the stored states rendered again in Chromium (probe.mjs reads styles,
 icons, text, media and boxes), the start page on a 375×667 touch screen, in Firefox
 ESR and under Lighthouse. Every load follows the sandbox's rules: the app's own
 server, the CDN files the exploration was answered with, nothing else.
@@ -14,7 +14,7 @@ the pages and tools run in one long-lived Node process per worker (server.mjs, t
 kits/processes; rendering and tooling build its jobs). A tool that fails leaves its
 metrics unscored with the reason; it never fails the app. Scores are
 the metric-table rows whose producer is "quality" (contracts/metrics.py). This stage
-must not import another stage or read the store except through ``inputs.read``.
+must not import another stage or read the store except through ``inputs.files``.
 """
 
 from __future__ import annotations
@@ -29,15 +29,16 @@ import urllib.parse
 from typing import Callable
 
 
-from iwcbench.pipeline.contracts import evidence, metrics, quality as records, results, settings as settings_mod
-from iwcbench.pipeline.kits import browser
-from iwcbench.pipeline.kits.mirror import cdn
+from iwcbench.pipeline.contracts import artifacts, evidence, metrics, quality as records, settings as settings_mod
+from iwcbench.pipeline.kits import clock
+from iwcbench.pipeline.kits.mirror import cdn, routing
 from iwcbench.pipeline.stages.quality import code, content, pages, rendering, runtime, sources, styles, tooling, visual
 
 log = logging.getLogger(__name__)
 
 NAMES = metrics.names("quality")
 keep_sources = sources.keep
+Tools = tooling.Tools  # the worker's Node tools: created and closed by whoever runs this stage
 RENDERED = {"wcb_component_consistency", "wcb_icon_consistency", "wcb_layout_consistency", "wcb_visual_harmony",
             "wcb_copywriting", "wcb_media_quality", "wcb_placeholders", "wcb_cross_browser"}
 PHONE = {"wcb_mobile", "wcb_resource_validity"}
@@ -51,13 +52,14 @@ class Inputs:
     """One explored app as this stage sees it."""
 
     start_url: str  # the start page as served
-    read: Callable[[str], bytes | None]  # the app's evidence by key ("trace.json", "dom/0003.html", ...)
+    files: artifacts.Reader  # the app's evidence ("dom/0003.html", its sources.json, ...)
     trace: evidence.Trace
     graph: evidence.StateGraph | None
     prompt: str = ""  # the requirement (its words are not spelling mistakes)
     site: pathlib.Path | None = None  # the served folder, for link targets
     seed: int = 0
     load_timeout_s: float = 20.0
+    deadline: clock.Deadline = clock.Deadline.never()  # the app's: what is left is every tool's limit
 
 
 @dataclasses.dataclass
@@ -94,7 +96,7 @@ def _links(states: dict[str, dict], start_url: str, site: pathlib.Path | None) -
     """Same-origin links to files: does the served folder hold the target?"""
     if site is None:
         return {}
-    origin = browser.origin_of(start_url)
+    origin = routing.origin_of(start_url)
     out = {}
     for facts in states.values():
         for link in facts.get("links", []):
@@ -111,7 +113,7 @@ def _links(states: dict[str, dict], start_url: str, site: pathlib.Path | None) -
     return out
 
 
-def _guard(name: str, compute: Callable[[], results.Score]) -> results.Score:
+def _guard(name: str, compute: Callable[[], metrics.Score]) -> metrics.Score:
     try:
         return compute()
     except Exception as exc:  # noqa: BLE001 - one metric's bug must not cost the app its others
@@ -119,89 +121,113 @@ def _guard(name: str, compute: Callable[[], results.Score]) -> results.Score:
         return metrics.score(name, None, f"could not be computed on our side: {type(exc).__name__}: {exc}")
 
 
-def warm(settings: settings_mod.Quality) -> None:
+def warm(settings: settings_mod.Quality, tools: tooling.Tools) -> None:
     """Start, in the background, the tools ``measure`` will use (a no-op once they
     run): call it before exploring, so their start-up overlaps the exploration."""
     wanted = set(settings.selected())
     if wanted & (STATIC | RENDERED | PHONE | LIGHTHOUSE):
-        tooling.warm(chromium=bool(wanted & (RENDERED | PHONE | LIGHTHOUSE)),
-                     firefox="wcb_cross_browser" in wanted and settings.second_engine == "firefox")
+        tools.warm(chromium=bool(wanted & (RENDERED | PHONE | LIGHTHOUSE)),
+                   firefox="wcb_cross_browser" in wanted and settings.second_engine == "firefox")
 
 
-def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror
-            ) -> tuple[dict[str, results.Score], records.QualityReport]:
-    """The selected rule metrics of one explored app, and what the tools did."""
-    started = time.monotonic()
+Answer = dict | tooling.ToolFailure | None  # a tool's answer; None: not asked
+
+
+@dataclasses.dataclass
+class _Measured:
+    """What the pages and tools gave for one app, before any metric is computed."""
+
+    run: _Run
+    rendered: rendering.Rendered
+    static: Answer = None
+    engine: Answer = None  # the second engine (Firefox)
+    lighthouse: Answer = None
+
+
+def _in_time(deadline: clock.Deadline, run: _Run, tool: str, call: Callable[[], Answer]) -> Answer:
+    """The tool's answer, timed; or, once the app's time is spent, why it did not run."""
+    if deadline.spent():
+        return tooling.ToolFailure(f"not run: {deadline.why()}")
+    return run.timed(tool, call)
+
+
+def _use_tools(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror, tools: tooling.Tools,
+               nodes: list[evidence.StateNode], units: list[sources.Unit]) -> _Measured:
+    """The page loads and tool runs the selected metrics need, each timed."""
     wanted = set(settings.selected())
-    run = _Run()
-    trace, graph = inputs.trace, inputs.graph
-    nodes = rendering.chosen_states(graph, settings.max_states)
-    rendered = rendering.Rendered()
-    origin = browser.origin_of(inputs.start_url)
-    kept = records.read_sources(inputs.read)
-    units = sources.units(kept) if kept is not None else []
-    tooling.admit(origin)  # the browsers below reach this app's server and nothing else
-    tooling.refused()  # what the guard refused before this app is not this app's
-    static: dict | tooling.ToolFailure | None = None
-    engine: dict | tooling.ToolFailure | None = None
-    lighthouse: dict | tooling.ToolFailure | None = None
+    origin = routing.origin_of(inputs.start_url)
+    got = _Measured(run=_Run(), rendered=rendering.Rendered())
+    run, rendered, deadline = got.run, got.rendered, inputs.deadline
+    late = f"not run: {deadline.why()}"
     with tempfile.TemporaryDirectory(prefix="iwc-cdn-") as tmp:
-        files = _cdn_files(trace, mirror, pathlib.Path(tmp))
-        if wanted & RENDERED and nodes:
-            run.timed("chromium-states", lambda: rendering.render_states(
-                nodes, inputs.read, origin, files, rendered, settings.tool_timeout_s))
-        if wanted & PHONE:
-            run.timed("chromium-phone", lambda: rendering.load_phone(
-                inputs.start_url, origin, files, rendered, inputs.load_timeout_s))
-        for part in ("states", "phone"):
+        files = _cdn_files(inputs.trace, mirror, pathlib.Path(tmp))
+        for part, asked, render in (
+                ("states", bool(wanted & RENDERED and nodes), lambda: rendering.render_states(
+                    tools, nodes, inputs.files.raw, origin, files, rendered, deadline.cap(settings.tool_timeout_s))),
+                ("phone", bool(wanted & PHONE), lambda: rendering.load_phone(
+                    tools, inputs.start_url, origin, files, rendered, inputs.load_timeout_s,
+                    deadline.cap(inputs.load_timeout_s + 10)))):
+            if asked and deadline.spent():
+                rendered.problems[part] = late
+            elif asked:
+                run.timed(f"chromium-{part}", render)
             if part in rendered.problems:
                 run.failed(f"chromium-{part}", rendered.problems[part])
         if wanted & STATIC and units:
             words = content.spelling_candidates(rendered.states, inputs.prompt) if "wcb_copywriting" in wanted else []
-            static = run.timed("static-tools", lambda: tooling.static_tools(
-                [u.job() for u in units], words, settings.tool_timeout_s))
+            got.static = _in_time(deadline, run, "static-tools", lambda: tools.static_tools(
+                [u.job() for u in units], words, deadline.cap(settings.tool_timeout_s)))
         if "wcb_cross_browser" in wanted and settings.second_engine == "firefox":
-            engine = run.timed("firefox", lambda: tooling.firefox(
-                inputs.start_url, origin, files, *rendering.DESKTOP, settings.tool_timeout_s))
+            got.engine = _in_time(deadline, run, "firefox", lambda: tools.firefox(
+                inputs.start_url, origin, files, *rendering.DESKTOP,
+                max(clock.MARGIN_S, deadline.cap(settings.tool_timeout_s + 10) - 10)))
         if wanted & LIGHTHOUSE and settings.lighthouse:
-            lighthouse = run.timed("lighthouse", lambda: tooling.lighthouse(
-                inputs.start_url, files, settings.lighthouse_timeout_s))
+            got.lighthouse = _in_time(deadline, run, "lighthouse", lambda: tools.lighthouse(
+                inputs.start_url, files, deadline.cap(settings.lighthouse_timeout_s)))
+    _note_versions(got)
+    return got
+
+
+def _note_versions(got: _Measured) -> None:
+    """Each tool's version, or why it failed, in the report."""
+    run, static = got.run, got.static
     if isinstance(static, dict):
         run.report["static-tools"] = run.report["static-tools"].model_copy(
             update={"version": ", ".join(f"{k} {v}" for k, v in static.get("versions", {}).items()
                                          if not k.endswith("_ms"))})
         for step, error in (static.get("errors") or {}).items():
             run.failed("static-tools", f"{step}: {error}")
-    for tool, answer in (("static-tools", static), ("firefox", engine), ("lighthouse", lighthouse)):
+    for tool, answer in (("static-tools", static), ("firefox", got.engine), ("lighthouse", got.lighthouse)):
         if isinstance(answer, tooling.ToolFailure):
             run.failed(tool, answer.reason)
         elif isinstance(answer, dict) and tool != "static-tools":
             run.report[tool] = run.report[tool].model_copy(update={"version": answer.get("version")})
-    states = rendered.states
-    # the app's pages tried to reach something else (Firefox's own services are not the app)
-    fenced = [r.rsplit(" (", 1)[0] for r in tooling.refused()]
-    rendered.phone_requests += [(r, None, "refused by the network guard") for r in fenced if not BROWSER_SERVICES.search(r)]
 
+
+def _metrics(inputs: Inputs, got: _Measured, nodes: list[evidence.StateNode], units: list[sources.Unit],
+             kept: records.AppSources | None) -> dict[str, Callable[[], metrics.Score]]:
+    """Every rule metric of this stage, as a call on what the tools gave."""
+    trace, graph, rendered, static, engine = inputs.trace, inputs.graph, got.rendered, got.static, got.engine
+    states = rendered.states
     static_answer = static if isinstance(static, dict) else None
     static_why = static.reason if isinstance(static, tooling.ToolFailure) else (
         "no authored HTML, CSS or JavaScript was kept (no sources.json)" if kept is None else
         "the app has no HTML, CSS or JavaScript of its own")
-    shots = [(n.id, data) for n in nodes if n.screenshot and (data := inputs.read(n.screenshot))]
+    shots = [(n.id, data) for n in nodes if n.screenshot and (data := inputs.files.raw(n.screenshot))]
     start_state = states.get(graph.nodes[0].id) if graph and graph.nodes else None
-    scores: dict[str, results.Score] = {}
 
-    def from_static(name: str, compute: Callable[[dict], results.Score]) -> results.Score:
+    def from_static(name: str, compute: Callable[[dict], metrics.Score]) -> metrics.Score:
         if static_answer is None:
             return metrics.score(name, None, f"not measured: {static_why}")
         return compute(static_answer)
 
-    def rendered_or(name: str, compute: Callable[[], results.Score]) -> results.Score:
+    def rendered_or(name: str, compute: Callable[[], metrics.Score]) -> metrics.Score:
         if not states:
             why = rendered.problems.get("states") or "no explored state has a DOM snapshot"
             return metrics.score(name, None, f"not measured: {why}")
         return compute()
 
-    table: dict[str, Callable[[], results.Score]] = {
+    table: dict[str, Callable[[], metrics.Score]] = {
         "wcb_error_handling": lambda: from_static("wcb_error_handling", code.error_handling),
         "wcb_console_errors": lambda: runtime.console_errors(trace),
         "wcb_linting": lambda: from_static("wcb_linting", lambda a: code.linting(a, units)),
@@ -227,14 +253,31 @@ def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror
         "wcb_redundancy": lambda: from_static("wcb_redundancy", lambda a: code.redundancy(a, units)),
         "wcb_comments": lambda: from_static("wcb_comments", lambda a: code.comments(a, units)),
     }
+    lighthouse = got.lighthouse
     lighthouse_why = (lighthouse.reason if isinstance(lighthouse, tooling.ToolFailure) else
                       "Lighthouse is off (--no-lighthouse)")
     for name, score in pages.lighthouse(lighthouse if isinstance(lighthouse, dict) else None, lighthouse_why).items():
         table[name] = lambda score=score: score
-    for name in NAMES:
-        if name in wanted:
-            scores[name] = _guard(name, table[name])
-    report = records.QualityReport(tools=run.report, states_rendered=tuple(states),
+    return table
+
+
+def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror, tools: tooling.Tools
+            ) -> tuple[dict[str, metrics.Score], records.QualityReport]:
+    """The selected rule metrics of one explored app, and what the tools did.
+    ``tools``: the worker's (see tooling.Tools); this app is admitted to them."""
+    started = time.monotonic()
+    wanted = set(settings.selected())
+    nodes = rendering.chosen_states(inputs.graph, settings.max_states)
+    kept = inputs.files.load_or_none(artifacts.SOURCES)
+    units = sources.units(kept) if kept is not None else []
+    tools.admit(routing.origin_of(inputs.start_url))  # the browsers below reach this app's server only
+    got = _use_tools(inputs, settings, mirror, tools, nodes, units)
+    # the app's pages tried to reach something else (Firefox's own services are not the app)
+    fenced = [r.rsplit(" (", 1)[0] for r in tools.refused()]
+    got.rendered.phone_requests += [(r, None, "refused by the network guard") for r in fenced
+                                    if not BROWSER_SERVICES.search(r)]
+    table = _metrics(inputs, got, nodes, units, kept)
+    scores = {name: _guard(name, table[name]) for name in NAMES if name in wanted}
+    report = records.QualityReport(tools=got.run.report, states_rendered=tuple(got.rendered.states),
                                    seconds=round(time.monotonic() - started, 3))
     return scores, report
-

@@ -5,16 +5,20 @@
 // the machine allows one) with its flags (job.chrome_args: every connection through the
 // network guard, which the Python side points at the current app's server; no name
 // resolution; no UDP outside the proxy), over a pipe, as Playwright does. Each job opens
-// its own browser context and closes it. ``hermetic(page, job)`` answers the CDN files
-// the exploration used from the local mirror copies (job.cdn: {url: {file, type}}) and
-// refuses every other off-origin request before it is sent; what page routing never
+// its own browser context and closes it. ``hermetic(page, job)`` follows the sandbox's
+// request rule (kits/mirror/rule.mjs): the app's origin goes through, the CDN files the
+// exploration used are answered from the local mirror copies (job.cdn: {url: {file,
+// type}}), every other request is refused before it is sent; what page routing never
 // sees meets the guard.
 import fs from 'fs';
 import path from 'path';
 import { pathToFileURL } from 'url';
+import * as rule from '../../kits/mirror/rule.mjs';
 
 let puppeteer = null;
 let browser = null;
+// Every browser context a job opens: downloads refused (Browser.setDownloadBehavior).
+export const CONTEXT = Object.freeze({ downloadBehavior: Object.freeze({ policy: 'deny' }) });
 
 export async function load(folder) {
   if (!puppeteer) {
@@ -27,7 +31,7 @@ export async function chromium(job, folder) {
   if (browser && browser.connected) return browser;
   const p = await load(folder);
   browser = await p.launch({ executablePath: job.chrome, headless: true, defaultViewport: null, pipe: true,
-    args: job.chrome_args });
+    args: job.chrome_args, downloadBehavior: CONTEXT.downloadBehavior });
   return browser;
 }
 
@@ -42,8 +46,9 @@ export async function hermetic(page, job, serve = () => null) {
     const url = request.url();
     const own = serve(url, request);
     if (own) { request.respond(own); return; }
-    if (url.startsWith('data:') || url.startsWith('blob:') || url.startsWith(job.origin + '/')) { request.continue(); return; }
-    const hit = cdn[url];
+    const decision = rule.decide(url, job.origin);
+    if (decision === 'pass') { request.continue(); return; }
+    const hit = decision === 'mirror' && cdn[url];
     if (hit) {
       request.respond({ status: 200, contentType: hit.type, headers: { 'access-control-allow-origin': '*' }, body: fs.readFileSync(hit.file) });
       if (log.length < 1000) log.push([url.slice(0, 300), 200, null]);

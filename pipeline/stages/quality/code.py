@@ -1,5 +1,7 @@
 """Code metrics from the static tools' answer: 3 error handling, 5 linting, 20 code
-redundancy, 21 comment rate (definitions in contracts/metrics.py).
+redundancy, 21 comment rate (definitions in contracts/metrics.py). Linting counts only the
+lines some linter read: what static.mjs lists as ``unlinted`` (a component's template,
+SCSS/Less) is named in the reason, never a finding and never in the denominator.
 
 Pure: the tools' JSON (static.mjs) and the code units in, scores out.
 """
@@ -9,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from iwcbench.pipeline.contracts import metrics, results
+from iwcbench.pipeline.contracts import metrics
 from iwcbench.pipeline.stages.quality import sources as sources_mod
 
 LINT_HALF = 20.0  # findings per 1000 lines that score 50
@@ -20,19 +22,40 @@ COMMENT_BAND = (0.10, 0.30)
 COMMENT_ZERO = 0.60
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+# SCSS and Less add line comments; "//" after a colon is a URL's (url(http://…))
+_SASS_COMMENT = re.compile(r"/\*.*?\*/|(?<![:\w])//[^\n]*", re.DOTALL)
 
 
-def _lines(units: Sequence[sources_mod.Unit]) -> int:
-    """Non-blank lines of all code, each line counted once (a page's inline blocks are
-    part of the page's lines)."""
-    return sum(sources_mod.non_blank_lines(u.text) for u in units if "#" not in u.name)
+def _lines(units: Sequence[sources_mod.Unit], unlinted: set[str]) -> int:
+    """Non-blank lines of the linted code, each line counted once: a linted file counts
+    all of its lines (a page's inline blocks are part of them); a file whose markup no
+    tool reads (``unlinted``: a component's template) counts only its linted blocks."""
+    total = 0
+    for u in units:
+        if "#" not in u.name:
+            total += 0 if u.name in unlinted else sources_mod.non_blank_lines(u.text)
+        elif u.name.split("#", 1)[0] in unlinted and u.name not in unlinted:
+            total += sources_mod.non_blank_lines(u.text)
+    return total
 
 
-def linting(answer: dict, units: Sequence[sources_mod.Unit]) -> results.Score:
+def _unlinted_text(skipped: Sequence[dict]) -> str:
+    """"2 scss (no Stylelint syntax …), 1 vue (a component template …)": what no linter read."""
+    by_reason: dict[tuple[str, str], int] = {}
+    for s in skipped:
+        key = (s.get("language", "?"), s.get("reason", ""))
+        by_reason[key] = by_reason.get(key, 0) + 1
+    return "; ".join(f"{n} {lang} ({why})" for (lang, why), n in sorted(by_reason.items()))
+
+
+def linting(answer: dict, units: Sequence[sources_mod.Unit]) -> metrics.Score:
     name = "wcb_linting"
-    lines = _lines(units)
+    skipped = answer.get("unlinted") or []
+    unlinted = {s["unit"] for s in skipped}
+    lines = _lines(units, unlinted)
     if not lines:
-        return metrics.score(name, None, "no HTML, CSS or JavaScript to lint")
+        what = f" (not linted: {_unlinted_text(skipped)})" if skipped else ""
+        return metrics.score(name, None, f"no HTML, CSS, JavaScript or TypeScript a linter reads{what}")
     findings = answer.get("lint", [])
     fatal = answer.get("fatal", [])
     weight = sum(SEVERITY.get(f.get("severity"), 1.0) for f in findings) + FATAL_WEIGHT * len(fatal)
@@ -45,22 +68,23 @@ def linting(answer: dict, units: Sequence[sources_mod.Unit]) -> results.Score:
     top = ", ".join(f"{r} ×{n}" for r, n in sorted(by_rule.items(), key=lambda x: (-x[1], x[0]))[:4])
     reason = (f"{len(findings)} finding{'s' * (len(findings) != 1)}"
               + (f" and {len(fatal)} file{'s' * (len(fatal) != 1)} that do not parse" if fatal else "")
-              + f" in {lines} lines ({density:.1f} weighted per 1000)" + (f": {top}" if top else ""))
+              + f" in {lines} lines ({density:.1f} weighted per 1000)" + (f": {top}" if top else "")
+              + (f"; not linted, and not counted: {_unlinted_text(skipped)}" if skipped else ""))
     cites = [f"{f['unit']}:{f['line']}" for f in [*fatal, *findings][:8]]
     return metrics.score(name, round(value, 2), reason, cites,
                          {"findings": len(findings), "fatal": fatal[:10], "lines": lines, "by_rule": by_rule,
-                          "per_1000": round(density, 3)})
+                          "per_1000": round(density, 3), "unlinted": skipped[:20]})
 
 
 def _share(items: Sequence[dict], key: str) -> float | None:
     return sum(1 for i in items if i.get(key)) / len(items) if items else None
 
 
-def error_handling(answer: dict) -> results.Score:
+def error_handling(answer: dict) -> metrics.Score:
     name = "wcb_error_handling"
     facts = [f for f in (answer.get("handling") or {}).values() if f]
     if not answer.get("handling"):
-        return metrics.score(name, None, "no JavaScript in the app's sources")
+        return metrics.score(name, None, "no JavaScript or TypeScript in the app's sources")
     if not facts:
         return metrics.score(name, None, "none of the app's JavaScript parses")
     risky = [r for f in facts for r in f.get("risky", [])]
@@ -80,9 +104,9 @@ def error_handling(answer: dict) -> results.Score:
                          {k: {"share": round(s, 4), "count": n} for k, (s, n) in present.items()})
 
 
-def redundancy(answer: dict, units: Sequence[sources_mod.Unit]) -> results.Score:
+def redundancy(answer: dict, units: Sequence[sources_mod.Unit]) -> metrics.Score:
     name = "wcb_redundancy"
-    texts = {u.name: (u.skeleton if u.language == "html" and u.skeleton is not None else u.text) for u in units}
+    texts = {u.name: (u.skeleton if u.skeleton is not None else u.text) for u in units}
     total = sum(sources_mod.non_blank_lines(t) for t in texts.values())
     if not total:
         return metrics.score(name, None, "no source lines to compare")
@@ -105,11 +129,11 @@ def redundancy(answer: dict, units: Sequence[sources_mod.Unit]) -> results.Score
 
 
 def _comment_lines(unit: sources_mod.Unit, js_lines: dict[str, list[int]]) -> set[int]:
-    if unit.language == "js":
+    if unit.language in ("js", "ts"):
         first = unit.first_line
         return {n - first + 1 for n in js_lines.get(unit.name, [])}
-    pattern = _CSS_COMMENT if unit.language == "css" else _HTML_COMMENT
-    text = unit.skeleton if unit.language == "html" and unit.skeleton is not None else unit.text
+    pattern = {"css": _CSS_COMMENT, "scss": _SASS_COMMENT, "less": _SASS_COMMENT}.get(unit.language, _HTML_COMMENT)
+    text = unit.skeleton if unit.skeleton is not None else unit.text
     found: set[int] = set()
     for match in pattern.finditer(text):
         start = text.count("\n", 0, match.start()) + 1
@@ -117,12 +141,12 @@ def _comment_lines(unit: sources_mod.Unit, js_lines: dict[str, list[int]]) -> se
     return found
 
 
-def comments(answer: dict, units: Sequence[sources_mod.Unit]) -> results.Score:
+def comments(answer: dict, units: Sequence[sources_mod.Unit]) -> metrics.Score:
     name = "wcb_comments"
     js_lines = answer.get("comments") or {}
     commented, total = 0, 0
     for u in units:
-        text = u.skeleton if u.language == "html" and u.skeleton is not None else u.text
+        text = u.skeleton if u.skeleton is not None else u.text
         lines = text.splitlines()
         marked = _comment_lines(u, js_lines)
         total += sum(1 for line in lines if line.strip())

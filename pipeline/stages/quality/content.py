@@ -13,7 +13,7 @@ import statistics
 import urllib.parse
 from typing import Iterable, Mapping
 
-from iwcbench.pipeline.contracts import metrics, results
+from iwcbench.pipeline.contracts import metrics
 
 WORD = re.compile(r"[^\W\d_](?:[^\W\d_']*[^\W\d_])?")
 MIN_WORDS = 20  # fewer checkable words: spelling says nothing
@@ -82,7 +82,7 @@ def _casing(label: str) -> str | None:
     return "mixed"
 
 
-def copywriting(states: Mapping[str, dict], unknown: Iterable[str] | None, prompt: str = "") -> results.Score:
+def copywriting(states: Mapping[str, dict], unknown: Iterable[str] | None, prompt: str = "") -> metrics.Score:
     name = "wcb_copywriting"
     texts = _texts(states)
     if not states or not texts:
@@ -141,7 +141,7 @@ def _defects(item: dict) -> list[str]:
     return out
 
 
-def media_quality(states: Mapping[str, dict]) -> results.Score:
+def media_quality(states: Mapping[str, dict]) -> metrics.Score:
     name = "wcb_media_quality"
     if not states:
         return metrics.score(name, None, "not measured: no state was rendered")
@@ -161,7 +161,7 @@ def media_quality(states: Mapping[str, dict]) -> results.Score:
                          {"media": len(items), "defects": dict(kinds)})
 
 
-def placeholders(states: Mapping[str, dict]) -> results.Score:
+def placeholders(states: Mapping[str, dict]) -> metrics.Score:
     name = "wcb_placeholders"
     if not states:
         return metrics.score(name, None, "not measured: no state was rendered")

@@ -1,13 +1,14 @@
 // The start page in a second engine: Debian's Firefox ESR driven over WebDriver BiDi by
 // puppeteer-core (a job of server.mjs).
 //
-// job:    {"firefox", "url", "origin", "cdn": {"<url>": {"file", "type"}}, "probe": "<probe.js>",
+// job:    {"firefox", "url", "origin", "cdn": {"<url>": {"file", "type"}}, "probe": "<the probe, an expression>",
 //          "width", "height", "settle_ms", "timeout_ms"}
 // answer: {"version", "stage": launch|load|probe|done (how far it got), "status", "errors": [text],
 //          "console": [text], "blocked": [url], "probe": {...}, "error", "seconds"}
 //
-// The same network rules as in Chromium: the app's origin goes through, the CDN files
-// the exploration used come from the local mirror copies, everything else is refused;
+// The same network rules as in Chromium (kits/mirror/rule.mjs): the app's origin goes
+// through, the CDN files the exploration used come from the local mirror copies,
+// everything else is refused;
 // and every connection Firefox makes, loopback included, goes to the network guard
 // (job.guard_port), which lets through the current app's server only. WebRTC and
 // speculative connections are off. (No network namespace: WebDriver BiDi talks to
@@ -15,11 +16,16 @@
 // Firefox would, and only reads the page afterwards.
 // One Firefox serves every job of the server; each job gets its own browser context.
 import fs from 'fs';
+import os from 'os';
 import path from 'path';
 import { pathToFileURL } from 'url';
+import * as rule from '../../kits/mirror/rule.mjs';
 
 let puppeteer = null;
 let browser = null;
+// Downloads: refused per context (WebDriver BiDi's browser.setDownloadBehavior), and the
+// folder one would go to is in the session's folder (the server's TMPDIR), not ~/Downloads.
+const DENY = Object.freeze({ downloadBehavior: Object.freeze({ policy: 'deny' }) });
 
 async function firefox(job, folder) {
   if (!puppeteer) {
@@ -40,6 +46,12 @@ async function firefox(job, folder) {
       'network.captive-portal-service.enabled': false,
       'network.connectivity-service.enabled': false, 'browser.safebrowsing.malware.enabled': false,
       'browser.safebrowsing.phishing.enabled': false, 'extensions.update.enabled': false,
+      // one content process, none prelaunched: a page at a time is all a job needs
+      'fission.autostart': false, 'dom.ipc.processCount': 1, 'dom.ipc.processCount.webIsolated': 1,
+      'dom.ipc.processPrelaunch.enabled': false, 'browser.sessionhistory.max_total_viewers': 0,
+      'browser.download.folderList': 2, 'browser.download.dir': path.join(os.tmpdir(), 'downloads'),
+      'browser.download.useDownloadDir': true, 'browser.download.start_downloads_in_tmp_dir': true,
+      'browser.download.always_ask_before_handling_new_types': false, 'browser.download.manager.addToRecentDocs': false,
     },
   });
   return browser;
@@ -49,9 +61,19 @@ export async function warm(job, folder) {
   await firefox(job, folder);
 }
 
+// One request of the page, by the sandbox's request rule (kits/mirror/rule.mjs); a
+// refused one is listed in `blocked` (at most 50).
+export function route(request, job, blocked) {
+  const url = request.url();
+  const decision = rule.decide(url, job.origin);
+  const hit = decision === 'mirror' && (job.cdn || {})[url];
+  if (decision === 'pass') request.continue();
+  else if (hit) request.respond({ status: 200, contentType: hit.type, headers: { 'access-control-allow-origin': '*' }, body: fs.readFileSync(hit.file) });
+  else { if (blocked.length < 50) blocked.push(url.slice(0, 300)); request.abort('blockedbyclient'); }
+}
+
 export async function run(job, folder) {
   const started = Date.now();
-  const cdn = job.cdn || {};
   const out = { errors: [], console: [], blocked: [], stage: 'launch' };
   let context = null;
   let timer = null;
@@ -63,24 +85,19 @@ export async function run(job, folder) {
       const b = await firefox(job, folder);
       out.version = await b.version();
       out.stage = 'load';
-      context = await b.createBrowserContext();
+      context = await b.createBrowserContext(DENY);
       const page = await context.newPage();
+      if (job.quiet) await page.evaluateOnNewDocument(job.quiet);  // the page's console bounded (kits/page/quiet.mjs)
       await page.setViewport({ width: job.width || 1280, height: job.height || 800 });
       page.on('pageerror', (e) => out.errors.length < 50 && out.errors.push(String(e && e.message ? e.message : e).slice(0, 300)));
       page.on('console', (m) => m.type() === 'error' && out.console.length < 50 && out.console.push(m.text().slice(0, 300)));
       await page.setRequestInterception(true);
-      page.on('request', (request) => {
-        const url = request.url();
-        const hit = cdn[url];
-        if (url.startsWith('data:') || url.startsWith('blob:') || url.startsWith(job.origin)) request.continue();
-        else if (hit) request.respond({ status: 200, contentType: hit.type, headers: { 'access-control-allow-origin': '*' }, body: fs.readFileSync(hit.file) });
-        else { if (out.blocked.length < 50) out.blocked.push(url.slice(0, 300)); request.abort('blockedbyclient'); }
-      });
+      page.on('request', (request) => route(request, job, out.blocked));
       const response = await page.goto(job.url, { waitUntil: 'load', timeout: job.timeout_ms || 60000 });
       out.status = response ? response.status() : null;
       await new Promise((r) => setTimeout(r, job.settle_ms || 500));
       out.stage = 'probe';
-      out.probe = await page.evaluate(`(${job.probe})({max: 400})`);
+      out.probe = await page.evaluate(job.probe);
       out.stage = 'done';
     })(), overrun]);
   } catch (err) {

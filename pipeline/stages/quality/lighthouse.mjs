@@ -44,8 +44,9 @@ export async function run(job, folder) {
   const hosts = [...new Set(Object.keys(cdn).map((u) => new URL(u).host))];
   let context = null;
   try {
-    context = await (await shared.chromium(job, folder)).createBrowserContext();
+    context = await (await shared.chromium(job, folder)).createBrowserContext(shared.CONTEXT);
     const page = await context.newPage();
+    if (job.quiet) await page.evaluateOnNewDocument(job.quiet);  // the page's console bounded (kits/page/quiet.mjs)
     if (hosts.length) {
       const session = await page.createCDPSession();
       await session.send('Fetch.enable', { patterns: hosts.map((h) => ({ urlPattern: `*://${h}/*` })) });
@@ -59,7 +60,7 @@ export async function run(job, folder) {
           } else {
             await session.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' });
           }
-        } catch (err) { /* the page moved on */ }
+        } catch { /* the page moved on */ }
       });
     }
     const result = await k.lighthouse(job.url, {

@@ -10,7 +10,7 @@ from __future__ import annotations
 import statistics
 from typing import Mapping, Sequence
 
-from iwcbench.pipeline.contracts import metrics, results
+from iwcbench.pipeline.contracts import metrics
 from iwcbench.pipeline.stages.quality import runtime
 
 LIGHTHOUSE = {"wcb_best_practices": "best-practices", "wcb_performance": "performance",
@@ -25,7 +25,7 @@ TAP_PX = 24
 LEGIBLE_PX = 12
 
 
-def lighthouse(answer: dict | None, why_not: str | None) -> dict[str, results.Score]:
+def lighthouse(answer: dict | None, why_not: str | None) -> dict[str, metrics.Score]:
     """The three Lighthouse metrics from one run (``why_not``: why there is none)."""
     if answer is None:
         return metrics.unscored(LIGHTHOUSE, why_not or "Lighthouse did not run")
@@ -83,7 +83,7 @@ def arrangement(chromium: Sequence[dict], firefox: Mapping[str, Sequence[int]]) 
 
 
 def cross_browser(answer: dict | None, why_not: str | None, chromium: dict | None,
-                  chromium_errors: Sequence[str]) -> results.Score:
+                  chromium_errors: Sequence[str]) -> metrics.Score:
     name = "wcb_cross_browser"
     if answer is None:
         return metrics.score(name, None, why_not or "the second engine did not run")
@@ -109,7 +109,7 @@ def cross_browser(answer: dict | None, why_not: str | None, chromium: dict | Non
                           "errors": round(errors_part, 2), "engine": answer.get("version")})
 
 
-def mobile(phone: dict | None, why_not: str | None) -> results.Score:
+def mobile(phone: dict | None, why_not: str | None) -> metrics.Score:
     name = "wcb_mobile"
     if phone is None:
         return metrics.score(name, None, why_not or "not measured: the phone viewport was not loaded")

@@ -15,10 +15,11 @@ const strip = (url) => url.split('#')[0];
 export async function states(job, folder) {
   const out = { states: {}, problems: {} };
   const browser = await shared.chromium(job, folder);
-  const context = await browser.createBrowserContext();
+  const context = await browser.createBrowserContext(shared.CONTEXT);
   try {
     for (const state of job.states || []) {
       const page = await context.newPage();
+      if (job.quiet) await page.evaluateOnNewDocument(job.quiet);  // the page's console bounded (kits/page/quiet.mjs)
       try {
         await page.setJavaScriptEnabled(false);
         await page.setViewport({ width: job.width || 1280, height: job.height || 800 });
@@ -29,7 +30,7 @@ export async function states(job, folder) {
           return { status: 200, contentType: 'text/html; charset=utf-8', body: state.html };
         });
         await page.goto(state.url, { waitUntil: 'load', timeout: job.timeout_ms || 8000 });
-        out.states[state.id] = await page.evaluate(`(${job.probe})({max: 400})`);
+        out.states[state.id] = await page.evaluate(job.probe);
       } catch (err) {
         out.problems[state.id] = String(err && err.message ? err.message : err).slice(0, 300);
       } finally {
@@ -45,9 +46,10 @@ export async function states(job, folder) {
 export async function phone(job, folder) {
   const out = { errors: [] };
   const browser = await shared.chromium(job, folder);
-  const context = await browser.createBrowserContext();
+  const context = await browser.createBrowserContext(shared.CONTEXT);
   try {
     const page = await context.newPage();
+    if (job.quiet) await page.evaluateOnNewDocument(job.quiet);  // the page's console bounded (kits/page/quiet.mjs)
     await page.emulate({ userAgent: await browser.userAgent(), viewport: {
       width: job.width || 375, height: job.height || 667, isMobile: true, hasTouch: true, deviceScaleFactor: 2 } });
     page.on('pageerror', (e) => out.errors.length < 50 && out.errors.push(String(e && e.message ? e.message : e).slice(0, 300)));
@@ -55,7 +57,7 @@ export async function phone(job, folder) {
     const response = await page.goto(job.url, { waitUntil: 'load', timeout: job.timeout_ms || 20000 });
     out.status = response ? response.status() : null;
     await new Promise((r) => setTimeout(r, job.settle_ms || 400));
-    out.probe = await page.evaluate(`(${job.probe})({max: 400})`);
+    out.probe = await page.evaluate(job.probe);
     out.requests = log;
   } catch (err) {
     out.error = String(err && err.message ? err.message : err).slice(0, 300);

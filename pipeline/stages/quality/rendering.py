@@ -3,7 +3,7 @@ stored states rendered again, and the start page on a phone.
 
 * States: each explored state's DOM snapshot is shown again at its own address in a
   1280×800 page with JavaScript off (stylesheets, fonts and images load under the
-  sandbox's rules), and the probe (probe.js) reads components, icons, text, media and
+  sandbox's rules), and the probe (probe.mjs) reads components, icons, text, media and
   boxes. Nothing the app does at runtime runs again, so a state costs a render, not a
   replay.
 * Phone: the start page loaded live at 375×667 with touch (the viewport meta tag
@@ -46,11 +46,11 @@ def chosen_states(graph: evidence.StateGraph | None, limit: int) -> list[evidenc
 
 
 def _job(origin: str, cdn: Mapping[str, dict]) -> dict:
-    return {"origin": origin, "cdn": dict(cdn), "probe": tooling.probe_source()}
+    return {"origin": origin, "cdn": dict(cdn), "probe": tooling.probe_expression()}
 
 
-def render_states(nodes: list[evidence.StateNode], read: Callable[[str], bytes | None], origin: str,
-                  cdn: Mapping[str, dict], out: Rendered, timeout_s: float) -> None:
+def render_states(tools: tooling.Tools, nodes: list[evidence.StateNode], read: Callable[[str], bytes | None],
+                  origin: str, cdn: Mapping[str, dict], out: Rendered, timeout_s: float) -> None:
     states = []
     for node in nodes:
         data = read(node.dom or "")
@@ -62,7 +62,7 @@ def render_states(nodes: list[evidence.StateNode], read: Callable[[str], bytes |
         return
     job = {**_job(origin, cdn), "states": states, "width": DESKTOP[0], "height": DESKTOP[1],
            "timeout_ms": int(RENDER_TIMEOUT_S * 1000)}
-    answer = tooling.ask("states", job, min(timeout_s, RENDER_TIMEOUT_S * len(states) + 10), "the state renders")
+    answer = tools.ask("states", job, min(timeout_s, RENDER_TIMEOUT_S * len(states) + 10), "the state renders")
     if isinstance(answer, tooling.ToolFailure):
         out.problems["states"] = answer.reason
         return
@@ -72,10 +72,14 @@ def render_states(nodes: list[evidence.StateNode], read: Callable[[str], bytes |
         out.problems["states"] = f"{len(answer['problems'])} state(s) did not render, e.g. {first[0]}: {first[1]}"
 
 
-def load_phone(url: str, origin: str, cdn: Mapping[str, dict], out: Rendered, load_timeout_s: float) -> None:
+def load_phone(tools: tooling.Tools, url: str, origin: str, cdn: Mapping[str, dict], out: Rendered,
+               load_timeout_s: float, seconds: float | None = None) -> None:
+    """The start page on the phone viewport. ``seconds``: the whole job's limit (the
+    load's, plus up to 10 s for the probe and the screenshot), when less is left."""
+    total = load_timeout_s + 10 if seconds is None else min(seconds, load_timeout_s + 10)
     job = {**_job(origin, cdn), "url": url, "width": PHONE[0], "height": PHONE[1], "settle_ms": 400,
-           "timeout_ms": int(load_timeout_s * 1000)}
-    answer = tooling.ask("phone", job, load_timeout_s + 10, "the phone load")
+           "timeout_ms": int(max(1.0, total - min(10.0, total / 3)) * 1000)}
+    answer = tools.ask("phone", job, total, "the phone load")
     if isinstance(answer, tooling.ToolFailure):
         out.problems["phone"] = answer.reason
         return

@@ -10,7 +10,7 @@ import re
 import urllib.parse
 from typing import Iterable, Mapping, Sequence
 
-from iwcbench.pipeline.contracts import evidence, metrics, results
+from iwcbench.pipeline.contracts import evidence, metrics
 
 ERROR_BASE = 0.8
 PAGE_ERROR_UNITS = 2  # an uncaught exception stops a handler; a console.error may not
@@ -34,7 +34,7 @@ def _distinct(messages: Iterable[str]) -> list[str]:
     return list(seen.values())
 
 
-def console_errors(trace: evidence.Trace | None) -> results.Score:
+def console_errors(trace: evidence.Trace | None) -> metrics.Score:
     name = "wcb_console_errors"
     if trace is None or not trace.steps:
         return metrics.score(name, None, "not measured: nothing was loaded")
@@ -43,10 +43,14 @@ def console_errors(trace: evidence.Trace | None) -> results.Score:
     units = PAGE_ERROR_UNITS * len(page) + len(console)
     value = 100.0 * ERROR_BASE ** units
     steps = [f"step {s.index}" for s in trace.steps if s.page_errors or s.console_errors]
+    unlisted = sum(s.unlisted.page_errors + s.unlisted.console_errors for s in trace.steps)
+    lines = sum(s.unlisted.console_lines for s in trace.steps)
+    more = (f"; {unlisted:,} more errors counted, not listed (not told apart)" if unlisted else "") + (
+        f"; the page flooded its console: {lines:,} lines counted, not kept" if lines else "")
     return metrics.score(
         name, round(value, 2),
         f"{len(page)} distinct uncaught page error{'s' * (len(page) != 1)} and {len(console)} distinct console "
-        f"error{'s' * (len(console) != 1)} over {len(trace.steps)} step{'s' * (len(trace.steps) != 1)}",
+        f"error{'s' * (len(console) != 1)} over {len(trace.steps)} step{'s' * (len(trace.steps) != 1)}{more}",
         steps, {"page_errors": page[:20], "console_errors": console[:20], "units": units})
 
 
@@ -83,7 +87,7 @@ def outcomes(trace: evidence.Trace | None, requests: Sequence[tuple[str, int | N
 
 
 def resource_validity(trace: evidence.Trace | None, requests: Sequence[tuple[str, int | None, str | None]],
-                      links: Mapping[str, bool], loaded: bool) -> results.Score:
+                      links: Mapping[str, bool], loaded: bool) -> metrics.Score:
     name = "wcb_resource_validity"
     if not loaded and not (trace and trace.steps):
         return metrics.score(name, None, "not measured: the app was not loaded")

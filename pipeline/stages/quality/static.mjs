@@ -1,20 +1,28 @@
 // The quality stage's static tools (a job of server.mjs).
 //
-// job:    {"units": [{"name", "language": "html"|"css"|"js", "text", "skeleton", "first_line",
-//          "module"}], "words": ["..."]}
+// job:    {"units": [{"name", "language": "html"|"vue"|"svelte"|"astro"|"css"|"scss"|"less"|"js"|"ts",
+//          "text", "skeleton", "first_line", "module", "jsx"}], "words": ["..."]}
 // answer: {"versions", "lint": [...], "fatal": [...], "clones": [...], "comments": {...},
-//          "handling": {...}, "unknown_words": [...], "errors": {step: message}}
+//          "handling": {...}, "unlinted": [{unit, language, reason}], "unknown_words": [...],
+//          "errors": {step: message}}
 //
-// Linting: HTMLHint (default ruleset), Stylelint (stylelint-config-recommended), ESLint
-// (@eslint/js recommended; no-undef off because a page's scripts share globals with each
-// other and with CDN libraries, and top-level names exempt from no-unused-vars because
-// inline handlers call them). Duplication: jscpd's detector over JS, CSS and the pages'
-// markup. Comments and error-handling facts: the Babel parse tree. Spelling: nspell with
-// the en-US and en-GB Hunspell dictionaries. Tools load once per server and are reused.
-// It reads only the job and the tool folder and never runs the app's code.
+// Linting: HTMLHint (default ruleset) on pages, Stylelint (stylelint-config-recommended) on
+// CSS, ESLint (@eslint/js recommended; no-undef off because a page's scripts share globals
+// with each other and with CDN libraries, and top-level names exempt from no-unused-vars
+// because inline handlers call them, as are the names JSX uses and a component template's)
+// on JavaScript and on TypeScript with its types blanked out (Babel's typescript plugin
+// finds them; positions stay, so lines are the file's; dialects.mjs). What
+// no installed tool reads — a component's template (HTMLHint wants whole pages), SCSS and
+// Less (Stylelint needs a syntax package for them), TypeScript the blanking could not
+// reduce to JavaScript — is listed in "unlinted", never counted as a defect. Duplication:
+// jscpd's detector in each unit's own language. Comments and error-handling facts: the
+// Babel parse tree (typescript plugin for TypeScript). Spelling: nspell with the en-US and
+// en-GB Hunspell dictionaries. Tools load once per server and are reused. It reads only
+// the job and the tool folder and never runs the app's code.
 import fs from 'fs';
 import path from 'path';
 import { pathToFileURL, fileURLToPath } from 'url';
+import { jsxNames, pluginsOf, stripTypes, topNames } from './dialects.mjs';
 
 let tools = null;
 let job = null;
@@ -49,10 +57,41 @@ async function lintAll() {
   const globals = await load('globals');
   out.versions.eslint = version('eslint');
   const linter = new Linter({ configType: 'flat' });
+  globalThis.babelParser = globalThis.babelParser || await load('@babel/parser');
   const rules = { ...js.configs.recommended.rules, 'no-undef': 'off',
     'no-unused-vars': ['warn', { vars: 'local', args: 'none', caughtErrors: 'none' }] };
+  const eslintOn = (u, text) => {
+    // a component's template reads its script's top-level names (imports, refs, handlers)
+    // and JSX uses names ESLint's core never counts as used (<App />)
+    const used = [...(u.component ? topNames(globalThis.babelParser, u) : []), ...jsxNames(globalThis.babelParser, u)];
+    const own = used.length ? { ...rules, 'no-unused-vars': ['warn', { ...rules['no-unused-vars'][1],
+      varsIgnorePattern: `^(${used.map((n) => n.replace(/\$/g, '\\$')).join('|')})$` }] } : rules;
+    const config = [{ rules: own, languageOptions: { ecmaVersion: 'latest', sourceType: u.module ? 'module' : 'script',
+      globals: { ...globals.browser }, parserOptions: { ecmaFeatures: { jsx: true } } } }];
+    return linter.verify(text, config);
+  };
   for (const u of units) {
-    if (u.language === 'html') {
+    if (u.language === 'ts') {
+      const stripped = stripTypes(globalThis.babelParser, u);
+      if (stripped.error) {
+        out.fatal.push({ unit: u.name, tool: 'babel', line: shift(u, stripped.line), message: stripped.error });
+        continue;
+      }
+      const found = eslintOn(u, stripped.text);
+      const fatal = found.find((m) => m.fatal);
+      if (fatal) {  // our blanking's gap, not the app's error: Babel parsed the file
+        out.unlinted.push({ unit: u.name, language: 'ts', reason: `TypeScript the type blanking could not reduce to JavaScript (${fatal.message})` });
+        continue;
+      }
+      for (const m of found) {
+        out.lint.push({ unit: u.name, tool: 'eslint', rule: m.ruleId, severity: m.severity === 2 ? 'error' : 'warning',
+          line: shift(u, m.line), message: m.message });
+      }
+    } else if (['vue', 'svelte', 'astro'].includes(u.language)) {
+      out.unlinted.push({ unit: u.name, language: u.language, reason: 'a component template (HTMLHint reads whole HTML pages); its script and style blocks are linted' });
+    } else if (u.language === 'scss' || u.language === 'less') {
+      out.unlinted.push({ unit: u.name, language: u.language, reason: `no Stylelint syntax for ${u.language.toUpperCase()} is installed (postcss-${u.language})` });
+    } else if (u.language === 'html') {
       for (const m of HTMLHint.verify(u.text, HTMLHint.defaultRuleset)) {
         out.lint.push({ unit: u.name, tool: 'htmlhint', rule: m.rule.id, severity: m.type === 'error' ? 'error' : 'warning',
           line: m.line, message: m.message });
@@ -65,9 +104,7 @@ async function lintAll() {
           line: shift(u, w.line), message: w.text });
       }
     } else if (u.language === 'js') {
-      const config = [{ rules, languageOptions: { ecmaVersion: 'latest', sourceType: u.module ? 'module' : 'script',
-        globals: { ...globals.browser }, parserOptions: { ecmaFeatures: { jsx: true } } } }];
-      for (const m of linter.verify(u.text, config)) {
+      for (const m of eslintOn(u, u.text)) {
         if (m.fatal) out.fatal.push({ unit: u.name, tool: 'eslint', line: shift(u, m.line), message: m.message });
         else out.lint.push({ unit: u.name, tool: 'eslint', rule: m.ruleId, severity: m.severity === 2 ? 'error' : 'warning',
           line: shift(u, m.line), message: m.message });
@@ -81,12 +118,14 @@ async function duplication() {
   const core = await load('@jscpd/core');
   const tokenizer = await load('@jscpd/tokenizer');
   out.versions.jscpd = version('@jscpd/core');
-  const formats = { js: 'javascript', css: 'css', html: 'markup' };
+  const formats = { js: 'javascript', ts: 'typescript', css: 'css', scss: 'scss', less: 'less', html: 'markup',
+    vue: 'markup', svelte: 'markup', astro: 'markup' };
   const detector = new core.Detector(new tokenizer.Tokenizer(), new core.MemoryStore(), [],
     { minTokens: 50, minLines: 5, maxLines: 100000, mode: core.mild });
   for (const u of units) {
-    const text = u.language === 'html' ? (u.skeleton ?? u.text) : u.text;
-    const clones = await detector.detect(u.name, text, formats[u.language]);
+    const text = u.skeleton ?? u.text;
+    const format = u.language === 'ts' && u.jsx ? 'tsx' : formats[u.language];
+    const clones = await detector.detect(u.name, text, format);
     for (const c of clones) {
       out.clones.push({ format: c.format,
         a: { unit: c.duplicationA.sourceId, start: c.duplicationA.start.line, end: c.duplicationA.end.line },
@@ -130,8 +169,8 @@ function analyse(u) {
   let ast;
   try {
     ast = parser.parse(u.text, { sourceType: u.module ? 'module' : 'script', errorRecovery: true,
-      allowReturnOutsideFunction: true, plugins: ['jsx'] });
-  } catch (err) {
+      allowReturnOutsideFunction: true, plugins: pluginsOf(u) });
+  } catch {
     return { parsed: false };
   }
   const commentLines = new Set();
@@ -169,8 +208,7 @@ function analyse(u) {
     return false;
   }
   // the chain a call heads: walk up while this expression is the object of .then/.catch/.finally
-  function chainHandled(parents, selfNode) {
-    let current = selfNode;
+  function chainHandled(parents) {
     let handled = false;
     for (let i = parents.length - 1; i >= 1; i -= 2) {
       const keyInfo = parents[i];
@@ -181,7 +219,6 @@ function analyse(u) {
         const call = parents[i - 3];
         if (CHAIN.includes(name) && call && call.type === 'CallExpression' && parents[i - 2] && parents[i - 2].key === 'callee') {
           if (name === 'catch' || (name === 'then' && call.arguments.length >= 2)) handled = true;
-          current = call;
           i -= 2;
           continue;
         }
@@ -206,7 +243,7 @@ function analyse(u) {
         && (ASYNC_RISKY.has(name) || (method && ASYNC_METHODS.has(method) && node.arguments.length === 0));
       if (sync || later) {
         facts.risky.push({ call: node.type === 'NewExpression' ? `new ${name}` : (name || `.${method}()`), line,
-          guarded: sync ? inTry(parents) : chainHandled(parents, node) });
+          guarded: sync ? inTry(parents) : chainHandled(parents) });
       }
       if (CHAIN.includes(method) && !isChained(parents)) {
         const methods = [];
@@ -214,7 +251,7 @@ function analyse(u) {
           methods.push([propName(cur.callee), cur.arguments.length]);
         }
         if (methods.some(([m]) => m === 'then')) {
-          const handled = methods.some(([m, n]) => m === 'catch' || (m === 'then' && n >= 2)) || chainHandled(parents, node);
+          const handled = methods.some(([m, n]) => m === 'catch' || (m === 'then' && n >= 2)) || chainHandled(parents);
           facts.chains.push({ line, handled });
         }
       }
@@ -279,7 +316,7 @@ async function trees() {
   globalThis.babelParser = await load('@babel/parser');
   out.versions['@babel/parser'] = version('@babel/parser');
   for (const u of units) {
-    if (u.language !== 'js') continue;
+    if (u.language !== 'js' && u.language !== 'ts') continue;
     const result = analyse(u);
     if (!result.parsed) { out.handling[u.name] = null; continue; }
     out.handling[u.name] = result.facts;
@@ -318,7 +355,8 @@ export async function run(request, folder) {
   tools = folder;
   job = request;
   units = job.units || [];
-  out = { versions: {}, lint: [], fatal: [], clones: [], comments: {}, handling: {}, unknown_words: [], errors: {} };
+  out = { versions: {}, lint: [], fatal: [], clones: [], comments: {}, handling: {}, unlinted: [], unknown_words: [],
+    errors: {} };
   const steps = { lint: lintAll, duplication, trees, spelling };
   for (const [name, step] of Object.entries(steps)) {
     const started = Date.now();

@@ -1,7 +1,7 @@
 """Style metrics over the rendered states: 7 component style consistency, 8 icon
 style consistency (definitions in contracts/metrics.py).
 
-Pure: the probe's facts per state (probe.js) in, scores out. An element seen in
+Pure: the probe's facts per state (probe.mjs) in, scores out. An element seen in
 several states with the same style counts once.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import collections
 import statistics
-from typing import Mapping
+from typing import Callable, Mapping
 
-from iwcbench.pipeline.contracts import metrics, results
+from iwcbench.pipeline.contracts import metrics
 
 ICON_KIND_WEIGHT = 0.6
 ICON_SIZE_WEIGHT = 0.4
@@ -19,22 +19,34 @@ SIZE_BANDS = (16, 20, 24, 32, 48)  # px; larger is one more band
 ROLE_NAMES = {"button": "buttons", "input": "text inputs", "card": "cards"}
 
 
+def _style(component: dict) -> dict:
+    return component.get("style") or {}
+
+
+def _distinct(states: Mapping[str, dict], kind: str, key: Callable[[dict], tuple],
+              keep: Callable[[dict], dict] = lambda item: item) -> list[dict]:
+    """The probe's items of one kind over every state, each (by ``key``) once, in the
+    order first seen."""
+    seen: dict[tuple, dict] = {}
+    for facts in states.values():
+        for item in facts.get(kind, []):
+            seen.setdefault(key(item), keep(item))
+    return list(seen.values())
+
+
 def _modal_share(values: list) -> tuple[float, object]:
     value, count = collections.Counter(values).most_common(1)[0]
     return count / len(values), value
 
 
-def component_consistency(states: Mapping[str, dict]) -> results.Score:
+def component_consistency(states: Mapping[str, dict]) -> metrics.Score:
     name = "wcb_component_consistency"
     if not states:
         return metrics.score(name, None, "not measured: no state was rendered")
-    seen: dict[tuple, dict] = {}
-    for facts in states.values():
-        for c in facts.get("components", []):
-            style = c.get("style") or {}
-            seen.setdefault((c["role"], c["path"], tuple(sorted(style.items()))), {"role": c["role"], "style": style})
+    seen = _distinct(states, "components", lambda c: (c["role"], c["path"], tuple(sorted(_style(c).items()))),
+                     lambda c: {"role": c["role"], "style": _style(c)})
     by_role: dict[str, list[dict]] = collections.defaultdict(list)
-    for c in seen.values():
+    for c in seen:
         by_role[c["role"]].append(c["style"])
     roles = {role: styles for role, styles in by_role.items() if len(styles) >= 2}
     if not roles:
@@ -64,15 +76,11 @@ def _band(size: float) -> int:
     return next((i for i, top in enumerate(SIZE_BANDS) if size <= top), len(SIZE_BANDS))
 
 
-def icon_consistency(states: Mapping[str, dict]) -> results.Score:
+def icon_consistency(states: Mapping[str, dict]) -> metrics.Score:
     name = "wcb_icon_consistency"
     if not states:
         return metrics.score(name, None, "not measured: no state was rendered")
-    seen: dict[tuple, dict] = {}
-    for facts in states.values():
-        for icon in facts.get("icons", []):
-            seen.setdefault((icon["path"], icon["kind"], icon.get("set"), icon.get("size")), icon)
-    icons = list(seen.values())
+    icons = _distinct(states, "icons", lambda icon: (icon["path"], icon["kind"], icon.get("set"), icon.get("size")))
     if len(icons) < 2:
         return metrics.score(name, None, f"{len(icons)} icon found: nothing to compare")
     kinds = [i["kind"] if i["kind"] != "font" else f"font:{i.get('set') or 'font'}" for i in icons]

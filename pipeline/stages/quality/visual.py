@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 
 from PIL import Image, ImageMath
 
-from iwcbench.pipeline.contracts import metrics, results
+from iwcbench.pipeline.contracts import metrics
 
 CELL = 16  # px
 DETAIL = 8.0  # luminance standard deviation that makes a cell "occupied"
@@ -62,7 +62,7 @@ def _sparsity_value(share: float) -> float:
     return 100.0 * max(0.0, 1.0 - (share - high) / (1.0 - high))
 
 
-def layout_sparsity(shots: Sequence[tuple[str, bytes]]) -> results.Score:
+def layout_sparsity(shots: Sequence[tuple[str, bytes]]) -> metrics.Score:
     name = "wcb_layout_sparsity"
     if not shots:
         return metrics.score(name, None, "not measured: no screenshot was taken")
@@ -178,7 +178,7 @@ def _contrast_share(states: Mapping[str, dict]) -> tuple[float, int] | None:
     return sum(seen.values()) / len(seen), len(seen)
 
 
-def visual_harmony(shots: Sequence[tuple[str, bytes]], states: Mapping[str, dict]) -> results.Score:
+def visual_harmony(shots: Sequence[tuple[str, bytes]], states: Mapping[str, dict]) -> metrics.Score:
     name = "wcb_visual_harmony"
     if not shots:
         return metrics.score(name, None, "not measured: no screenshot was taken")
@@ -259,7 +259,7 @@ def _stability(states: Mapping[str, dict]) -> float | None:
     return kept / seen if seen else None
 
 
-def layout_consistency(states: Mapping[str, dict]) -> results.Score:
+def layout_consistency(states: Mapping[str, dict]) -> metrics.Score:
     name = "wcb_layout_consistency"
     if not states:
         return metrics.score(name, None, "not measured: no state was rendered")

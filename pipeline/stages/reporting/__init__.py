@@ -9,38 +9,34 @@ vanilla JS are inline.
 
 Everything that came from an app is untrusted and escaped. A missing or unreadable
 piece of evidence is shown as such on the page; it never stops the report. This stage
-reads evidence only through ``read(key)`` and never imports another stage.
+reads evidence only through the run's ``artifacts.Reader`` and never imports another stage.
 """
 
 from __future__ import annotations
 
 import logging
 import pathlib
-from typing import Callable
-
-from iwcbench.pipeline.contracts import results
+from iwcbench.pipeline.contracts import artifacts, results
 from iwcbench.pipeline.stages.reporting import app_page, assets, reading, run_page, validation
 
 log = logging.getLogger(__name__)
 
 
-def write_report(run: results.RunResults, read: Callable[[str], bytes | None],
-                 out_dir: pathlib.Path) -> pathlib.Path:
+def write_report(run: results.RunResults, files: artifacts.Reader, out_dir: pathlib.Path) -> pathlib.Path:
     """Write the report of ``run`` into ``out_dir``; returns the path of index.html.
-    ``read(key)`` returns the stored bytes of an evidence key (e.g.
-    ``apps/m/t/trace.json``) or None when there is none."""
+    ``files`` reads the run's store (keys such as ``apps/m/t/trace.json``)."""
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    copier = assets.Assets(out_dir, reading.guarded(read))
+    copier = assets.Assets(out_dir, reading.guarded(files.raw))
     summaries = []
     for app in sorted(run.apps, key=lambda a: (a.model, a.task_id)):
-        found = reading.read_evidence(app, read)
+        found = reading.read_evidence(app, files)
         html, summary = app_page.build(app, found, copier)
         target = out_dir / summary.href
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(html, encoding="utf-8")
         summaries.append(summary)
     index = out_dir / "index.html"
-    index.write_text(run_page.build(run, summaries, validation.Found.read(read)), encoding="utf-8")
+    index.write_text(run_page.build(run, summaries, validation.Found.read(files)), encoding="utf-8")
     log.info("report: %d app pages, %.1f MB of assets", len(summaries), copier.bytes_written / 1e6)
     return index

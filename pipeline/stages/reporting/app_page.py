@@ -34,7 +34,7 @@ def href_of(app: results.AppResult) -> str:
     return f"apps/{assets_mod.safe_name(app.model)}/{assets_mod.safe_name(app.task_id)}.html"
 
 
-def _scores(scores: dict[str, results.Score]) -> str:
+def _scores(scores: dict[str, metric_table.Score]) -> str:
     if not scores:
         return '<p class="muted">No scores were recorded for this app.</p>'
     rows = []

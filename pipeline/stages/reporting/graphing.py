@@ -179,58 +179,61 @@ class _Labels:
         return None
 
 
-def draw(graph: evidence.StateGraph, flagged: dict[str, str] | None = None,
-         href: dict[str, str] | None = None, limit: int = MAX_NODES) -> Picture:
-    """The picture of ``graph``. ``flagged`` maps a state id to why it is marked (errors
-    seen there); ``href`` maps a state id to a link (e.g. its screenshot in the gallery)."""
-    flagged, href = flagged or {}, href or {}
-    if not graph.nodes:
-        return Picture("", 0, 0, 0, 0)
-    nodes = _keep(graph, limit)
-    ids = {n.id for n in nodes}
-    edges = [e for e in graph.edges if e.source in ids and e.target in ids]
-    place = _order(nodes, edges, _layers(nodes, edges))
-    rows = collections.Counter(col for col, _ in place.values())
-    tallest = max(rows.values())
-    top = PAD + ARC_ROOM
+class _Grid:
+    """Where each kept state sits: its column and row, and the picture's size."""
 
-    def corner(state: str) -> tuple[float, float]:
-        col, row = place[state]
+    def __init__(self, place: dict[str, tuple[int, int]]) -> None:
+        self.place = place
+        self.rows = collections.Counter(col for col, _ in place.values())
+        self.tallest = max(self.rows.values())
+        self.top = PAD + ARC_ROOM
+        self.width = PAD * 2 + (max(self.rows) + 1) * COL_PITCH - (COL_PITCH - NODE_W) + 40
+        # room for edges bowed under the nodes
+        self.height = self.top + self.tallest * ROW_PITCH - (ROW_PITCH - NODE_H) + PAD + 56
+        self.col_top: dict[int, float] = {}
+        self.col_bottom: dict[int, float] = {}
+        for state in place:
+            col, y = place[state][0], self.corner(state)[1]
+            self.col_top[col] = min(self.col_top.get(col, y), y)
+            self.col_bottom[col] = max(self.col_bottom.get(col, y + NODE_H), y + NODE_H)
+
+    def corner(self, state: str) -> tuple[float, float]:
+        col, row = self.place[state]
         # centre short columns; in a tall picture keep them at the top, where the box opens
-        shift = (tallest - rows[col]) * ROW_PITCH / 2 if tallest <= CENTRED_ROWS else 0
-        return PAD + col * COL_PITCH, top + shift + row * ROW_PITCH
+        shift = (self.tallest - self.rows[col]) * ROW_PITCH / 2 if self.tallest <= CENTRED_ROWS else 0
+        return PAD + col * COL_PITCH, self.top + shift + row * ROW_PITCH
 
-    width = PAD * 2 + (max(rows) + 1) * COL_PITCH - (COL_PITCH - NODE_W) + 40
-    height = top + tallest * ROW_PITCH - (ROW_PITCH - NODE_H) + PAD + 56  # room for edges bowed under the nodes
+
+def _opening(grid: _Grid, states: int, transitions: int) -> str:
+    width, height = grid.width, grid.height
     # A little too wide: shrink to the box (text stays legible); much too wide: scroll.
     fit = ' style="max-width:100%;height:auto"' if width <= FIT_WIDTH else ""
-    out = [f'<svg class="stategraph" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}"{fit} '
-           f'viewBox="0 0 {width} {height}" font-family="system-ui, sans-serif" font-size="11" '
-           f'role="img" aria-label="state graph: {len(nodes)} states, {len(edges)} transitions">',
-           '<defs>'
-           '<marker id="arr" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
-           'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#57606a"/></marker>'
-           '<marker id="arr-back" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
-           'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#8c959f"/></marker>'
-           '<marker id="arr-fail" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
-           'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#cf222e"/></marker>'
-           '</defs>']
+    return (f'<svg class="stategraph" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}"{fit} '
+            f'viewBox="0 0 {width} {height}" font-family="system-ui, sans-serif" font-size="11" '
+            f'role="img" aria-label="state graph: {states} states, {transitions} transitions">'
+            '<defs>'
+            '<marker id="arr" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+            'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#57606a"/></marker>'
+            '<marker id="arr-back" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+            'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#8c959f"/></marker>'
+            '<marker id="arr-fail" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+            'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#cf222e"/></marker>'
+            '</defs>')
+
+
+def _edges(grid: _Grid, edges: list[evidence.StateEdge]) -> tuple[list[str], list[str]]:
+    """The edges' paths and, when there are few enough, their labels."""
+    place, corner = grid.place, grid.corner
     groups: dict[tuple[str, str], list[evidence.StateEdge]] = collections.defaultdict(list)
     for e in edges:
         groups[(e.source, e.target)].append(e)
-    col_top: dict[int, float] = {}
-    col_bottom: dict[int, float] = {}
-    for state in place:
-        col, y = place[state][0], corner(state)[1]
-        col_top[col] = min(col_top.get(col, y), y)
-        col_bottom[col] = max(col_bottom.get(col, y + NODE_H), y + NODE_H)
     placer = _Labels([(x - 2, y - 2, x + NODE_W + 2, y + NODE_H + 2) for x, y in map(corner, place)])
-    labels = []
+    paths, labels = [], []
     for (source, target), group in groups.items():
         scol, tcol = place[source][0], place[target][0]
         kind = "forward" if tcol > scol else "self" if source == target else "back"
         between = range(min(scol, tcol), max(scol, tcol) + 1)
-        ceiling, floor = min(col_top[c] for c in between), max(col_bottom[c] for c in between)
+        ceiling, floor = min(grid.col_top[c] for c in between), max(grid.col_bottom[c] for c in between)
         spots: list[tuple[float, float]] = []
         anchor = "middle"
         for offset, e in enumerate(group):
@@ -242,8 +245,8 @@ def draw(graph: evidence.StateGraph, flagged: dict[str, str] | None = None,
             steps = ", ".join(str(s) for s in e.steps)
             tip = f"{source} → {target}: {e.action} (step{'s' if len(e.steps) != 1 else ''} {steps})"
             tip += "" if e.ok else " — the action failed"
-            out.append(f'<path class="edge {kind}" d="{path}" fill="none" stroke="{colour}" stroke-width="1.4"'
-                       f'{dash} marker-end="url(#{marker})"><title>{layout.esc(tip)}</title></path>')
+            paths.append(f'<path class="edge {kind}" d="{path}" fill="none" stroke="{colour}" stroke-width="1.4"'
+                         f'{dash} marker-end="url(#{marker})"><title>{layout.esc(tip)}</title></path>')
         if len(groups) <= LABELLED_EDGES:
             text = layout.short(group[0].action, LABEL_CHARS) + (f" +{len(group) - 1}" if len(group) > 1 else "")
             tip = "\n".join(f"{e.action} (steps {', '.join(map(str, e.steps))})" for e in group)
@@ -254,35 +257,53 @@ def draw(graph: evidence.StateGraph, flagged: dict[str, str] | None = None,
             labels.append(f'<text class="elabel" x="{lx:.1f}" y="{ly:.1f}" text-anchor="{anchor}" fill="#424a53" '
                           f'stroke="#fcfcfd" stroke-width="4" paint-order="stroke">'
                           f'<title>{layout.esc(tip)}</title>{layout.esc(text)}</text>')
+    return paths, labels
+
+
+def _node(n: evidence.StateNode, at: tuple[float, float], start: bool, most: int, why: str | None,
+          link: str | None) -> str:
+    x, y = at
+    visits = _visits(n)
+    fill = _fill(visits, most)
+    dark = VISIT_COLOURS.index(fill) >= 4
+    stroke, sw = ("#cf222e", 2.5) if why else ("#24292f", 2.2) if start else ("#8c959f", 1)
+    tip = [f"{n.id}" + (" (start)" if start else ""), n.title or "(no title)", n.url,
+           f"visited {visits}× — steps {', '.join(map(str, n.steps))}"]
+    if why:
+        tip.append(f"⚠ {why}")
+    inner = (f'<rect x="{x}" y="{y:.1f}" width="{NODE_W}" height="{NODE_H}" rx="8" fill="{fill}" '
+             f'stroke="{stroke}" stroke-width="{sw}"/>'
+             f'<text x="{x + 9}" y="{y + 17:.1f}" font-weight="700" font-size="12.5" '
+             f'fill="{"#ffffff" if dark else "#1f2328"}">{layout.esc(n.id)}</text>'
+             f'<text x="{x + NODE_W - 9}" y="{y + 17:.1f}" text-anchor="end" '
+             f'fill="{"#dbe9f8" if dark else "#59636e"}">×{visits}</text>'
+             f'<text x="{x + 9}" y="{y + 33:.1f}" fill="{"#eef4fb" if dark else "#424a53"}">'
+             f'{layout.esc(layout.short(n.title or n.url or "", 17))}</text>')
+    if why:
+        inner += (f'<circle cx="{x + NODE_W - 2}" cy="{y + 2:.1f}" r="7" fill="#cf222e"/>'
+                  f'<text x="{x + NODE_W - 2}" y="{y + 6:.1f}" text-anchor="middle" fill="#fff" '
+                  f'font-weight="700">!</text>')
+    body = f'<title>{layout.esc(chr(10).join(tip))}</title>{inner}'
+    if link:
+        body = f'<a href="{layout.esc(link)}">{body}</a>'
+    return f'<g class="node" data-state="{layout.esc(n.id)}">{body}</g>'
+
+
+def draw(graph: evidence.StateGraph, flagged: dict[str, str] | None = None,
+         href: dict[str, str] | None = None, limit: int = MAX_NODES) -> Picture:
+    """The picture of ``graph``. ``flagged`` maps a state id to why it is marked (errors
+    seen there); ``href`` maps a state id to a link (e.g. its screenshot in the gallery)."""
+    flagged, href = flagged or {}, href or {}
+    if not graph.nodes:
+        return Picture("", 0, 0, 0, 0)
+    nodes = _keep(graph, limit)
+    ids = {n.id for n in nodes}
+    edges = [e for e in graph.edges if e.source in ids and e.target in ids]
+    grid = _Grid(_order(nodes, edges, _layers(nodes, edges)))
+    paths, labels = _edges(grid, edges)
     most = max(_visits(n) for n in nodes)
-    for n in nodes:
-        x, y = corner(n.id)
-        visits = _visits(n)
-        fill = _fill(visits, most)
-        dark = VISIT_COLOURS.index(fill) >= 4
-        why = flagged.get(n.id)
-        stroke, sw = ("#cf222e", 2.5) if why else ("#24292f", 2.2) if n.id == nodes[0].id else ("#8c959f", 1)
-        tip = [f"{n.id}" + (" (start)" if n is nodes[0] else ""), n.title or "(no title)", n.url,
-               f"visited {visits}× — steps {', '.join(map(str, n.steps))}"]
-        if why:
-            tip.append(f"⚠ {why}")
-        inner = (f'<rect x="{x}" y="{y:.1f}" width="{NODE_W}" height="{NODE_H}" rx="8" fill="{fill}" '
-                 f'stroke="{stroke}" stroke-width="{sw}"/>'
-                 f'<text x="{x + 9}" y="{y + 17:.1f}" font-weight="700" font-size="12.5" '
-                 f'fill="{"#ffffff" if dark else "#1f2328"}">{layout.esc(n.id)}</text>'
-                 f'<text x="{x + NODE_W - 9}" y="{y + 17:.1f}" text-anchor="end" '
-                 f'fill="{"#dbe9f8" if dark else "#59636e"}">×{visits}</text>'
-                 f'<text x="{x + 9}" y="{y + 33:.1f}" fill="{"#eef4fb" if dark else "#424a53"}">'
-                 f'{layout.esc(layout.short(n.title or n.url or "", 17))}</text>')
-        if why:
-            inner += (f'<circle cx="{x + NODE_W - 2}" cy="{y + 2:.1f}" r="7" fill="#cf222e"/>'
-                      f'<text x="{x + NODE_W - 2}" y="{y + 6:.1f}" text-anchor="middle" fill="#fff" '
-                      f'font-weight="700">!</text>')
-        body = f'<title>{layout.esc(chr(10).join(tip))}</title>{inner}'
-        link = href.get(n.id)
-        if link:
-            body = f'<a href="{layout.esc(link)}">{body}</a>'
-        out.append(f'<g class="node" data-state="{layout.esc(n.id)}">{body}</g>')
+    out = [_opening(grid, len(nodes), len(edges)), *paths]
+    out += [_node(n, grid.corner(n.id), n is nodes[0], most, flagged.get(n.id), href.get(n.id)) for n in nodes]
     out.extend(labels)  # last, so labels sit above nodes and edges
     out.append("</svg>")
     return Picture("".join(out), len(nodes), len(edges),

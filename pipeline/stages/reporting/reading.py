@@ -12,7 +12,7 @@ from typing import Callable, TypeVar
 
 import pydantic
 
-from iwcbench.pipeline.contracts import evidence, results, uitests
+from iwcbench.pipeline.contracts import artifacts, evidence, results, uitests
 
 Reader = Callable[[str], "bytes | None"]
 M = TypeVar("M", bound=pydantic.BaseModel)
@@ -34,34 +34,27 @@ def prefix_of(app: results.AppResult) -> str:
     return app.evidence.strip("/") or f"apps/{app.model}/{app.task_id}"
 
 
-def _load(read: Reader, key: str, model: type[M], problems: list[str]) -> M | None:
+def _load(files: artifacts.Reader, key: str, artifact: artifacts.Artifact[M], problems: list[str]) -> M | None:
     try:
-        data = read(key)
+        return files.load_at(key, artifact)
+    except artifacts.Unreadable as exc:  # bad JSON too
+        problems.append(str(exc))
     except Exception as exc:  # noqa: BLE001 — a store hiccup costs this file, not the report
-        problems.append(f"{key} could not be read: {exc}")
-        return None
-    if data is None:
-        return None
-    try:
-        return model.model_validate_json(data)
-    except pydantic.ValidationError as exc:  # bad JSON too
-        problems.append(f"{key} is not a valid {model.__name__}: {exc.error_count()} problem(s), "
-                        f"first: {exc.errors()[0]['msg']}")
+        problems.append(f"{files.full(key)} could not be read: {exc}")
     return None
 
 
-def read_evidence(app: results.AppResult, read: Reader) -> Evidence:
+def read_evidence(app: results.AppResult, run: artifacts.Reader) -> Evidence:
     prefix = prefix_of(app)
+    files = run.under(prefix)
     found = Evidence(prefix=prefix)
-    found.trace = _load(read, f"{prefix}/trace.json", evidence.Trace, found.problems)
-    found.graph = _load(read, f"{prefix}/graph.json", evidence.StateGraph, found.problems)
-    found.instrumentation = _load(read, f"{prefix}/instrument.json", evidence.InstrumentationReport,
-                                  found.problems)
-    found.a11y = _load(read, f"{prefix}/a11y.json", evidence.AccessibilityReport, found.problems)
-    found.ui_tests = _load(read, f"{prefix}/uitests.json", uitests.UITestReport, found.problems)
+    for field, artifact in (("trace", artifacts.TRACE), ("graph", artifacts.GRAPH),
+                            ("instrumentation", artifacts.INSTRUMENT), ("a11y", artifacts.ACCESSIBILITY),
+                            ("ui_tests", artifacts.UI_TESTS)):
+        setattr(found, field, _load(files, artifact.key, artifact, found.problems))
     for case in found.ui_tests.cases if found.ui_tests else ():
         if case.trace and ".." not in case.trace.split("/"):
-            trace = _load(read, f"{prefix}/{case.trace}", evidence.Trace, found.problems)
+            trace = _load(files, case.trace, artifacts.TRACE, found.problems)
             if trace is not None:
                 found.case_traces[case.index] = trace
     return found

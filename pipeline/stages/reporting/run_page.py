@@ -34,7 +34,9 @@ def _header(run: results.RunResults, summaries: Sequence[app_page.Summary]) -> s
             ("versions", layout.esc(versions or "not recorded"))]
     if run.weights:
         rows.append(("weights", layout.esc(" · ".join(f"{k} {v:.3g}" for k, v in run.weights.items()))))
-    config = json.dumps(info.configuration, indent=2, sort_keys=True, default=str)
+        rows.append(("ranked by", "WebCoderBench's Table 4: each model's mean per-sample z, weighted and summed"
+                     if metrics_table.ranks_as_table4(run.weights) else "z of the model means, weighted mean"))
+    config = json.dumps(info.recorded_settings().model_dump(mode="json"), indent=2, sort_keys=True, default=str)
     return (f'<section class="card"><div class="hero"><div style="flex:1;min-width:340px">'
             f'<h1>Evaluation report</h1><p class="sub">{len(models)} models × {len(tasks)} tasks, '
             f'explored in a real browser and scored</p>{layout.facts(rows)}'
@@ -85,29 +87,59 @@ def _leaderboard(run: results.RunResults) -> str:
     heads = ['<th data-sort class=num>rank</th>', '<th data-sort>model</th>',
              '<th data-sort title="weighted sum of z-scores across the model pool">overall z</th>']
     heads += [_metric_head(m, run.weights.get(m)) for m in metrics]
+    webgen = bool(run.ui_tests)  # WebGen-Bench's figures, pooled as its card defines them
+    if webgen:
+        heads += ['<th data-sort class="num metric" title="WebGen-Bench Accuracy (the card\'s primary): an '
+                  'instruction is YES when all its cases are, PARTIAL when some pass; (YES + 0.5·PARTIAL) / '
+                  'instructions × 100">UI-test Accuracy<br><span class="faint" style="font-weight:400">'
+                  'instructions, %</span></th>',
+                  '<th data-sort class="num metric" title="(YES + 0.5·PARTIAL) / test cases × 100, pooled over '
+                  'all the model\'s cases">case-level Accuracy<br><span class="faint" style="font-weight:400">'
+                  'test cases, %</span></th>']
     heads += ['<th data-sort class=num>apps</th>', "<th>outcomes</th>"]
-    body = []
-    for r in rows:
-        interval = (f"<small title='bootstrap interval of the rank'>[{r.rank_interval[0]}–{r.rank_interval[1]}]</small>"
-                    if r.rank_interval else "")
-        cells = [f'<td class="num" data-v="{r.rank}"><span class="rank">{r.rank}{interval}</span></td>',
-                 f'<td class="nowrap"><b>{layout.esc(r.model)}</b></td>',
-                 f'<td data-v="{layout.sort_value(r.overall)}" style="white-space:nowrap">'
-                 f'{charting.diverging(r.overall, limit)}<span class="overall">{layout.signed(r.overall)}</span></td>']
-        for m in metrics:
-            value, z = r.metrics.get(m), r.z.get(m)
-            scale = _metric_scale(rows, m)
-            shown = layout.number(value) if value is not None else '<span class="unscored">unscored</span>'
-            cells.append(f'<td class="metric-cell num" data-v="{layout.sort_value(value)}">'
-                         f'<span class="val">{shown}</span>{charting.bar(value, scale, "metric")}{layout.z_text(z)}</td>')
-        outcomes = "".join(f'<span class="chip {layout.esc(o)}">{n} {layout.esc(layout.OUTCOME_LABELS.get(o, o))}</span>'
-                           for o, n in r.outcomes.items() if n)
-        cells += [f'<td class="num">{r.apps}</td>', f'<td><div class="mini-outcomes">{outcomes}</div></td>']
-        body.append(f"<tr>{''.join(cells)}</tr>")
+    body = [f"<tr>{''.join(_leaderboard_cells(rows, r, metrics, limit, webgen))}</tr>" for r in rows]
     table = (f'<div class="scroll"><table class="sortable leaderboard"><thead><tr>{"".join(heads)}</tr></thead>'
              f'<tbody>{"".join(body)}</tbody></table></div>')
+    flagged = [r for r in rows if r.missing_dimensions]
+    if flagged:
+        table += "".join(f'<p class="note unscored"><b>{layout.esc(r.model)}</b> is ranked on fewer dimensions than '
+                         f'the others: no score for {layout.esc(", ".join(r.missing_dimensions))}, so its overall is '
+                         f'not comparable with theirs on those.</p>' for r in flagged)
     return layout.card("Leaderboard", table, "model means of raw scores, with z across the model pool · "
                        "bars: overall z around 0, metric means on their scale · click a column to sort", "leaderboard")
+
+
+
+def _leaderboard_cells(rows: list[results.LeaderboardRow], r: results.LeaderboardRow, metrics: list[str], limit: float, webgen: bool) -> list[str]:
+    """One model's row of the leaderboard table."""
+    interval = (f"<small title='bootstrap interval of the rank'>[{r.rank_interval[0]}–{r.rank_interval[1]}]</small>"
+                if r.rank_interval else "")
+    fewer = (f'<br><span class="chip unscored" title="other models were ranked on these too; this overall '
+             f'stands on fewer dimensions">ranked without {layout.esc(", ".join(r.missing_dimensions))}</span>'
+             if r.missing_dimensions else "")
+    cells = [f'<td class="num" data-v="{r.rank}"><span class="rank">{r.rank}{interval}</span></td>',
+             f'<td class="nowrap"><b>{layout.esc(r.model)}</b>{fewer}</td>',
+             f'<td data-v="{layout.sort_value(r.overall)}" style="white-space:nowrap">'
+             f'{charting.diverging(r.overall, limit)}<span class="overall">{layout.signed(r.overall)}</span></td>']
+    for m in metrics:
+        value, z = r.metrics.get(m), r.z.get(m)
+        scale = _metric_scale(rows, m)
+        shown = layout.number(value) if value is not None else '<span class="unscored">unscored</span>'
+        missing = r.unscored.get(m, 0)
+        note = (f'<br><span class="faint" title="apps of this model left unscored on it (our side could not '
+                f'measure it): not in its mean">{missing} unscored</span>' if missing else "")
+        cells.append(f'<td class="metric-cell num" data-v="{layout.sort_value(value)}">'
+                     f'<span class="val">{shown}</span>{charting.bar(value, scale, "metric")}{layout.z_text(z)}'
+                     f'{note}</td>')
+    if webgen:
+        for value in (r.uitest_instruction_accuracy, r.uitest_case_accuracy):
+            shown = layout.number(value) if value is not None else '<span class="unscored">unscored</span>'
+            cells.append(f'<td class="metric-cell num" data-v="{layout.sort_value(value)}">'
+                         f'<span class="val">{shown}</span>{charting.bar(value, 100.0, "metric")}</td>')
+    outcomes = "".join(f'<span class="chip {layout.esc(o)}">{n} {layout.esc(layout.OUTCOME_LABELS.get(o, o))}</span>'
+                       for o, n in r.outcomes.items() if n)
+    cells += [f'<td class="num">{r.apps}</td>', f'<td><div class="mini-outcomes">{outcomes}</div></td>']
+    return cells
 
 
 def _framework(inst: results.InstrumentationSummary) -> str:

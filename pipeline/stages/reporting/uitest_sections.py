@@ -129,27 +129,32 @@ def run_card(run: results.RunResults) -> str:
     for r in rows:
         c = r.cases
         body.append(
-            f'<tr><td class="nowrap"><b>{layout.esc(r.model)}</b></td><td class=num>{_figure(r.accuracy)}</td>'
-            f'<td class=num>{_figure(r.instruction_accuracy)}</td>'
-            f'<td class=num>{r.start_failures} of {r.instructions}</td><td class=num>{_figure(r.started_accuracy)}</td>'
-            f'<td class=num>{_figure(r.started_instruction_accuracy)}</td>'
-            f'<td class=num>{c.yes} / {c.partial} / {c.no}</td><td class=num>{r.unscored_cases}</td>'
+            f'<tr><td class="nowrap"><b>{layout.esc(r.model)}</b></td>'
+            f'<td class=num><b>{_figure(r.instruction_accuracy)}</b></td><td class=num>{_figure(r.accuracy)}</td>'
+            f'<td class=num>{r.start_failures} of {r.instructions}</td>'
+            f'<td class=num>{_figure(r.started_instruction_accuracy)}</td><td class=num>{_figure(r.started_accuracy)}</td>'
+            f'<td class=num>{c.yes} / {c.partial} / {c.no}</td><td class=num>{r.page_failures}</td>'
+            f'<td class=num>{r.unscored_cases}</td>'
             f'<td class=num>{layout.number(r.appearance, 2) if r.appearance is not None else _figure(None)}</td></tr>')
-    unscored = [r for r in rows if r.accuracy is None]
+    unscored = [r for r in rows if r.instruction_accuracy is None]
     note = "".join(f'<p class="note unscored">{layout.esc(r.model)}: {layout.esc(r.reason)}</p>' for r in unscored)
     counted = "".join(f"<li><b>{layout.esc(r.model)}</b>: {layout.esc(r.reason)}</li>"
-                      for r in rows if r.accuracy is not None)
+                      for r in rows if r.instruction_accuracy is not None)
     counted = f'<ul class="plain muted">{counted}</ul>' if counted else ""
     table = ('<div class="scroll"><table class="sortable"><thead><tr><th data-sort>model</th>'
-             '<th data-sort class=num title="(YES + 0.5·PARTIAL) / test cases × 100; start failures count as NO">'
-             'Accuracy %</th><th data-sort class=num title="an instruction is YES when all its cases are, PARTIAL '
-             'when some pass">instruction Accuracy %</th><th class=num>start failures</th>'
+             '<th data-sort class=num title="the card\'s primary metric: an instruction is YES when all its cases '
+             'are, PARTIAL when some pass; (YES + 0.5·PARTIAL) / instructions × 100; start failures count as NO">'
+             'Accuracy % (instructions)</th><th data-sort class=num title="(YES + 0.5·PARTIAL) / test cases × 100, '
+             'pooled over the model\'s cases; start failures count as NO">case-level Accuracy %</th>'
+             '<th class=num>start failures</th>'
              '<th data-sort class=num title="apps that started only">Accuracy, started %</th>'
-             '<th data-sort class=num>instruction, started %</th><th class=num>YES / PARTIAL / NO</th>'
+             '<th data-sort class=num>case-level, started %</th><th class=num>YES / PARTIAL / NO (cases)</th>'
+             '<th class=num title="cases NO because their page did not load for the agent">page did not load</th>'
              '<th class=num>unscored cases</th><th data-sort class=num>appearance 1–5</th></tr></thead>'
              f'<tbody>{"".join(body)}</tbody></table></div>')
     parts = [note, table, counted, _slices(rows, "by_primary_category", "Accuracy by the task's primary category"),
              _slices(rows, "by_task_category", "Accuracy by the test case's category")]
     return layout.card("WebGen-Bench Accuracy", "".join(parts),
-                       "UI test cases run by a GUI agent · start failures count as NO, and are shown apart",
+                       "UI test cases run by a GUI agent · start failures and cases whose page did not load count as NO, "
+                       "and are shown apart",
                        "accuracy")

@@ -8,9 +8,8 @@ This module must not read the store or write files.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
 
-from iwcbench.pipeline.contracts import analyses, results
+from iwcbench.pipeline.contracts import analyses, artifacts, results
 from iwcbench.pipeline.stages.reporting import charting, layout
 
 
@@ -21,19 +20,11 @@ class Found:
     robustness: analyses.Robustness | None = None
 
     @classmethod
-    def read(cls, read: Callable[[str], bytes | None]) -> "Found":
+    def read(cls, files: artifacts.Reader) -> "Found":
         """The analyses stored beside the run; an unreadable one is left out."""
-        def load(key: str, model: type):
-            data = read(key)
-            if data is None:
-                return None
-            try:
-                return model.model_validate_json(data)
-            except ValueError:
-                return None
-        return cls(agreement=load(analyses.AGREEMENT, analyses.Agreement),
-                   comparison=load(analyses.COMPARISON, analyses.Comparison),
-                   robustness=load(analyses.ROBUSTNESS, analyses.Robustness))
+        return cls(agreement=files.load_or_none(artifacts.AGREEMENT),
+                   comparison=files.load_or_none(artifacts.COMPARISON),
+                   robustness=files.load_or_none(artifacts.ROBUSTNESS))
 
 
 def _pct(value: float | None) -> str:
@@ -163,7 +154,7 @@ def _robustness(found: analyses.Robustness) -> str:
 
 
 def section(run: results.RunResults, found: Found) -> str:
-    protocol = str(run.run.configuration.get("judging", {}).get("protocol", "deliberative"))
+    protocol = run.run.configuration.judging.protocol
     body = [_reference(run), _reliability(run.instrumentation), _judged(run.judge_scores, protocol)]
     if found.agreement is not None:
         body.append(_agreement(found.agreement))

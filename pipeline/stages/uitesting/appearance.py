@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 import pydantic
 
-from iwcbench.pipeline.contracts import base, metrics, results
+from iwcbench.pipeline.contracts import base, metrics
 from iwcbench.pipeline.kits import llm
 
 MAX_EXTRA = 2  # screenshots beside the first screen
@@ -59,7 +59,7 @@ class _Rating(base.Model):
 
 
 def judge(client: llm.Client, instruction: str, shots: Sequence[tuple[str, bytes]],
-          parse_retries: int = 2) -> results.Score:
+          parse_retries: int = 2) -> metrics.Score:
     """The appearance of one app; ``shots`` are (key, image bytes), first screen first."""
     if not shots:
         return metrics.score("appearance", None, "unscored: no screenshot of the app was recorded")

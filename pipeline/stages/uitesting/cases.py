@@ -32,7 +32,7 @@ def counts(cases: Iterable[uitests.CaseResult]) -> dict[str, int]:
     return found
 
 
-def scores(cases: Sequence[uitests.CaseResult]) -> dict[str, results.Score]:
+def scores(cases: Sequence[uitests.CaseResult]) -> dict[str, metrics.Score]:
     """``uitest_accuracy`` and ``uitest_passed`` of one app's cases."""
     scored = [c for c in cases if c.verdict is not None]
     if not scored:
@@ -53,10 +53,11 @@ def scores(cases: Sequence[uitests.CaseResult]) -> dict[str, results.Score]:
 
 def outcomes(cases: Sequence[uitests.CaseResult]) -> tuple[results.UITestOutcome, ...]:
     """What results.json keeps of each case."""
-    return tuple(results.UITestOutcome(index=c.index, verdict=c.verdict, reason=c.reason) for c in cases)
+    return tuple(results.UITestOutcome(index=c.index, verdict=c.verdict, reason=c.reason,
+                                       page_failed=c.source == "page_failed") for c in cases)
 
 
-def failure_scores(reason: str) -> dict[str, results.Score]:
+def failure_scores(reason: str) -> dict[str, metrics.Score]:
     """An app that never started: every case NO, appearance at its floor."""
     return metrics.floors(SCORE_NAMES, f"the app did not start: {reason}")
 
@@ -79,6 +80,17 @@ def agent_case(test: task.UITest, index: int, *, verdict: uitests.AgentVerdict |
         evidence_steps=verdict.evidence_steps, screenshots=tuple(screenshots),
         reason=f"the agent's verdict after {steps} step{'s' if steps != 1 else ''} ({cites})",
         **common)  # type: ignore[arg-type]
+
+
+def page_failed_case(test: task.UITest, index: int, *, load_error: str, trace: str,
+                     duration_s: float) -> uitests.CaseResult:
+    """The record of a case whose page did not load: NO (the app did not serve the page
+    the case needs), without asking the agent, marked so the Accuracy table counts it apart."""
+    return uitests.CaseResult(
+        index=index, task=test.task, expected_result=test.expected_result, category=test.category,
+        verdict="NO", source="page_failed", trace=trace, duration_s=round(duration_s, 3),
+        stop_reason=f"the page did not load: {load_error}",
+        reason=f"NO: the page did not load for this test case: {load_error}")
 
 
 def replayed_case(test: task.UITest, index: int, check: uitests.ReplayCheck, *, trace: str,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
-import json
 import pathlib
 import tempfile
 import threading
@@ -36,13 +35,13 @@ def main() -> None:
     apps = args.apps or sorted(p for p in FIXTURES.iterdir() if p.is_dir())
     with tempfile.TemporaryDirectory() as tmp:
         site = pathlib.Path(tmp)
-        maps, entries = {}, {}
+        given, entries = {}, {}
         for number, app in enumerate(apps):
             name = f"app{number}"
-            report = instrumenting.instrument(app, site / name, settings.Instrumentation())
-            entries[name] = (app, report.entry or "index.html")
-            if report.mode == "instrumented":
-                maps[name] = json.loads((site / name / ".iwc" / "coverage-map.json").read_text())
+            done = instrumenting.instrument(app, site / name, settings.Instrumentation())
+            entries[name] = (app, done.report.entry or "index.html")
+            if done.report.mode == "instrumented":
+                given[name] = done
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=tmp))
         threading.Thread(target=server.serve_forever, daemon=True).start()
         total_steps, total_s = 0, 0.0
@@ -52,7 +51,7 @@ def main() -> None:
                 config = settings.Exploration(max_steps=args.steps)
                 started = time.monotonic()
                 result = exploring.explore(f"http://127.0.0.1:{server.server_port}/{name}/{entry}", config,
-                                           lambda key, data: None, coverage_map=maps.get(name))
+                                           lambda key, data: None, given.get(name))
                 elapsed = time.monotonic() - started
                 trace = result.trace
                 actions = len(trace.steps) - 1

@@ -1,17 +1,17 @@
 """Fixture apps and corpus apps (tests/corpus/explore) for the explorer, served over
 loopback, instrumented by the instrument stage (real Istanbul) so coverage is real;
-the explorer gets what a run gives it (code facts, the original files, library code)."""
+the explorer gets what a run gives it: the instrument stage's bundle (coverage map,
+sites, code facts, the original files, library code)."""
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import pathlib
 import shutil
 
 import pytest
 
-from iwcbench.pipeline.contracts import settings
+from iwcbench.pipeline.contracts import instrumented as instrumented_mod, settings
 from iwcbench.pipeline.kits.mirror import cdn, routing
 from iwcbench.pipeline.stages import exploring, instrumenting, serving
 
@@ -23,20 +23,23 @@ CORPUS = HERE.parent.parent / "corpus" / "explore" / "apps" / "corpus"
 @dataclasses.dataclass
 class Served:
     base: str
-    given: dict[str, dict]  # app name -> what the explorer is given (coverage map, facts, …)
+    given: dict[str, instrumented_mod.Instrumented]  # app name -> the instrument stage's bundle
     mirror_dir: pathlib.Path
 
     @property
     def coverage_maps(self) -> dict[str, dict]:
-        return {app: g["coverage_map"] for app, g in self.given.items() if g["coverage_map"]}
+        return {app: g.coverage_map for app, g in self.given.items() if g.report.mode == "instrumented"
+                and g.coverage_map}
 
     def explore(self, app: str, instrumented: bool = True, hermetic: bool = False, **overrides) -> Run:
         files: dict[str, bytes] = {}
         config = settings.Exploration(**{"max_steps": 12, "load_timeout_s": 5.0, **overrides})
         router = routing.Hermetic(self.base, cdn.Mirror(self.mirror_dir, fetch=False)) if hermetic else None
-        given = self.given.get(app, {}) if instrumented else {}
-        result = exploring.explore(f"{self.base}/{app}/index.html", config, files.__setitem__, hermetic=router,
-                                   **{k: v for k, v in given.items() if v})
+        given = self.given.get(app) if instrumented else None
+        if given is not None and given.report.mode != "instrumented":
+            given = None
+        result = exploring.explore(f"{self.base}/{app}/index.html", config, files.__setitem__, given,
+                                   exploring.Options(hermetic=router))
         return Run(result, files)
 
 
@@ -53,27 +56,15 @@ class Run:
         return [s.action.label() for s in self.steps]
 
 
-def _instrument(apps: list[pathlib.Path], site: pathlib.Path, meta: pathlib.Path) -> dict[str, dict]:
+def _instrument(apps: list[pathlib.Path], site: pathlib.Path, meta: pathlib.Path
+                ) -> dict[str, instrumented_mod.Instrumented]:
     """Instrument each app into site/<name>, moving its .iwc out of the served
-    folder (as a run does); returns what the explorer is given per app."""
-    given: dict[str, dict] = {}
+    folder (as a run does); returns the bundle the explorer is given per app."""
+    given: dict[str, instrumented_mod.Instrumented] = {}
     for app in apps:
-        report = instrumenting.instrument(app, site / app.name, settings.Instrumentation())
-        moved = meta / app.name
-        if (site / app.name / instrumenting.IWC_DIR).is_dir():
-            shutil.move(str(site / app.name / instrumenting.IWC_DIR), str(moved))
-
-        def read(name: str) -> dict | None:
-            return json.loads((moved / name).read_text()) if (moved / name).is_file() else None
-
-        instrumented = report.mode == "instrumented"
-        given[app.name] = {
-            "coverage_map": read(instrumenting.COVERAGE_MAP) if instrumented else None,
-            "facts": read(instrumenting.FACTS) if instrumented else None,
-            "vendored": read(instrumenting.VENDORED) if instrumented else None,
-            "sites": read(instrumenting.SITES) if instrumented else None,
-            "originals": instrumenting.originals(moved) if instrumented else None,
-        }
+        given[app.name] = instrumenting.instrument(app, site / app.name, settings.Instrumentation())
+        if (site / app.name / instrumented_mod.FOLDER).is_dir():
+            shutil.move(str(site / app.name / instrumented_mod.FOLDER), str(meta / app.name))
     return given
 
 

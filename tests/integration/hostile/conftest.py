@@ -17,6 +17,7 @@ from fakes import canary as canaries
 from fakes import hostile
 
 RUN_TIMEOUT_S = 1200
+APP_TIMEOUT_S = 45
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,8 +30,10 @@ class HostileRun:
     apps: dict  # task_id -> the app's entry in results.json
     hits: tuple[str, ...]  # what reached the canary service
     tmp_left: tuple[str, ...]  # entries of the run's temporary folder after the run
+    written_elsewhere: tuple[str, ...]  # files and folders the run left in its HOME and working folder
     processes_left: tuple[str, ...]  # processes still running with the run's TMPDIR
     log: str
+    app_timeout_s: float = APP_TIMEOUT_S
 
     def trace(self, task_id: str) -> dict:
         return json.loads((self.out / self.apps[task_id]["evidence"] / "trace.json").read_text())
@@ -64,23 +67,22 @@ def _processes_with(tmp: pathlib.Path) -> list[str]:
 @pytest.fixture(scope="session")
 def hostile_run(tmp_path_factory) -> HostileRun:
     base = tmp_path_factory.mktemp("hostile")
-    tmp = base / "tmp"
-    tmp.mkdir()
+    tmp, home, cwd = hostile.isolated_folders(base)
     out = base / "out"
     iwc = pathlib.Path(sys.executable).with_name("iwc")
     with canaries.running() as canary:
         corpus = hostile.prepare(base, canary)
-        env = {**os.environ, "TMPDIR": str(tmp)}
+        env = hostile.isolated_env(tmp, home)
         done = subprocess.run(
             [str(iwc), "run", "--tasks", str(corpus.tasks), "--apps", str(corpus.apps), "--out", str(out),
-             "--workers", "2", "--max-steps", "6", "--app-timeout", "45", "--step-timeout", "3",
+             "--workers", "2", "--max-steps", "6", "--app-timeout", str(APP_TIMEOUT_S), "--step-timeout", "3",
              "--mirror-dir", str(corpus.mirror), "--offline-mirror",
              # WebCoderBench's rule suite runs too: its phone load, Firefox and state renders
              # are more places an app's code runs (the canary must hear nothing from them
              # either); Lighthouse, in the same Chromium behind the same guard, is left out
              # to keep the run's time
              "--no-lighthouse"],
-            env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+            env=env, cwd=cwd, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
         hits = tuple(canary.recorded())
     log = done.stdout[-4000:] + "\n" + done.stderr[-8000:]
     assert done.returncode == 0, log
@@ -88,5 +90,5 @@ def hostile_run(tmp_path_factory) -> HostileRun:
     return HostileRun(
         corpus=corpus, canary=canary, out=out, tmp=tmp, results=results,
         apps={a["task_id"]: a for a in results["apps"]}, hits=hits,
-        tmp_left=tuple(sorted(p.name for p in tmp.iterdir())),
+        tmp_left=tuple(sorted(p.name for p in tmp.iterdir())), written_elsewhere=hostile.written_in(home, cwd),
         processes_left=tuple(_processes_with(tmp)), log=log)

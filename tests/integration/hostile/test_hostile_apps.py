@@ -25,6 +25,7 @@ OUTCOMES = {
     "file-scheme": EXPLORED, "loop-at-load": ("start_failed",), "loop-on-click": EXPLORED,
     "dialog-storm": EXPLORED, "popup-flood": EXPLORED, "navigate-away": EXPLORED,
     "huge-dom": EXPLORED, "zip-traversal": ("start_failed",), "tar-symlink-out": ("start_failed",),
+    "download-flood": EXPLORED, "console-flood": EXPLORED, "write-chain": EXPLORED, "iframe-parsing": EXPLORED,
 }
 REASONS = {
     "sparse-file": ("bytes", "cap"),
@@ -164,3 +165,55 @@ def test_no_browser_profile_or_temporary_file_is_left_behind(hostile_run):
 
 def test_no_process_is_left_behind(hostile_run):
     assert hostile_run.processes_left == ()
+
+
+TEARDOWN_S = 8.0  # closing the browsers and writing the result, past the deadline
+
+
+def test_nothing_is_written_outside_the_output_and_temporary_folders(hostile_run):
+    # download-flood starts 62 downloads at each load and more on each click, in the
+    # explorer, the state renders, the phone load and Firefox: none may land anywhere
+    # (HOME/Downloads was where they went), nor may crash reports, caches or GTK's
+    # recent files of any browser.
+    assert hostile_run.written_elsewhere == ()
+    leaked = [str(p) for p in hostile_run.out.rglob("iwc-dl-*")]
+    assert leaked == []
+    trace = hostile_run.trace("download-flood")
+    # (how many of the 62 reach the browser's download manager varies with the machine's
+    # load: Chromium drops some automatic downloads; each one that does is refused)
+    load = trace["steps"][0]["notes"]
+    assert sum(n.startswith("download refused: ") for n in load) >= 5, load
+    clicked = [n for s in trace["steps"][1:] for n in s["notes"] if n.startswith("download refused: ")]
+    assert clicked, "no click started a download: the explorer never pressed Export"
+
+
+def test_every_app_ends_within_its_deadline(hostile_run):
+    # app_timeout_s runs from the first page load to the last score; instrumenting has
+    # limits of its own. write-chain and iframe-parsing never finish loading.
+    late = {}
+    for task_id, app in hostile_run.apps.items():
+        timings = app["timings"]
+        spent = timings.get("total", 0.0) - timings.get("instrument", 0.0)
+        if spent > hostile_run.app_timeout_s + TEARDOWN_S:
+            late[task_id] = timings
+    assert late == {}
+
+
+def test_a_console_flood_is_evaluated_and_its_runtime_errors_say_so(hostile_run):
+    app = hostile_run.apps["console-flood"]
+    assert app["outcome"] == "evaluated", app["reason"]
+    errors = app["scores"]["runtime_errors"]
+    # a million lines at load, 200 console.error, 50 errors thrown from timers
+    assert errors["raw"]["console_lines_unlisted"] >= 900_000, errors
+    assert errors["raw"]["console_errors"] == 200 and errors["raw"]["page_errors"] >= 50, errors
+    assert "flooded its console" in errors["reason"]
+    assert "flooded its console" in app["scores"]["wcb_console_errors"]["reason"]
+    trace = hostile_run.trace("console-flood")
+    kept = sum(len(e) for s in trace["steps"] for e in s["console_errors"] + s["page_errors"])
+    assert kept < 100_000  # counted, not stored
+
+
+def test_pages_whose_load_never_ends_are_explored_and_say_so(hostile_run):
+    for task_id in ("write-chain", "iframe-parsing"):
+        notes = hostile_run.notes(task_id)
+        assert any("the load event did not fire" in n for n in notes), (task_id, notes)

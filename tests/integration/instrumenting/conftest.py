@@ -34,8 +34,8 @@ def instrument(tmp_path):
 
     def run(src: pathlib.Path, **overrides):
         dest = tmp_path / f"site{next(counter)}"
-        report = instrumenting.instrument(src, dest, settings.Instrumentation(**overrides))
-        return report, dest
+        done = instrumenting.instrument(src, dest, settings.Instrumentation(**overrides))
+        return done.report, dest
 
     return run
 

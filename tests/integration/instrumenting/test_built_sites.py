@@ -7,8 +7,12 @@ from __future__ import annotations
 import json
 import subprocess
 
+import pytest
+
 from iwcbench.pipeline.kits import processes
 from iwcbench.pipeline.stages import instrumenting
+
+pytestmark = pytest.mark.node  # the real Node tools (hack/setup), no browser
 
 # Two webpack-style modules, each with Istanbul's preamble renamed to `c` by a minifier.
 BUNDLE = (

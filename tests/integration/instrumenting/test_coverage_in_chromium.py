@@ -55,7 +55,7 @@ def test_classic_inline_and_module_scripts_all_count_and_clicks_raise_coverage(
     assert "render" in _covered_functions(total, "index.html#inline-1", coverage_map)
     assert "describe" in _covered_functions(total, "js/util.js", coverage_map)
     assert "unused" not in _covered_functions(total, "js/util.js", coverage_map)
-    left = istanbul.uncovered(total, coverage_map, json.loads((dest / ".iwc/sources.json").read_text()), limit=5)
+    left = istanbul.uncovered(total, coverage_map, json.loads((dest / ".iwc/coverage-sources.json").read_text()), limit=5)
     assert {"file": "js/util.js", "name": "unused"} in [{"file": i["file"], "name": i["name"]} for i in left]
 
 

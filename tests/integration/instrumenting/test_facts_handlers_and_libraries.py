@@ -6,6 +6,10 @@ from __future__ import annotations
 import base64
 import json
 
+import pytest
+
+pytestmark = pytest.mark.node  # the real Node tools (hack/setup), no browser
+
 GAME = """const KONAMI = ['ArrowUp', 'ArrowUp', 'ArrowDown', 'ArrowDown', 'b', 'a'];
 const keys = {};
 let index = 0;

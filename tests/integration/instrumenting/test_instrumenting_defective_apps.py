@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
+pytestmark = pytest.mark.node  # the real Node tools (hack/setup), no browser
+
 
 def test_binary_junk_and_broken_html_are_reported_not_raised(instrument, app):
     junk = bytes(range(256)) * 40

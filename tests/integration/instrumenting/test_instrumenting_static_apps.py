@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
+pytestmark = pytest.mark.node  # the real Node tools (hack/setup), no browser
+
 
 def test_every_kind_of_script_is_instrumented_under_its_own_key(instrument, fixture_app):
     report, dest = instrument(fixture_app("counter"))
@@ -37,7 +41,7 @@ def test_inline_locations_are_lines_of_the_page(instrument, fixture_app):
     _, dest = instrument(fixture_app("counter"))
     original = (fixture_app("counter") / "index.html").read_text().splitlines()
     coverage_map = json.loads((dest / ".iwc/coverage-map.json").read_text())
-    sources = json.loads((dest / ".iwc/sources.json").read_text())
+    sources = json.loads((dest / ".iwc/coverage-sources.json").read_text())
 
     render = next(fn for fn in coverage_map["index.html#inline-1"]["fnMap"].values() if fn["name"] == "render")
     line = render["decl"]["start"]["line"]

@@ -11,8 +11,8 @@ import pytest
 
 from fakes import runs, scripted_llm
 from iwcbench.pipeline import cli
-from iwcbench.pipeline.contracts import settings as settings_mod
-from iwcbench.pipeline.runs import assistants, judging_pass, local
+from iwcbench.pipeline.contracts import artifacts, settings as settings_mod
+from iwcbench.pipeline.runs import assistants, local
 
 pytestmark = pytest.mark.browser
 
@@ -59,7 +59,7 @@ def test_batch_judges_interrupted_then_resumed(tmp_path, fake_anthropic):
     assert explored == {m: (out / f"apps/{m}/todomvc/trace.json").stat().st_mtime_ns for m in explored}
     resent = [r["custom_id"] for b in fake_anthropic.batches.created[first_batches:] for r in b.requests]
     assert not set(submitted) & set(resent), "the first sitting's batch was collected, not sent again"
-    journal = json.loads((out / judging_pass.BATCHES).read_text())
+    journal = json.loads((out / artifacts.BATCHES.key).read_text())
     assert all(entry["collected"] for entry in journal.values())
     assert "aesthetics" in json.loads((out / "results.json").read_text())["weights"]
 
@@ -77,7 +77,7 @@ def test_max_cost_stops_new_llm_work_and_resume_with_more_goes_on(tmp_path, fake
     why = by_outcome["error"]["reason"]
     assert why.startswith("not explored") and "budget of $0.00 was reached" in why and "--max-cost" in why
     # the first app's exploration spent the budget: its judges did not start
-    assert by_outcome["evaluated"]["scores"]["usability"]["reason"].startswith(assistants.OVER_BUDGET)
+    assert by_outcome["evaluated"]["scores"]["usability"]["status"] == "over_budget"
     spent = json.loads((out / "results.json").read_text())["llm_usage"]["cost_usd"]
     assert spent > 0.0001  # the app under way was finished, no new one was started
 

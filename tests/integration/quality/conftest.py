@@ -15,10 +15,11 @@ from iwcbench.pipeline.stages.quality import tooling
 FIXTURES = runs.ROOT / "tests" / "fixtures" / "quality-apps"
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _stop_the_server():
-    yield
-    tooling.stop()
+@pytest.fixture(scope="session")
+def tools():
+    """One set of quality tools for the tests that ask them directly, closed at the end."""
+    with tooling.Tools() as opened:
+        yield opened
 
 
 @pytest.fixture(scope="session")

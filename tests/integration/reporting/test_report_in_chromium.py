@@ -9,6 +9,7 @@ import playwright.sync_api as pw
 import pytest
 
 from fakes import sample_run
+from iwcbench.pipeline.contracts import artifacts
 from iwcbench.pipeline.kits import browser
 from iwcbench.pipeline.stages import reporting
 
@@ -26,7 +27,7 @@ def page(tmp_path: pathlib.Path):
 @pytest.mark.browser
 def test_report_pages_are_inert_and_interactive(page, tmp_path):
     run, read = sample_run.build_sample_run(tmp_path)
-    index = reporting.write_report(run, read, tmp_path / "report")
+    index = reporting.write_report(run, artifacts.Reader(read), tmp_path / "report")
     dialogs: list[str] = []
     problems: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))

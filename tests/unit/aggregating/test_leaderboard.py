@@ -15,8 +15,8 @@ W = {"coverage_statements": 0.75, "runtime_errors": 0.25}
 R15 = math.sqrt(1.5)  # 1.2247…: the |z| of the ends of three evenly spaced values
 
 
-def score(value: float | None, higher: bool = True) -> results.Score:
-    return results.Score(value=value, reason="test", higher_is_better=higher)
+def score(value: float | None, higher: bool = True) -> metrics.Score:
+    return metrics.Score(value=value, reason="test", higher_is_better=higher)
 
 
 def app(model: str, task: str, outcome: str = "evaluated", **values: float | None) -> results.AppResult:

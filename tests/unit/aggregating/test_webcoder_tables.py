@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from iwcbench.pipeline.contracts import results, task
+from iwcbench.pipeline.contracts import metrics, results, task
+from iwcbench.pipeline.stages import aggregating
 from iwcbench.pipeline.stages.aggregating import webcoder
 
 # two metrics of one perspective and one of another, weights summing to 1
@@ -14,7 +15,7 @@ WEIGHTS = {"wcb_linting": 0.25, "wcb_console_errors": 0.25, "wcb_mobile": 0.5}
 
 def _app(model: str, task_id: str, outcome: str = "evaluated", **values: float | None) -> results.AppResult:
     return results.AppResult(model=model, task_id=task_id, outcome=outcome, reason="",
-                             scores={n: results.Score(value=v, reason="") for n, v in values.items()})
+                             scores={n: metrics.Score(value=v, reason="") for n, v in values.items()})
 
 
 APPS = [
@@ -69,3 +70,50 @@ def test_table5_mean_sample_overall_by_label_per_model_and_overall():
 
 def test_nothing_weighted_and_scored_gives_no_table():
     assert webcoder.summarise(APPS, {"wcb_performance": 1.0}, TASKS) is None
+
+
+def _pool_where_the_two_methods_disagree() -> list[results.AppResult]:
+    # z over model means and mean per-sample z rank these two apart: model a has one
+    # outstanding and one poor linting app, b two middling ones; b lacks a mobile score
+    return [
+        _app("a", "t1", wcb_linting=100, wcb_console_errors=40, wcb_mobile=60),
+        _app("a", "t2", wcb_linting=0, wcb_console_errors=40, wcb_mobile=60),
+        _app("b", "t1", wcb_linting=45, wcb_console_errors=50, wcb_mobile=None),
+        _app("b", "t2", wcb_linting=45, wcb_console_errors=52, wcb_mobile=None),
+        _app("c", "t1", wcb_linting=60, wcb_console_errors=45, wcb_mobile=70),
+        _app("c", "t2", wcb_linting=61, wcb_console_errors=45, wcb_mobile=40),
+    ]
+
+
+@pytest.mark.parametrize("weight_set", ["wcb", "wcb_designer"])
+def test_webcoder_weights_rank_the_leaderboard_as_table4(weight_set):
+    """One WebCoderBench ranking per run: under its weights the leaderboard is Table 4."""
+    apps = _pool_where_the_two_methods_disagree()
+    weights = metrics.weights(weight_set)
+    scored, board = aggregating.aggregate(apps, weights, bootstrap=50)
+    table = webcoder.summarise(scored, weights)
+    assert [(r.model, r.rank) for r in board] == [(r.model, r.rank) for r in table.table]
+    for row, t4 in zip(board, table.table):
+        assert row.overall == pytest.approx(t4.overall, abs=1e-12)
+        assert row.z["wcb_linting"] == pytest.approx(t4.metric_z["wcb_linting"])
+    # b has no mobile score: it adds nothing (Table 4), it is not renormalised away
+    b = next(r for r in board if r.model == "b")
+    assert b.overall == pytest.approx(sum(weights[m] * z for m, z in b.z.items() if z is not None and m in weights))
+    # an app's own overall is Table 5's Σ weight · z
+    own = webcoder.sample_z(apps, list(weights))
+    assert scored[0].overall == pytest.approx(sum(weights[n] * z for n, z in own[0].items()))
+
+
+def test_other_weights_keep_z_over_model_means():
+    apps = _pool_where_the_two_methods_disagree()
+    weights = metrics.weights("wcb")
+    mixed = weights | {"coverage_statements": 0.01}  # not WebCoderBench's: IWC's way
+    assert metrics.ranks_as_table4(weights) and not metrics.ranks_as_table4(mixed)
+    _, table4 = aggregating.aggregate(apps, weights, bootstrap=0)
+    _, by_means = aggregating.aggregate(apps, mixed, bootstrap=0)
+    assert [r.model for r in table4] == ["b", "c", "a"]
+    assert [r.model for r in by_means] == ["b", "a", "c"]  # the pool tells the two apart
+    means = {"a": 50.0, "b": 45.0, "c": 60.5}  # linting means
+    mu = sum(means.values()) / 3
+    sigma = (sum((v - mu) ** 2 for v in means.values()) / 3) ** 0.5
+    assert next(r for r in by_means if r.model == "a").z["wcb_linting"] == pytest.approx((50 - mu) / sigma)

@@ -10,8 +10,8 @@ from iwcbench.pipeline.contracts import metrics, results
 from iwcbench.pipeline.stages import aggregating, judging, scoring
 
 
-def score(value: float | None, higher: bool = True) -> results.Score:
-    return results.Score(value=value, reason="test", higher_is_better=higher)
+def score(value: float | None, higher: bool = True) -> metrics.Score:
+    return metrics.Score(value=value, reason="test", higher_is_better=higher)
 
 
 def app(model: str, task: str, **values: float | None) -> results.AppResult:

@@ -11,11 +11,13 @@ from iwcbench.pipeline.contracts import metrics, results
 from iwcbench.pipeline.stages import aggregating, judging, scoring
 
 
-def test_names_are_unique_and_every_weight_set_sums_to_one():
+def test_names_are_unique_and_every_weight_set_sums_to_one_within_rounding():
     names = [m.name for m in metrics.TABLE]
     assert len(names) == len(set(names))
     for weight_set in metrics.WEIGHT_SETS:
-        assert math.isclose(sum(metrics.weights(weight_set).values()), 1.0), weight_set
+        # WebCoderBench's are Table 6 as printed, rounded to 0.1 % (tests/unit/aggregating/test_table6.py)
+        tolerance = 0.0015 if weight_set in metrics.WEBCODER_SETS else 1e-9
+        assert math.isclose(sum(metrics.weights(weight_set).values()), 1.0, abs_tol=tolerance), weight_set
     with pytest.raises(KeyError, match="unknown weight set"):
         metrics.weights("nope")
 
@@ -43,7 +45,7 @@ def test_aggregation_reads_the_direction_from_the_table_not_the_score():
     # the table: fewer runtime errors is better.
     def app(model, errors):
         return results.AppResult(model=model, task_id="t", outcome="evaluated", reason="",
-                                 scores={"runtime_errors": results.Score(value=errors, reason="")})
+                                 scores={"runtime_errors": metrics.Score(value=errors, reason="")})
     _, rows = aggregating.aggregate([app("careful", 0.0), app("sloppy", 9.0)], bootstrap=0)
     assert [r.model for r in rows] == ["careful", "sloppy"]
     assert rows[0].z["runtime_errors"] == pytest.approx(1.0)

@@ -1,5 +1,5 @@
 """The LLM tester policy against the fake Messages API (no browser: observations are
-built by hand the way observe.js reports them)."""
+built by hand the way observe.mjs reports them)."""
 
 from __future__ import annotations
 
@@ -159,3 +159,33 @@ def test_history_is_trimmed_in_steps_so_that_each_request_extends_the_last(fake_
     trims = extends.count(False)
     assert trims == 2  # after 7 turns kept, back to 4, then after 7 again: 2 trims in 16 steps
     assert all(4 * 2 - 1 <= len(m) <= 7 * 2 + 1 for m in sent[8:])
+
+
+def test_a_run_ended_by_the_budget_or_the_clock_still_asks_for_the_final_summary(fake_anthropic):
+    fake_anthropic.push(tool_use("click", {"ref": "e2", "intent": "add"}),
+                        tool_use("finish", {"summary": "Adding works; nothing else was reached."}))
+    p = _policy(fake_anthropic)
+    p.begin(_context())
+    p.choose(_obs(0, 0))
+    p.observe(_step(1, gain=5.0), _obs(1, 1))
+    p.end("time limit 300 s")
+    assert p.summary() == "Adding works; nothing else was reached."
+    last = fake_anthropic.requests[-1].body
+    assert last["tool_choice"] == {"type": "tool", "name": "finish"}
+    content = last["messages"][-1]["content"]
+    assert content[0]["type"] == "tool_result"  # the last action's outcome is answered first
+    assert "time limit 300 s" in str(content[-1])
+    p.end("again")  # once only
+    assert len(fake_anthropic.requests) == 2
+
+
+def test_no_final_summary_call_when_the_tester_finished_or_never_started(fake_anthropic):
+    fake_anthropic.push(tool_use("finish", {"summary": "done"}))
+    p = _policy(fake_anthropic)
+    p.begin(_context())
+    p.choose(_obs(0, 0))
+    p.end("the explorer declared testing complete")
+    assert p.summary() == "done" and len(fake_anthropic.requests) == 1
+    idle = _policy(fake_anthropic)
+    idle.end("budget of 100 steps used")
+    assert idle.summary() is None and len(fake_anthropic.requests) == 1

@@ -8,7 +8,7 @@ import pytest
 from fakes.anthropic_server import text, tool_use
 from fakes.judge_evidence import TODO_TASK, ScriptedJudge, reader, role_of, sample_files, verdict
 
-from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.kits import llm, llm_accounting
 from iwcbench.pipeline.contracts import settings
 from iwcbench.pipeline.stages import judging
 from iwcbench.pipeline.stages.judging import deliberation
@@ -54,7 +54,7 @@ def test_adjustments_are_summed_and_clipped_to_the_scale():
 
     def reply(base, deltas):
         return llm.Reply("m", (tool_use("submit_verdict", verdict("usability", base, deltas)).content[0],),
-                         "tool_use", llm.Usage())
+                         "tool_use", llm_accounting.Usage())
 
     assert deliberation.parse_verdict(reply(3, [0.5, -0.25, 0, 0, 0, 0, 1]), dim, 1.0)[0] == 4.25
     assert deliberation.parse_verdict(reply(5, [1, 1, 0, 0, 0, 0, 0]), dim, 1.0)[0] == 5.0
@@ -123,7 +123,7 @@ def test_api_failure_of_the_advocate_is_unscored_with_the_reason(fake_anthropic)
 
 
 def test_missing_trace_leaves_every_score_unscored(fake_anthropic):
-    scores = judging.judge_app(TODO_TASK, lambda key: None, _client(fake_anthropic))
+    scores = judging.judge_app(TODO_TASK, reader({}), _client(fake_anthropic))
     assert set(scores) == set(judging.SCORE_NAMES)
     assert all(s.value is None and "no trace.json" in s.reason for s in scores.values())
     assert fake_anthropic.requests == []

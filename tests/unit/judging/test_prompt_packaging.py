@@ -1,7 +1,7 @@
 """Prompt caching and batches change how the judges' requests are packaged, never what
 they say: with ``cache_control`` taken off (and a string content read as the one text
-block the API reads it as), every request is the one the judges sent before caching
-existed, and the one they send with caching off or through a batch."""
+block the API reads it as), every request is the one the judges send with caching off
+(the code path without any packaging), and the one they send through a batch."""
 
 from __future__ import annotations
 
@@ -18,15 +18,11 @@ from fakes.judge_evidence import TODO_TASK, ScriptedJudge, reader, sample_files
 from iwcbench.pipeline.kits import llm, llm_batches, llm_caching
 from iwcbench.pipeline.stages import judging
 
-# The requests of judge_app on the sample evidence (fence secret bytes 0..31), sorted,
-# as sent by the judges before prompt caching (main at f6b68a6, the last commit without
-# it, measured with its own code): 2 advocates, 2 critics, 2 × 5 final judges,
-# 3 alignment-agent turns and WebCoderBench's one static judge the sample has evidence for.
-BEFORE_CACHING = sorted([
-    "3fad6894371ca319", "7d2fa3fca32859b7", "814ab766e8a96e5b", "823665a260e5e0db", "97e5310cac1706ae",
-    "a0ce9138d214a2c0", *["bf42a1b622141fb4"] * 5, "d043aa1e1d1c1406", *["dc910d9cfbd7e974"] * 5,
-    "febbfe8b9599bd4e",
-])
+# The judges' protocol on the sample evidence: 2 advocates, 2 critics, 2 × 5 final judges
+# (the same request five times per dimension), 3 alignment-agent turns and
+# WebCoderBench's one static judge the sample has evidence for.
+REQUESTS = 18
+REPEATED = [5, 5]  # the final judges: one request, sent five times, per dimension
 
 
 def content_digest(body: dict) -> str:
@@ -47,7 +43,7 @@ def content_digest(body: dict) -> str:
 def _judge(fake, tmp_path: pathlib.Path, batched: bool = False, **config) -> list[dict]:
     fake.handler = ScriptedJudge()
     cache = tmp_path / "cache"
-    cache.mkdir()
+    cache.mkdir(parents=True)
     (cache / "fence-secret").write_bytes(bytes(range(32)))
     client = llm.Client(llm.Config(model="claude-sonnet-test", base_url=fake.url, cache_dir=str(cache), **config),
                         api_key="x")
@@ -60,21 +56,30 @@ def _judge(fake, tmp_path: pathlib.Path, batched: bool = False, **config) -> lis
     return [r.body for r in fake.requests] + list(fake.batches.items)
 
 
-def test_cached_requests_say_exactly_what_the_requests_before_caching_said(fake_anthropic, tmp_path):
-    bodies = _judge(fake_anthropic, tmp_path)
-    assert sum(llm_caching.breakpoints(b) for b in bodies) > 0, "caching is on by default"
-    assert all(llm_caching.breakpoints(b) <= 4 for b in bodies)
-    assert sorted(content_digest(b) for b in bodies) == BEFORE_CACHING
+def _shape(digests: list[str]) -> tuple[int, list[int]]:
+    counts = sorted(digests.count(d) for d in set(digests))
+    return len(digests), [c for c in counts if c > 1]
 
 
-def test_caching_off_sends_the_same_content_without_any_breakpoint(fake_anthropic, tmp_path):
+def test_caching_off_is_the_judges_protocol_without_any_breakpoint(fake_anthropic, tmp_path):
     bodies = _judge(fake_anthropic, tmp_path, prompt_caching=False)
     assert all(llm_caching.breakpoints(b) == 0 for b in bodies)
-    assert sorted(content_digest(b) for b in bodies) == BEFORE_CACHING
+    assert _shape([content_digest(b) for b in bodies]) == (REQUESTS, REPEATED)
+
+
+def test_cached_requests_say_exactly_what_uncached_requests_say(fake_anthropic, tmp_path):
+    plain = sorted(content_digest(b) for b in _judge(fake_anthropic, tmp_path / "off", prompt_caching=False))
+    fake_anthropic.reset()
+    bodies = _judge(fake_anthropic, tmp_path / "on")
+    assert sum(llm_caching.breakpoints(b) for b in bodies) > 0, "caching is on by default"
+    assert all(llm_caching.breakpoints(b) <= 4 for b in bodies)
+    assert sorted(content_digest(b) for b in bodies) == plain
 
 
 def test_batched_judges_send_the_same_content(fake_anthropic, tmp_path):
-    bodies = _judge(fake_anthropic, tmp_path, batched=True)
+    plain = sorted(content_digest(b) for b in _judge(fake_anthropic, tmp_path / "off", prompt_caching=False))
+    fake_anthropic.reset()
+    bodies = _judge(fake_anthropic, tmp_path / "batched", batched=True)
     assert len(fake_anthropic.batches.items) == 15  # the deliberated judges and WebCoderBench's went through batches
     assert len(fake_anthropic.requests) == 3  # the alignment agent stayed interactive
-    assert sorted(content_digest(b) for b in bodies) == BEFORE_CACHING
+    assert sorted(content_digest(b) for b in bodies) == plain

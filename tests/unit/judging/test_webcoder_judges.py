@@ -8,7 +8,7 @@ import re
 from fakes.anthropic_server import Fault, tool_use
 from fakes.judge_evidence import TODO_TASK, ScriptedJudge, nonce_of, reader, role_of, sample_files
 
-from iwcbench.pipeline.contracts import quality as records, settings
+from iwcbench.pipeline.contracts import artifacts, quality as records, settings
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.stages import judging
 
@@ -19,7 +19,7 @@ APP_JS = ("// adds a task\nfunction add(t) { if (!t.trim()) return; tasks.push(t
 
 def _files(**extra: bytes) -> dict[str, bytes]:
     files = sample_files()
-    files[records.SOURCES] = records.AppSources(files=(
+    files[artifacts.SOURCES.key] = records.AppSources(files=(
         records.SourceFile(path="index.html", language="html", text="<ul id=tasks></ul><script src=app.js></script>"),
         records.SourceFile(path="app.js", language="js", text=APP_JS),
     )).model_dump_json().encode()

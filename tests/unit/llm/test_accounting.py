@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from fakes.anthropic_server import Message, text
 
-from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.kits import llm, llm_accounting
 
 MSG = [{"role": "user", "content": "hi"}]
 
@@ -13,7 +13,7 @@ MSG = [{"role": "user", "content": "hi"}]
 def test_cost_follows_the_price_table_and_sums_per_app_and_run(fake_anthropic):
     fake_anthropic.push(Message([{"type": "text", "text": "a"}], input_tokens=1_000_000, output_tokens=100_000),
                         Message([{"type": "text", "text": "b"}], input_tokens=2_000, output_tokens=1_000))
-    run = llm.Ledger()
+    run = llm_accounting.Ledger()
     client = llm.Client(llm.Config(model="claude-sonnet-test"), ledger=run)
     app1 = client.derive(ledger=run.scoped("apps/m/t1"))
     app2 = client.derive(ledger=run.scoped("apps/m/t2"))
@@ -32,7 +32,7 @@ def test_cost_follows_the_price_table_and_sums_per_app_and_run(fake_anthropic):
 def test_price_table_can_be_overridden_and_unknown_models_have_no_cost(fake_anthropic):
     fake_anthropic.push(Message([{"type": "text", "text": "a"}], input_tokens=1_000_000, output_tokens=0),
                         text("b"))
-    custom = llm.Client(llm.Config(model="house-model-1"), prices={"house": llm.Price(1, 2, 0, 0)})
+    custom = llm.Client(llm.Config(model="house-model-1"), prices={"house": llm_accounting.Price(1, 2, 0, 0)})
     custom.create(system="s", messages=MSG)
     assert custom.ledger.totals()["cost_usd"] == pytest.approx(1.0)
     unknown = llm.Client(llm.Config(model="mystery-model"))

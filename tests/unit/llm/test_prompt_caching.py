@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from fakes.anthropic_server import text
 
-from iwcbench.pipeline.kits import llm, llm_caching
+from iwcbench.pipeline.kits import llm, llm_accounting, llm_caching
 
 LONG = "The page shows a list of tasks with a checkbox each. " * 120  # ~1,600 tokens: cacheable
 
@@ -55,7 +55,7 @@ def test_reads_cost_a_tenth_and_writes_a_quarter_more(fake_anthropic):
     client = _client()
     reply = client.create(system="s", messages=[{"role": "user", "content": LONG}], reuse=True)
     again = client.create(system="s", messages=[{"role": "user", "content": LONG}], reuse=True)
-    sonnet = llm.DEFAULT_PRICES["sonnet"]
+    sonnet = llm_accounting.DEFAULT_PRICES["sonnet"]
     u1, u2 = reply.usage, again.usage
     assert client.ledger.entries[0].cost_usd == pytest.approx(
         (u1.input_tokens * sonnet.input + u1.cache_creation_input_tokens * sonnet.cache_write) / 1e6)

@@ -10,7 +10,7 @@ from typing import Callable
 import pytest
 
 from fakes import sample_run
-from iwcbench.pipeline.contracts import results
+from iwcbench.pipeline.contracts import artifacts, results
 from iwcbench.pipeline.stages import reporting
 
 
@@ -31,7 +31,7 @@ class Written:
 @pytest.fixture()
 def written(tmp_path: pathlib.Path) -> Written:
     run, read = sample_run.build_sample_run(tmp_path)
-    index = reporting.write_report(run, read, tmp_path / "report")
+    index = reporting.write_report(run, artifacts.Reader(read), tmp_path / "report")
     return Written(index=index, run=run, read=read)
 
 

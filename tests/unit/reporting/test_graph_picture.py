@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import re
 
-from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.contracts import artifacts, evidence
 from iwcbench.pipeline.stages import reporting
 from iwcbench.pipeline.stages.reporting import graphing
 
@@ -66,7 +66,7 @@ def test_the_app_page_says_how_many_states_were_left_out(written, tmp_path):
             return graph.model_dump_json().encode()
         return written.read(key)
 
-    index = reporting.write_report(written.run, read, tmp_path / "r")
+    index = reporting.write_report(written.run, artifacts.Reader(read), tmp_path / "r")
     page = (index.parent / "apps/aurora-7b/todomvc.html").read_text(encoding="utf-8")
     assert f"Showing the {graphing.MAX_NODES} most visited of 150 states; 90 states" in page
 

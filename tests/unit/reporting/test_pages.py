@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import urllib.parse
 
-from iwcbench.pipeline.contracts import results
+from iwcbench.pipeline.contracts import artifacts, results
 from iwcbench.pipeline.stages import reporting
 
 
@@ -72,7 +72,7 @@ def test_broken_or_missing_evidence_is_shown_not_raised(written, tmp_path):
             return None
         return written.read(key)
 
-    index = reporting.write_report(written.run, read, tmp_path / "again")
+    index = reporting.write_report(written.run, artifacts.Reader(read), tmp_path / "again")
     page = (index.parent / "apps/aurora-7b/todomvc.html").read_text(encoding="utf-8")
     assert 'class="problem"' in page and "apps/aurora-7b/todomvc/trace.json is not a valid Trace" in page
     snake = (index.parent / "apps/aurora-7b/canvas-snake.html").read_text(encoding="utf-8")
@@ -81,5 +81,5 @@ def test_broken_or_missing_evidence_is_shown_not_raised(written, tmp_path):
 
 def test_an_empty_run_still_has_a_report(tmp_path):
     run = results.RunResults(run=results.RunInfo(configuration={}, config_hash="0", started_at="now"))
-    index = reporting.write_report(run, lambda key: None, tmp_path / "r")
+    index = reporting.write_report(run, artifacts.Reader(lambda key: None), tmp_path / "r")
     assert "No model could be ranked" in index.read_text(encoding="utf-8")

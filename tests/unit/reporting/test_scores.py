@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from iwcbench.pipeline.contracts import artifacts
+
 
 def _row(page: str, name: str) -> str:
     match = re.search(rf"<tr[^>]*><td><b>{name}</b></td>.*?</tr>", page, re.S)
@@ -34,6 +36,6 @@ def test_a_leaderboard_mean_that_is_none_is_unscored(written, tmp_path):
     rows = list(written.run.leaderboard)
     rows[1] = rows[1].model_copy(update={"metrics": {**rows[1].metrics, "aesthetics": None}})
     run = written.run.model_copy(update={"leaderboard": tuple(rows)})
-    text = reporting.write_report(run, written.read, tmp_path / "r").read_text(encoding="utf-8")
+    text = reporting.write_report(run, artifacts.Reader(written.read), tmp_path / "r").read_text(encoding="utf-8")
     brisk = re.search(r"<tr>(?:(?!</tr>).)*brisk-3b.*?</tr>", text, re.S).group(0)
     assert '<span class="unscored">unscored</span>' in brisk

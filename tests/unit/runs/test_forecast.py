@@ -10,11 +10,11 @@ import pytest
 from fakes import runs
 from iwcbench.pipeline import cli
 from iwcbench.pipeline.contracts import results, settings as settings_mod
-from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.kits import llm_accounting
 from iwcbench.pipeline.runs import forecasting
 from iwcbench.pipeline.stages import ingesting
 
-OPUS = llm.DEFAULT_PRICES["opus"]
+OPUS = llm_accounting.DEFAULT_PRICES["opus"]
 
 
 def _usage(**purposes: dict) -> results.LLMUsage:

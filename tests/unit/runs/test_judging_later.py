@@ -8,8 +8,8 @@ import json
 
 from fakes.judge_evidence import TODO_TASK, ScriptedJudge, sample_files
 
-from iwcbench.pipeline.contracts import results, settings as settings_mod
-from iwcbench.pipeline.kits import llm, store as store_mod
+from iwcbench.pipeline.contracts import artifacts, metrics, results, settings as settings_mod
+from iwcbench.pipeline.kits import llm_accounting, store as store_mod
 from iwcbench.pipeline.runs import assistants, judging_pass
 
 MODELS = ("model-a", "model-b", "model-c")
@@ -28,7 +28,7 @@ def _run(tmp_path, **spending) -> tuple[settings_mod.RunSettings, store_mod.Stor
         files["trace.json"] = json.dumps({**trace, "seed": seed}).encode()  # apps' prompts differ
         for key, data in files.items():
             store.put_bytes(f"{prefix}/{key}", data)
-        scores = {"coverage": results.Score(value=42.0, reason="statements covered"),
+        scores = {"coverage": metrics.Score(value=42.0, reason="statements covered"),
                   **assistants.pending_scores(list(DIMS))}
         result = results.AppResult(model=model, task_id=TODO_TASK.id, outcome="evaluated", reason="explored",
                                    scores=scores, evidence=prefix)
@@ -42,7 +42,7 @@ def _run(tmp_path, **spending) -> tuple[settings_mod.RunSettings, store_mod.Stor
 
 
 def _judge(config, store, found, limit=None):
-    return judging_pass.judge_waiting(config, store, {TODO_TASK.id: TODO_TASK}, found, llm.Budget(limit))
+    return judging_pass.judge_waiting(config, store, {TODO_TASK.id: TODO_TASK}, found, llm_accounting.Budget(limit))
 
 
 def test_batch_mode_judges_every_waiting_app_through_shared_batches(fake_anthropic, tmp_path):
@@ -68,8 +68,9 @@ def test_an_interrupted_batch_pass_is_resumed_without_sending_anything_twice(fak
     config, store, found = _run(tmp_path, batch_judges=True, batch_wait_s=2)
     first = _judge(config, store, found)
     assert all(assistants.waiting(r.scores["aesthetics"]) for r in first)
-    assert all(r.scores["usability"].reason.startswith(assistants.PENDING) for r in first)
-    journal = json.loads((tmp_path / "run" / judging_pass.BATCHES).read_text())
+    assert all(r.scores["usability"].status == "pending" for r in first)
+    assert all(r.scores["usability"].reason.startswith(metrics.PENDING_REASON) for r in first)
+    journal = json.loads((tmp_path / "run" / artifacts.BATCHES.key).read_text())
     sent_before = {cid for entry in journal.values() for cid in entry["custom_ids"]}
     assert sent_before and not any(entry["collected"] for entry in journal.values())
     first_batches = len(fake_anthropic.batches.created)
@@ -81,7 +82,7 @@ def test_an_interrupted_batch_pass_is_resumed_without_sending_anything_twice(fak
     assert [r.scores["aesthetics"].value for r in again] == [80.0] * 3
     later = [r["custom_id"] for b in fake_anthropic.batches.created[first_batches:] for r in b.requests]
     assert not set(sent_before) & set(later), "the first batch's requests were collected, not sent again"
-    assert all(entry["collected"] for entry in json.loads((tmp_path / "run" / judging_pass.BATCHES).read_text()).values())
+    assert all(entry["collected"] for entry in json.loads((tmp_path / "run" / artifacts.BATCHES.key).read_text()).values())
 
 
 def test_a_reached_budget_leaves_the_remaining_apps_unscored_and_a_higher_one_goes_on(fake_anthropic, tmp_path):
@@ -92,7 +93,8 @@ def test_a_reached_budget_leaves_the_remaining_apps_unscored_and_a_higher_one_go
     for r in first[1:]:
         for name in DIMS:
             score = r.scores[name]
-            assert score.value is None and score.reason.startswith(assistants.OVER_BUDGET)
+            assert score.value is None and score.status == "over_budget"
+            assert score.reason.startswith(metrics.OVER_BUDGET_REASON)
             assert "$0.00 was reached" in score.reason and "--max-cost" in score.reason
     sent = len(fake_anthropic.requests)
     assert sent == 2 * 7  # the first app's calls only

@@ -138,7 +138,8 @@ def test_runtime_errors_count_page_and_console_errors_with_a_per_step_rate():
               step(3, page_errors=("TypeError: a", "TypeError: b"), blocked_requests=("https://cdn.example.com/x.js",)))
     s = scoring.score_offline(report(), t, None, None)
     assert s["runtime_errors"].value == 4.0 and not s["runtime_errors"].higher_is_better
-    assert s["runtime_errors"].raw == {"page_errors": 3, "console_errors": 1, "steps": 4, "per_step": 1.0}
+    assert s["runtime_errors"].raw == {"page_errors": 3, "console_errors": 1, "steps": 4, "per_step": 1.0,
+                                          "console_lines_unlisted": 0}
     assert s["runtime_errors"].evidence == ("step 0", "step 1", "step 3")
     assert s["blocked_requests"].value == 1.0 and "cdn.example.com" in s["blocked_requests"].reason
     clean = scoring.score_offline(report(), HEALTHY, HEALTHY_GRAPH, None)

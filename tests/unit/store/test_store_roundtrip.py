@@ -62,3 +62,27 @@ def test_local_writes_are_atomic_no_temp_left(tmp_path):
     s.put_bytes("a/b.json", b"2")
     assert [p.name for p in (tmp_path / "a").iterdir()] == ["b.json"]
     assert s.get_bytes("a/b.json") == b"2"
+
+
+def test_get_or_none_answers_none_only_for_a_missing_key(store):
+    store.put_bytes("apps/m/t/trace.json", b"{}")
+    assert store.get_or_none("apps/m/t/trace.json") == b"{}"
+    assert store.get_or_none("apps/m/t/graph.json") is None
+    with pytest.raises(ValueError):
+        store.get_or_none("../escape.json")  # a bad key is still an error, not "absent"
+
+
+def test_a_prefixed_view_is_one_app_seen_from_inside(store):
+    app = store_mod.Prefixed(store, "apps/m/t")
+    app.put_bytes("trace.json", b"{}")
+    app.put_bytes("shots/0001.png", b"\x89PNG")
+    store.put_bytes("apps/m/u/trace.json", b"other")
+    assert store.get_bytes("apps/m/t/trace.json") == b"{}"
+    assert app.get_or_none("trace.json") == b"{}" and app.get_or_none("graph.json") is None
+    assert app.exists("shots/0001.png") and not app.exists("result.json")
+    assert sorted(app.list()) == ["shots/0001.png", "trace.json"]
+    with pytest.raises(store_mod.NotFound) as missing:
+        app.get_bytes("graph.json")
+    assert missing.value.args == ("graph.json",)
+    app.delete_prefix("shots/")
+    assert sorted(store.list("apps/")) == ["apps/m/t/trace.json", "apps/m/u/trace.json"]

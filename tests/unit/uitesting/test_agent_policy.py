@@ -1,5 +1,5 @@
 """The UI-test agent policy against the fake Messages API (no browser: observations are
-built by hand the way observe.js reports them, screenshots are a few bytes)."""
+built by hand the way observe.mjs reports them, screenshots are a few bytes)."""
 
 from __future__ import annotations
 

@@ -39,7 +39,7 @@ function ownKey(root, file) {
     let real;
     try {
         real = fs.realpathSync(file);
-    } catch (e) {
+    } catch {
         real = path.resolve(file);
     }
     const rel = path.relative(root, real);

@@ -1,0 +1,36 @@
+// Why the page shows nothing at all — no text, no media, no control, no painted box in
+// its body — or null when it shows something (kits/inspecting.py). An element counts
+// when it is visible (visible.mjs) and covers at least 16 px². It reads only.
+import { visibility } from './visible.mjs';
+
+const MEDIA = 'img,canvas,svg,video,iframe,input,button,select,textarea,object,embed,picture,meter,progress';
+const SCANNED = 3000;  // elements looked at for a painted box
+
+// Something is drawn on this box: a background unlike the body's, an image, a border
+// or a shadow.
+export const painted = (st, bodyBackground) =>
+  (st.backgroundColor !== 'rgba(0, 0, 0, 0)' && st.backgroundColor !== bodyBackground)
+  || st.backgroundImage !== 'none' || (parseFloat(st.borderTopWidth) > 0 && st.borderTopStyle !== 'none')
+  || st.boxShadow !== 'none';
+
+export default function showsNothing() {
+  const body = document.body;
+  if (!body) return 'the document has no body';
+  if ((body.innerText || '').trim()) return null;
+  const seen = visibility(window);
+  const bodyStyle = getComputedStyle(body);
+  const shown = (el) => {
+    const r = el.getBoundingClientRect();
+    return r.width * r.height >= 16 && seen.visible(el);
+  };
+  for (const el of body.querySelectorAll(MEDIA)) {
+    if (shown(el)) return null;
+  }
+  let scanned = 0;
+  for (const el of body.querySelectorAll('*')) {
+    if (++scanned > SCANNED) break;
+    if (shown(el) && painted(getComputedStyle(el), bodyStyle.backgroundColor)) return null;
+  }
+  if (!body.children.length) return 'its body is empty';
+  return 'its body has no visible text, image, canvas, control or painted box';
+}

@@ -1,0 +1,369 @@
+// One look at the page for the explorer: actionable candidates with stable refs and
+// CSS selectors, a compact accessibility tree, and two cheap fingerprints (state:
+// structure + visible text; visual: also form values and a coarse canvas thumbnail).
+// It reads the page; it must never change the DOM (snapshots would show it).
+// It runs in an isolated world (kits/devtools.py): the page's DOM, none of its globals.
+// Which elements have listeners comes from the page's world by events (kits/page/init.mjs);
+// refs and volatility marks (volatility.mjs) live on this world's window. What counts as
+// visible is kits/page/visible.mjs, as for the quality stage's probe.
+//
+// The page runs the default export, `look` (kits/injecting.py puts it together); the
+// helpers above `observe` are exported for tests/js.
+import { visibility } from '../../kits/page/visible.mjs';
+import { volatility } from './volatility.mjs';
+
+// two FNV-1a 32-bit lanes: cheap, stable, 16 hex digits
+export const hash = (text) => {
+  let a = 0x811c9dc5, b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 16777619); b = Math.imul(b ^ c, 2246822519);
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+};
+
+export const clip = (s, n) => { s = (s || '').replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n - 1) + '…' : s; };
+
+export const q = (s) => '"' + String(s).replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
+
+// "X:hover Y" means hovering X changes something else: the X of every such rule (at
+// most 60), from CSS rules as a style sheet's cssRules holds them.
+export const hoverPrefixes = (sheets) => {
+  const found = [];
+  const scanRules = (rules, depth) => {
+    for (const rule of Array.from(rules || [])) {
+      if (found.length >= 60) return;
+      if (rule.cssRules && depth < 3 && !rule.selectorText) scanRules(rule.cssRules, depth + 1);
+      if (!rule.selectorText || !rule.selectorText.includes(':hover')) continue;
+      for (const sel of rule.selectorText.split(',')) {
+        const at = sel.indexOf(':hover');
+        if (at < 0 || !sel.slice(at + 6).trim()) continue;
+        const prefix = sel.slice(0, at).trim().replace(/[>+~]\s*$/, '').trim();
+        if (prefix) found.push(prefix);
+      }
+    }
+  };
+  for (const sheet of Array.from(sheets)) { try { scanRules(sheet.cssRules, 0); } catch { /* cross-origin sheet */ } }
+  return found;
+};
+
+// ---- roles and names
+export const TEXTISH = new Set(['text', 'email', 'number', 'password', 'search', 'tel', 'url', 'date', 'time',
+  'datetime-local', 'month', 'week', 'color', 'range', '']);
+export const roleOf = (el) => {
+  const explicit = (el.getAttribute('role') || '').split(' ')[0];
+  if (explicit) return explicit;
+  const tag = el.tagName.toLowerCase();
+  if (tag === 'a' && el.hasAttribute('href')) return 'link';
+  if (tag === 'button' || tag === 'summary') return 'button';
+  if (tag === 'select') return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+  if (tag === 'textarea') return 'textbox';
+  if (tag === 'input') {
+    const type = (el.getAttribute('type') || 'text').toLowerCase();
+    return {checkbox: 'checkbox', radio: 'radio', range: 'slider', number: 'spinbutton', search: 'searchbox',
+      button: 'button', submit: 'button', reset: 'button', image: 'button', file: 'file'}[type] || 'textbox';
+  }
+  if (/^h[1-6]$/.test(tag)) return 'heading';
+  return {nav: 'navigation', main: 'main', header: 'banner', footer: 'contentinfo', aside: 'complementary',
+    form: 'form', ul: 'list', ol: 'list', li: 'listitem', img: 'img', table: 'table', tr: 'row',
+    td: 'cell', th: 'columnheader', dialog: 'dialog', canvas: 'canvas', label: 'label', p: 'paragraph',
+    section: el.hasAttribute('aria-label') ? 'region' : ''}[tag] || '';
+};
+
+export const nextText = (el) => {
+  let node = el.nextSibling;
+  for (let i = 0; node && i < 4; i++, node = node.nextSibling) {
+    if (node.nodeType === 1 && node.matches('input,button,select,textarea,a[href]')) return '';
+    const text = clip(node.textContent, 60);
+    if (text) return text;
+  }
+  return '';
+};
+
+export const CLICK_EVENTS = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'dblclick'];
+export const HOVER_EVENTS = ['mouseenter', 'mouseover', 'pointerenter', 'pointerover', 'mousemove'];
+export const KEY_EVENTS = ['keydown', 'keyup', 'keypress'];
+
+export const INTERACTIVE = 'a[href],button,input,textarea,select,summary,[role=button],[role=link],[role=tab],' +
+  '[role=menuitem],[role=checkbox],[role=switch],[role=radio],[role=option],[role=slider],[onclick],' +
+  '[contenteditable=""],[contenteditable=true],canvas,[draggable=true],label';
+
+// Where a link leads: its absolute URL, and whether it leaves the app (another
+// origin over http(s), or mail, phone, ftp). {resolved: null, external: false} for no URL.
+export const linkOf = (href, base, origin) => {
+  let external = false, resolved = null;
+  try { const u = new URL(href, base); resolved = u.href;
+    external = (['http:', 'https:'].includes(u.protocol) && u.origin !== origin) || ['mailto:', 'tel:', 'ftp:'].includes(u.protocol);
+  } catch { /* not a URL */ }
+  return {resolved, external};
+};
+
+// The fractions of a box where a press is tried, middle first.
+export const GRID = [0.5, 0.25, 0.75, 0.1, 0.9];
+
+export function observe(limits) {
+  const seen = visibility(window);
+  const hooks = window.__iwc || (window.__iwc = {});
+  hooks.perElement = new WeakMap();
+  hooks.global = new Set();
+  if (limits.nonce) {
+    const hint = (event) => {
+      const types = String(event.detail || '').split(',').filter(Boolean);
+      if (event.target === window) types.forEach((t) => hooks.global.add(t));
+      else hooks.perElement.set(event.target, new Set(types));
+    };
+    window.addEventListener('iwc-hint-' + limits.nonce, hint, true);
+    try { window.dispatchEvent(new CustomEvent('iwc-hints-' + limits.nonce)); }
+    finally { window.removeEventListener('iwc-hint-' + limits.nonce, hint, true); }
+  }
+  if (!hooks.refs) { hooks.refs = new WeakMap(); hooks.nextRef = 1; }
+  const body = document.body || document.documentElement;
+
+  const unique = (sel) => { try { return document.querySelectorAll(sel).length === 1; } catch { return false; } };
+
+  const selectorOf = (el) => {
+    const tag = el.tagName.toLowerCase();
+    if (el.id && /^[A-Za-z][\w-]*$/.test(el.id) && unique('#' + el.id)) return '#' + el.id;
+    for (const attr of ['data-testid', 'data-test', 'data-cy', 'name', 'aria-label']) {
+      const v = el.getAttribute(attr);
+      if (v && v.length < 80) { const s = tag + '[' + attr + '=' + q(v) + ']'; if (unique(s)) return s; }
+    }
+    const parts = [];
+    let node = el;
+    while (node && node.nodeType === 1 && node !== document.documentElement) {
+      if (node !== el && node.id && /^[A-Za-z][\w-]*$/.test(node.id) && unique('#' + node.id)) {
+        parts.unshift('#' + node.id); break;
+      }
+      const t = node.tagName.toLowerCase();
+      if (t === 'body') { parts.unshift('body'); break; }
+      let part = t;
+      const parent = node.parentElement;
+      if (parent) {
+        const same = Array.from(parent.children).filter(c => c.tagName === node.tagName);
+        if (same.length > 1) part += ':nth-of-type(' + (same.indexOf(node) + 1) + ')';
+      }
+      parts.unshift(part);
+      node = parent;
+    }
+    return parts.join(' > ');
+  };
+
+  const hovers = hoverPrefixes(document.styleSheets);
+  const matchesHover = (el) => hovers.some(p => { try { return el.matches(p); } catch { return false; } });
+
+  // The repeated thing an element belongs to (a list item, a table row, one of several
+  // look-alike cards): its ref and text tell a policy "the checkbox of item 'Buy milk'".
+  const ITEM = 'li,tr,[role=listitem],[role=row],[role=option],[role=article],article';
+  const itemOf = (el) => {
+    let node = el.parentElement;
+    for (let i = 0; node && node !== body && i < 6; i++, node = node.parentElement) {
+      if (node.matches(ITEM)) return node;
+      const parent = node.parentElement;
+      if (i < 3 && parent && node.className && Array.from(parent.children).filter(
+        c => c.tagName === node.tagName && c.className === node.className).length > 1) return node;
+    }
+    return null;
+  };
+  const refOf = (el) => {
+    if (!el) return null;
+    if (!hooks.refs.has(el)) hooks.refs.set(el, 'e' + hooks.nextRef++);
+    return hooks.refs.get(el);
+  };
+  const nameOf = (el) => {
+    const label = el.getAttribute('aria-label');
+    if (label) return clip(label, 80);
+    const by = el.getAttribute('aria-labelledby');
+    if (by) {
+      const text = by.split(/\s+/).map(id => (document.getElementById(id) || {}).textContent || '').join(' ');
+      if (text.trim()) return clip(text, 80);
+    }
+    if (el.labels && el.labels.length) return clip(el.labels[0].innerText, 80);
+    const tag = el.tagName.toLowerCase();
+    if (tag === 'input' && ['button', 'submit', 'reset'].includes(el.type)) return clip(el.value || el.type, 80);
+    if (tag === 'img') return clip(el.alt, 80);
+    // an unlabeled checkbox / radio is read by the text right after it ("[ ] Buy milk")
+    if (tag === 'input' && ['checkbox', 'radio'].includes(el.type)) { const t = nextText(el); if (t) return t; }
+    if (['input', 'textarea', 'select'].includes(tag)) return clip(el.getAttribute('placeholder') || el.getAttribute('title') || el.name || '', 80);
+    const text = clip(el.innerText || el.textContent, 80);
+    return text || clip(el.getAttribute('title') || el.getAttribute('alt') || '', 80);
+  };
+
+  // ---- one walk over the visible elements
+  const listenersOf = (el) => {
+    const types = new Set(hooks.perElement.get(el) || []);
+    for (const t of CLICK_EVENTS.concat(HOVER_EVENTS, KEY_EVENTS, ['drop', 'dragover', 'change', 'input'])) {
+      if (typeof el['on' + t] === 'function') types.add(t);
+    }
+    return types;
+  };
+
+  // Where a press lands on the element: its middle (null), another place of its box
+  // ([fx, fy]) when the middle is not it (a donut chart's slice), or covered when
+  // something else (an open dialog's backdrop) is on top everywhere. Off screen:
+  // unknown, so the middle.
+  const hits = (el, top) => top && (top === el || el.contains(top)
+    || (el.labels && Array.from(el.labels).some(l => l === top || l.contains(top))));
+  const landing = (el, r) => {
+    const inside = (x, y) => x >= 0 && y >= 0 && x < window.innerWidth && y < window.innerHeight;
+    if (!inside(r.x + r.width / 2, r.y + r.height / 2)) return {covered: false, point: null};
+    if (hits(el, document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2))) return {covered: false, point: null};
+    for (const fy of GRID) for (const fx of GRID) {
+      const x = r.x + r.width * fx, y = r.y + r.height * fy;
+      if (inside(x, y) && hits(el, document.elementFromPoint(x, y))) return {covered: false, point: [fx, fy]};
+    }
+    return {covered: true, point: null};
+  };
+
+  const candidates = [];
+  const structure = [];
+  const values = [];
+  const externalLinks = [];
+  const dropTargets = [];
+  const treeLines = [];
+  let treeChars = 0;
+  let scanned = 0;
+
+  const emit = (depth, line) => {
+    if (treeChars > limits.treeChars) return;
+    const text = '  '.repeat(Math.min(depth, 12)) + '- ' + line;
+    treeLines.push(text); treeChars += text.length + 1;
+  };
+
+  const walk = (el, depth, parentPointer) => {
+    if (scanned++ > limits.maxElements) return;
+    const tag = el.tagName.toLowerCase();
+    if (['script', 'style', 'noscript', 'template', 'head', 'meta', 'link'].includes(tag)) return;
+    const style = getComputedStyle(el);
+    if (seen.gone(el, style)) return;
+    // (a visible child of an invisible element — in a zero-height wrapper, a
+    // display: contents one, a visibility: visible one in a hidden parent — is walked)
+    if (!seen.visible(el, style)) { for (const c of el.children) walk(c, depth, parentPointer); return; }
+    if (el.getAttribute('aria-hidden') === 'true') { for (const c of el.children) walk(c, depth, parentPointer); return; }
+    structure.push(tag);
+    const role = roleOf(el);
+    const pointer = style.cursor === 'pointer';
+    const types = listenersOf(el);
+    const interactive = el.matches(INTERACTIVE);
+    const disabled = el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true';
+    const kinds = [];
+    if (!disabled) {
+      const type = tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : '';
+      const editable = el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable);
+      if (tag === 'textarea' || (tag === 'input' && TEXTISH.has(type)) || editable) kinds.push('type');
+      else if (tag === 'select') kinds.push('select');
+      else if (type === 'checkbox' || type === 'radio' || ['checkbox', 'switch', 'radio'].includes(role)) kinds.push('check');
+      else if (tag === 'label' && !(types.size && CLICK_EVENTS.some(t => types.has(t)))) { // a visually hidden checkbox is still reachable: its label is the candidate
+        const c = el.control; if (c && (c.type === 'checkbox' || c.type === 'radio') && !seen.visible(c)) kinds.push('check'); }
+      else if (type === 'file' || type === 'hidden') { /* cannot act offline */ }
+      else if (interactive || types.size && CLICK_EVENTS.some(t => types.has(t)) || (pointer && !parentPointer)) kinds.push('click');
+      if (HOVER_EVENTS.some(t => types.has(t)) || matchesHover(el)) kinds.push('hover');
+      if (el.draggable && tag !== 'a' && tag !== 'img' || tag === 'canvas'
+          || (types.has('mousedown') && types.has('mousemove')) || (types.has('pointerdown') && types.has('pointermove'))) kinds.push('drag');
+      if (KEY_EVENTS.some(t => types.has(t)) && tag !== 'input' && tag !== 'textarea') kinds.push('key');
+    }
+    if (types.has('drop') || types.has('dragover')) dropTargets.push(selectorOf(el));
+    let ref = null;
+    if (kinds.length && candidates.length < limits.maxCandidates) {
+      if (!hooks.refs.has(el)) hooks.refs.set(el, 'e' + hooks.nextRef++);
+      ref = hooks.refs.get(el);
+      const r = el.getBoundingClientRect();
+      const href = tag === 'a' ? el.getAttribute('href') : null;
+      const {resolved, external} = href !== null ? linkOf(href, location.href, location.origin) : {resolved: null, external: false};
+      if (external) externalLinks.push(resolved);
+      const form = el.form || el.closest('form');
+      const item = itemOf(el);
+      const parent = el.parentElement;
+      candidates.push({
+        ref, selector: selectorOf(el), tag, role: role || (tag === 'canvas' ? 'canvas' : 'generic'), name: nameOf(el),
+        kinds, type: tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : (tag === 'textarea' ? 'textarea' : (el.isContentEditable ? 'contenteditable' : '')),
+        href: resolved, external, form: form ? Array.from(document.forms).indexOf(form) : -1,
+        submit: (tag === 'button' && (el.getAttribute('type') || 'submit') === 'submit' && !!form) || (tag === 'input' && ['submit', 'image'].includes(el.type)),
+        value: 'value' in el && typeof el.value === 'string' ? clip(el.value, 80) : null,
+        checked: 'checked' in el && ['checkbox', 'radio'].includes(el.type) ? el.checked : (el.getAttribute('aria-checked') === 'true' ? true : null),
+        min: el.getAttribute('min'), max: el.getAttribute('max'), step: el.getAttribute('step'),
+        maxLength: el.maxLength > 0 ? el.maxLength : null, required: !!el.required,
+        placeholder: el.getAttribute('placeholder'), autocomplete: el.getAttribute('autocomplete'), inputName: el.getAttribute('name'),
+        options: tag === 'select' ? Array.from(el.options).filter(o => !o.disabled).slice(0, 30).map(o => o.value) : [],
+        listeners: Array.from(types).sort(), pointer,
+        item: item ? refOf(item) : null, context: item ? clip(item.innerText, 60) : '',
+        parents: [parent, parent && parent.parentElement].filter(Boolean).map(refOf),
+        hint: clip([el.id, typeof el.className === 'string' ? el.className : '', el.getAttribute('title') || ''].join(' '), 80),
+        box: [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)],
+        ...landing(el, r),
+      });
+    }
+    // the accessibility tree: roles worth naming, refs where one can act
+    const named = role && !['paragraph', 'label', 'generic'].includes(role) || ref;
+    if (tag === 'input' || tag === 'textarea' || tag === 'select') values.push(el.value + '|' + (el.checked ? 1 : 0));
+    let childDepth = depth;
+    if (named) {
+      const states = [];
+      if (ref) states.push('ref=' + ref);
+      if (role === 'heading') states.push('level=' + tag.slice(1));
+      if (disabled) states.push('disabled');
+      if (el.checked === true || el.getAttribute('aria-checked') === 'true') states.push('checked');
+      if (el.getAttribute('aria-expanded')) states.push('expanded=' + el.getAttribute('aria-expanded'));
+      if (el.getAttribute('aria-selected') === 'true') states.push('selected');
+      if (['input', 'textarea', 'select'].includes(tag) && el.value && el.type !== 'password') states.push('value=' + q(clip(el.value, 40)));
+      const name = nameOf(el);
+      const leafy = ['button', 'link', 'heading', 'checkbox', 'radio', 'tab', 'menuitem', 'option', 'img', 'textbox', 'combobox', 'listbox', 'slider', 'spinbutton', 'searchbox', 'switch'].includes(role);
+      emit(depth, (role || 'generic') + (name ? ' ' + q(name) : '') + (states.length ? ' [' + states.join('] [') + ']' : ''));
+      childDepth = depth + 1;
+      if (leafy) { for (const c of el.children) walkQuiet(c); return; }
+    }
+    for (const node of el.childNodes) {
+      if (node.nodeType === 3) {
+        const text = clip(node.textContent, 100);
+        if (text) emit(childDepth, 'text: ' + text);
+      } else if (node.nodeType === 1) walk(node, childDepth, pointer);
+    }
+  };
+  // Children of a named leaf (a button's icon span) are not listed, but still counted
+  // in the structure and scanned for their own candidates.
+  const walkQuiet = (el) => {
+    // (an element with listeners of its own inside the leaf — a chart's slice in a
+    // role="img" svg — is a candidate all the same)
+    if (listenersOf(el).size || el.matches(INTERACTIVE)) { walk(el, 0, false); return; }
+    if (scanned++ > limits.maxElements) return;
+    structure.push(el.tagName.toLowerCase());
+    for (const c of el.children) walkQuiet(c);
+  };
+  walk(body, 0, false);
+
+  // ---- canvas thumbnails (8x8, 3 bits per channel) for the visual fingerprint
+  const canvases = Array.from(document.querySelectorAll('canvas')).slice(0, 3);
+  const thumbs = canvases.map(c => {
+    try {
+      const t = document.createElement('canvas'); t.width = 8; t.height = 8;
+      const ctx = t.getContext('2d'); ctx.drawImage(c, 0, 0, 8, 8);
+      return Array.from(ctx.getImageData(0, 0, 8, 8).data, v => v >> 5).join('');
+    } catch { return 'x'; }
+  });
+
+  // Text that changes while nobody acts (volatility.mjs) is not part of the state.
+  const shown = body.innerText || '';
+  const text = (hooks.volatility ? hooks.volatility.withoutMarked(body, shown) : shown).slice(0, 200000);
+  const g = hooks.global;
+  const keyboard = KEY_EVENTS.some(t => g.has(t)) ||
+    [window, document, document.body].some(t => t && KEY_EVENTS.some(k => typeof t['on' + k] === 'function'));
+  const scroller = document.scrollingElement || document.documentElement;
+  return {
+    url: location.href, title: document.title, doc: performance.timeOrigin,
+    state: hash(structure.join(',') + '\n' + text),
+    visual: hash(structure.join(',') + '\n' + text + '\n' + values.join('\n') + '\n' + thumbs.join('|')),
+    candidates, externalLinks, dropTargets, keyboard, canvases: canvases.length,
+    globalListeners: Array.from(g).sort(),
+    scrollable: scroller.scrollHeight > window.innerHeight + 40,
+    focused: document.activeElement && document.activeElement !== document.body ? selectorOf(document.activeElement) : null,
+    tree: treeLines.join('\n') + (treeChars > limits.treeChars ? '\n- … (tree cut)' : ''),
+    truncated: scanned > limits.maxElements,
+  };
+}
+
+// Look, then start an idle window: whatever changes before the snapshot changed by itself.
+export default function look(limits) {
+  const changes = volatility();
+  const seen = observe(limits);
+  changes.watch();
+  return seen;
+}

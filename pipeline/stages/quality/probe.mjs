@@ -1,0 +1,211 @@
+// What a rendered page shows, measured in the page itself (the quality stage's probe).
+//
+// One function, evaluated by puppeteer in Chromium and in Firefox alike (kits/injecting.py
+// puts it together; tooling.py hands the expression to server.mjs), so both engines report
+// the same facts in the same shape. It only reads the DOM, computed styles and boxes; it
+// never changes the page, never runs app code and never talks to the network. Texts are
+// capped: this is evidence, not a copy. What counts as shown is kits/page/visible.mjs, as
+// for the explorer. The helpers above `probe` are exported for tests/js.
+import { visibility } from '../../kits/page/visible.mjs';
+
+export const cap = (s, n = 200) => { s = String(s || '').replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n) : s; };
+
+// An element's place in the document: "body:1>div:2>p:1" (tag and index among siblings
+// of its tag, from <body> down).
+export const pathOf = (el) => {
+  const parts = [];
+  for (let node = el; node && node.nodeType === 1 && node !== node.ownerDocument.documentElement; node = node.parentElement) {
+    let i = 1;
+    for (let s = node.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === node.tagName) i += 1;
+    parts.unshift(`${node.tagName.toLowerCase()}:${i}`);
+  }
+  return parts.join('>');
+};
+
+export const STYLE = ['fontFamily', 'fontSize', 'fontWeight', 'color', 'backgroundColor', 'borderRadius', 'borderTopWidth',
+  'borderTopStyle', 'borderTopColor', 'paddingTop', 'paddingLeft', 'textTransform', 'boxShadow'];
+// The style facts of a component (`height`: its box's, for controls).
+export const styleOf = (cs, height) => {
+  const out = {};
+  for (const p of STYLE) out[p] = p === 'boxShadow' ? (cs[p] === 'none' ? 'none' : 'shadow') : cs[p];
+  if (height !== undefined) out.height = `${Math.round(height)}px`;
+  return out;
+};
+
+// A card: a framed box (shadow or border) that is filled or rounded, narrower than 90 %
+// of the viewport and at least 80×40 px.
+export const isCard = (cs, r, innerWidth) => {
+  const framed = cs.boxShadow !== 'none' || (parseFloat(cs.borderTopWidth) > 0 && cs.borderTopStyle !== 'none');
+  const filled = cs.backgroundColor !== 'rgba(0, 0, 0, 0)' && cs.backgroundColor !== 'transparent';
+  return framed && (filled || parseFloat(cs.borderRadius) > 0) && r.width < innerWidth * 0.9 && r.width > 80 && r.height > 40;
+};
+
+// icons: small SVGs, icon-font glyphs, small images, emoji used as icons
+export const ICON_FONTS = /(font ?awesome|material (icons|symbols)|bootstrap-icons|remixicon|ionicons|feather|glyphicons|tabler|phosphor|lucide|boxicons|line ?awesome|icomoon)/i;
+export const ICON_CLASS = /(^|\s)(fa[srlbdk]?|fa-[\w-]+|bi|bi-[\w-]+|material-icons[\w-]*|material-symbols[\w-]*|ri-[\w-]+|ion-[\w-]+|icon-[\w-]+|glyphicon[\w-]*|ti-[\w-]+|ph-[\w-]+|bx-[\w-]+|las?-[\w-]+)(\s|$)/;
+export const EMOJI = /\p{Extended_Pictographic}/u;
+
+// The icon set of an <i>/<span>/<em> drawn by an icon font ("font awesome", "fa",
+// "material"), from its font families (its own and its ::before's) and class names;
+// null when it is no icon.
+export const fontIconSet = (family, cls, text) => {
+  if (!(ICON_FONTS.test(family) || (ICON_CLASS.test(cls) && (text.trim().length <= 30)))) return null;
+  return (family.match(ICON_FONTS) || cls.match(ICON_CLASS) || ['font'])[0].trim().toLowerCase().split('-')[0];
+};
+
+// A text node's trimmed text is an emoji used as an icon: a short one with a pictograph,
+// or one that starts with a pictograph.
+export const isEmojiIcon = (trimmed) =>
+  (EMOJI.test(trimmed) && [...trimmed].filter((c) => EMOJI.test(c)).length >= 1 && trimmed.length <= 4)
+  || EMOJI.test(trimmed.slice(0, 2));
+
+export const TEXTLIKE = new Set(['text', 'email', 'password', 'search', 'tel', 'url', 'number', 'date', '']);
+
+export default function probe(options) {
+  const seen = visibility(window);
+  const MAX = (options && options.max) || 400;
+  const box = (el) => { const r = el.getBoundingClientRect(); return [Math.round(r.left + scrollX), Math.round(r.top + scrollY), Math.round(r.width), Math.round(r.height)]; };
+  const shown = seen.visible;
+  const all = [...document.querySelectorAll('body *')];
+  const components = [];
+  const push = (role, el, cs, extra) => { if (components.length < MAX) components.push({ role, path: pathOf(el), style: styleOf(cs, extra ? el.getBoundingClientRect().height : undefined) }); };
+  for (const el of all) {
+    const tag = el.tagName.toLowerCase();
+    const cs = getComputedStyle(el);
+    if (!shown(el, cs)) continue;
+    const type = (el.getAttribute('type') || '').toLowerCase();
+    if (tag === 'button' || el.getAttribute('role') === 'button' || (tag === 'input' && ['submit', 'button', 'reset'].includes(type))) push('button', el, cs, true);
+    else if ((tag === 'input' && TEXTLIKE.has(type)) || tag === 'textarea' || tag === 'select') push('input', el, cs, tag !== 'textarea');
+    else if (/^h[1-6]$/.test(tag)) push(`heading ${tag}`, el, cs, false);
+    else if (['div', 'section', 'article', 'li', 'aside'].includes(tag) && el.children.length >= 2) {
+      if (isCard(cs, el.getBoundingClientRect(), innerWidth)) push('card', el, cs, false);
+    }
+  }
+
+  const icons = [];
+  const seenIcon = new Set();
+  const addIcon = (kind, set, el) => {
+    if (icons.length >= MAX || seenIcon.has(el)) return;
+    seenIcon.add(el);
+    const r = el.getBoundingClientRect();
+    icons.push({ kind, set, size: Math.round(Math.max(r.width, r.height)), path: pathOf(el) });
+  };
+  for (const el of all) {
+    const tag = el.tagName.toLowerCase();
+    if (tag === 'svg' && !(el.parentElement && el.parentElement.closest('svg'))) {
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && r.width <= 64 && r.height > 0 && r.height <= 64 && shown(el)) addIcon('svg', 'svg', el);
+    } else if ((tag === 'img') && shown(el)) {
+      const r = el.getBoundingClientRect();
+      if (r.width <= 32 && r.height <= 32) addIcon('img', 'image', el);
+    } else if (['i', 'span', 'em'].includes(tag) && shown(el)) {
+      const cs = getComputedStyle(el);
+      const before = getComputedStyle(el, '::before');
+      const set = fontIconSet(`${cs.fontFamily} ${before.fontFamily}`, typeof el.className === 'string' ? el.className : '', el.textContent);
+      if (set !== null) addIcon('font', set, el);
+    }
+  }
+  // emoji: a short text node made mostly of pictographs, inside a visible element
+  const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
+  const texts = [];
+  const textSeen = new Set();
+  let chars = 0;
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const value = node.nodeValue;
+    if (!value || !value.trim()) continue;
+    const el = node.parentElement;
+    if (!el || ['script', 'style', 'noscript', 'template', 'textarea', 'option'].includes(el.tagName.toLowerCase())) continue;
+    const cs = getComputedStyle(el);
+    if (!shown(el, cs)) continue;
+    const rect = el.getBoundingClientRect();
+    // visually hidden text (a screen-reader label) is not copy anyone reads on screen
+    if (rect.width < 4 || rect.height < 4 || cs.clip !== 'auto' && cs.position === 'absolute') continue;
+    const trimmed = value.trim();
+    if (isEmojiIcon(trimmed)) addIcon('emoji', 'emoji', el);
+    if (textSeen.has(el) || texts.length >= MAX) continue;
+    textSeen.add(el);
+    const clipped = (cs.overflow.includes('hidden') || cs.textOverflow === 'ellipsis' || cs.overflowX === 'hidden')
+      && (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 2) && el.clientWidth > 0;
+    let bg = null;
+    for (let a = el; a; a = a.parentElement) {
+      const s = getComputedStyle(a);
+      if (s.backgroundImage && s.backgroundImage !== 'none') { bg = null; break; }
+      if (s.backgroundColor && s.backgroundColor !== 'rgba(0, 0, 0, 0)' && s.backgroundColor !== 'transparent') { bg = s.backgroundColor; break; }
+      if (a === document.documentElement) bg = 'rgb(255, 255, 255)';
+    }
+    const inline = el.closest('a') && el.closest('p, li, td, label, span') ? true : false;
+    const text = cap(el.innerText || trimmed, 300);
+    chars += text.length;
+    texts.push({ path: pathOf(el), tag: el.tagName.toLowerCase(), text, size: parseFloat(cs.fontSize), weight: cs.fontWeight,
+      color: cs.color, background: bg, clipped, inline,
+      role: /^h[1-6]$/.test(el.tagName.toLowerCase()) ? 'heading' : (el.closest('button, [role=button]') ? 'button' : 'text') });
+  }
+
+  // media
+  const media = [];
+  for (const el of document.querySelectorAll('img, video, audio, input[type=image], svg[role=img]')) {
+    if (media.length >= MAX) break;
+    const tag = el.tagName.toLowerCase();
+    const r = el.getBoundingClientRect();
+    const cs = getComputedStyle(el);
+    const visible = shown(el, cs);
+    if (!visible && tag !== 'audio') continue;
+    const item = { tag, path: pathOf(el), box: [Math.round(r.width), Math.round(r.height)], fit: cs.objectFit,
+      src: cap(el.currentSrc || el.getAttribute('src') || '', 300), alt: el.hasAttribute('alt') ? el.getAttribute('alt') : null,
+      label: cap(el.getAttribute('aria-label') || el.getAttribute('title') || '', 80) };
+    if (tag === 'img' || tag === 'input') {
+      item.natural = [el.naturalWidth || 0, el.naturalHeight || 0];
+      item.broken = el.complete ? (el.naturalWidth === 0) : null;
+      if (/\.svg(\?|#|$)/i.test(item.src) || item.src.startsWith('data:image/svg')) item.vector = true;
+    } else if (tag === 'video' || tag === 'audio') {
+      item.broken = !!el.error || (el.networkState === 3);
+      item.natural = [el.videoWidth || 0, el.videoHeight || 0];
+      item.controls = el.hasAttribute('controls');
+    } else {
+      item.broken = false;
+      item.natural = [0, 0];
+      item.vector = true;
+      item.alt = el.querySelector('title') ? cap(el.querySelector('title').textContent, 80) : (item.label || null);
+    }
+    media.push(item);
+  }
+
+  // content boxes: leaves of layout (text blocks, media, controls) for alignment and for comparing engines
+  const boxes = [];
+  for (const el of all) {
+    if (boxes.length >= MAX) break;
+    const tag = el.tagName.toLowerCase();
+    if (['script', 'style', 'br', 'option', 'source', 'track', 'path', 'g'].includes(tag) || (el.closest('svg') && tag !== 'svg')) continue;
+    const cs = getComputedStyle(el);
+    if (!shown(el, cs)) continue;
+    const hasText = [...el.childNodes].some((n) => n.nodeType === 3 && n.nodeValue.trim());
+    const leaf = hasText || ['img', 'video', 'canvas', 'svg', 'input', 'button', 'select', 'textarea', 'iframe'].includes(tag);
+    if (!leaf && cs.display.startsWith('inline')) continue;
+    boxes.push({ path: pathOf(el), tag, box: box(el), leaf, parent: el.parentElement ? pathOf(el.parentElement) : '',
+      display: cs.display, position: cs.position });
+  }
+  const landmarks = {};
+  for (const [name, selector] of [['header', 'header, [role=banner]'], ['nav', 'nav, [role=navigation]'],
+    ['main', 'main, [role=main]'], ['footer', 'footer, [role=contentinfo]'], ['h1', 'h1']]) {
+    const el = document.querySelector(selector);
+    if (el && shown(el)) landmarks[name] = box(el);
+  }
+
+  // tap targets (for phones) and links
+  const targets = [];
+  for (const el of document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea, [role=button], [onclick]')) {
+    if (targets.length >= MAX) break;
+    if (!shown(el)) continue;
+    const r = el.getBoundingClientRect();
+    const inline = el.tagName === 'A' && !!el.closest('p, li, td, dd, span, label') && getComputedStyle(el).display.startsWith('inline');
+    targets.push({ path: pathOf(el), w: Math.round(r.width), h: Math.round(r.height), inline });
+  }
+  const links = [...document.querySelectorAll('a[href]')].slice(0, MAX).map((a) => ({ href: a.getAttribute('href'), resolved: a.href, text: cap(a.innerText, 80) }));
+  const meta = document.querySelector('meta[name=viewport]');
+  return {
+    url: location.href, title: cap(document.title, 200), viewport: [innerWidth, innerHeight], screen: [screen.width, screen.height],
+    document: [document.documentElement.scrollWidth, document.documentElement.scrollHeight],
+    meta_viewport: meta ? meta.getAttribute('content') : null, components, icons, texts, text_chars: chars,
+    media, boxes, landmarks, targets, links,
+  };
+}

@@ -1,0 +1,135 @@
+"""Talking to the real control plane of ``hack/cluster-up`` from the cluster tier
+(tests/cluster): kubectl and helm as its admin, the store's bucket, waiting."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import pathlib
+import shlex
+import subprocess
+import tempfile
+import urllib.request
+from typing import Any, Callable
+
+import boto3
+import pytest
+
+from fakes.operator_harness import wait_for  # noqa: F401 - the tier's tests import it from here
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+STATE = pathlib.Path(os.environ.get("IWC_CLUSTER_DIR", "/tmp/iwc-cluster"))
+S3_PORT = int(os.environ.get("IWC_CLUSTER_S3_PORT", "39000"))
+VERSION = "0.1.0"
+SYSTEM = "iwc-system"          # the release: the operator's Deployment
+REAL = "iwc-real"              # runs whose pods run on the kubelet node
+FAKE = "iwc-kwok"              # runs whose pods run on kwok's fake nodes
+BUCKET = "iwc-cluster"
+ON_KUBELET = {"kubernetes.io/hostname": "127.0.0.1"}
+ON_KWOK = {"type": "kwok"}
+
+
+def environment() -> dict[str, str]:
+    env_file = STATE / "env"
+    if not env_file.exists():
+        message = (f"no cluster in {STATE}: hack/cluster-tier starts one (or see tests/cluster/conftest.py)")
+        if os.environ.get("IWC_CLUSTER_REQUIRED"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    out = subprocess.run(["bash", "-c", f"source {shlex.quote(str(env_file))} && env -0"],
+                         capture_output=True, check=True).stdout.decode()
+    return dict(line.split("=", 1) for line in out.split("\0") if "=" in line)
+
+
+class Cluster:
+    """kubectl and helm against the cluster of the state folder, as its admin."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+
+    def run(self, *args: str, stdin: str | None = None, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run(list(args), input=stdin, capture_output=True, text=True, env=self.env, timeout=timeout)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"{shlex.join(args)} exited {proc.returncode}:\n{proc.stdout[-2000:]}{proc.stderr[-3000:]}")
+        return proc
+
+    def kubectl(self, *args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        return self.run(self.env.get("IWC_KUBECTL", "kubectl"), *args, **kwargs)
+
+    def get(self, *args: str) -> Any:
+        return json.loads(self.kubectl("get", "-o", "json", *args).stdout)
+
+    def apply(self, manifest: dict[str, Any], namespace: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return self.kubectl("-n", namespace, "apply", "-f", "-", stdin=json.dumps(manifest), check=check)
+
+    def run_status(self, namespace: str, name: str) -> dict[str, Any]:
+        proc = self.kubectl("-n", namespace, "get", "evaluationrun", name, "-o", "json", check=False)
+        return json.loads(proc.stdout).get("status", {}) if proc.returncode == 0 else {}
+
+    def wait_for_phase(self, namespace: str, name: str, phases: tuple[str, ...], timeout: float,
+                       diagnose: Callable[[], str] = lambda: "") -> dict[str, Any]:
+        return wait_for(lambda: (s := self.run_status(namespace, name)).get("phase") in phases and s,
+                        timeout, f"EvaluationRun {namespace}/{name} to reach {'/'.join(phases)}",
+                        lambda: self.diagnose(namespace) + diagnose())
+
+    def operator_log(self, tail: int = 60) -> str:
+        return self.kubectl("-n", SYSTEM, "logs", "deploy/iwc-operator", f"--tail={tail}", check=False).stdout
+
+    def diagnose(self, namespace: str) -> str:
+        jobs = self.kubectl("-n", namespace, "get", "jobs,pods", "-o", "wide", check=False).stdout
+        events = self.kubectl("-n", namespace, "get", "events", "--sort-by=.lastTimestamp", check=False).stdout
+        return f"\n--- jobs/pods\n{jobs[-3000:]}\n--- events\n{events[-3000:]}\n--- operator\n{self.operator_log()[-4000:]}"
+
+
+def run_manifest(name: str, prefix: str, **spec: Any) -> dict[str, Any]:
+    """An EvaluationRun over s3://BUCKET/<prefix>/{tasks.jsonl,apps}."""
+    body = {"tasks": f"s3://{BUCKET}/{prefix}/tasks.jsonl", "apps": {"uri": f"s3://{BUCKET}/{prefix}/apps"},
+            "store": f"s3://{BUCKET}/runs/{name}", **spec}
+    return {"apiVersion": "iwcbench.io/v1alpha1", "kind": "EvaluationRun", "metadata": {"name": name}, "spec": body}
+
+
+def put_tasks_and_apps(prefix: str, tasks: list[dict[str, Any]], apps: dict[str, dict[str, bytes]]) -> None:
+    s3c = boto3.client("s3")
+    s3c.put_object(Bucket=BUCKET, Key=f"{prefix}/tasks.jsonl",
+                   Body="".join(json.dumps(t) + "\n" for t in tasks).encode())
+    for app, files in apps.items():
+        for name, data in files.items():
+            s3c.put_object(Bucket=BUCKET, Key=f"{prefix}/apps/{app}/{name}", Body=data)
+
+
+def get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def prepare_namespace(cluster: Cluster, name: str) -> None:
+    """A namespace as a shared cluster's platform team sets it (every pod must meet
+    "restricted"), with the store credentials' Secret (moto takes any key)."""
+    if cluster.kubectl("get", "namespace", name, check=False).returncode != 0:
+        cluster.kubectl("create", "namespace", name)
+    cluster.kubectl("label", "--overwrite", "namespace", name,
+                    "pod-security.kubernetes.io/enforce=restricted", "pod-security.kubernetes.io/warn=restricted")
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "iwc-store-credentials"},
+              "data": {"accessKeyId": base64.b64encode(b"testing").decode(),
+                       "secretAccessKey": base64.b64encode(b"testing").decode()}}
+    cluster.apply(secret, name)
+
+
+def chart_values(served: list[str], store_endpoint: str, **extra: Any) -> dict[str, Any]:
+    """Values for charts/iwc-operator with the images hack/build-images made, the operator
+    on the kubelet node, the store on the forwarded loopback port."""
+    image = {"tag": VERSION, "pullPolicy": "Never"}
+    return {"image": {"operator": {"repository": "localhost/iwc-bench/operator", **image},
+                      "runner": {"repository": "localhost/iwc-bench/runner", **image}},
+            "namespaces": served, "interval": 2, "store": {"endpoint": store_endpoint},
+            "llm": {"apiKeySecret": ""}, "operator": {"nodeSelector": ON_KUBELET}, **extra}
+
+
+def helm_upgrade(cluster: Cluster, release: str, namespace: str, values: dict[str, Any]) -> None:
+    """`helm upgrade --install` of the chart with these values, waiting for the operator."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+        json.dump(values, f)
+        f.flush()
+        cluster.run(cluster.env["IWC_HELM"], "upgrade", "--install", release, str(ROOT / "charts/iwc-operator"),
+                    "-n", namespace, "-f", f.name, "--wait", "--timeout", "180s", timeout=240)

@@ -1,0 +1,80 @@
+// What instrumenting reads from an app's syntax tree for the explorer
+// (pipeline/stages/instrumenting/facts.js), with the real Babel parser and Istanbul.
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { instrument, stage, tools } from './tools.mjs';
+
+const { codeFacts, keyName } = stage('./facts.js');
+const parser = tools('@babel/parser');
+
+const factsOf = (code) => codeFacts(code, instrument(code, 'app.js').fc, parser, 'script');
+const named = (facts, name) => Object.entries(facts.fns).find(([, fn]) => fn.name === name);
+
+test('keyName: key names as Playwright presses them', () => {
+  assert.equal(keyName('a'), 'a');
+  assert.equal(keyName(' '), 'Space');
+  assert.equal(keyName('Esc'), 'Escape');
+  assert.equal(keyName('Left'), 'ArrowLeft');
+  assert.equal(keyName('KeyW'), 'KeyW');
+  assert.equal(keyName('Digit7'), 'Digit7');
+  assert.equal(keyName('Enter'), 'Enter');
+  assert.equal(keyName('click'), null);
+  assert.equal(keyName(7), null);
+});
+
+test('keys compared against, with their modifiers and the function that reads them', () => {
+  const facts = factsOf(`
+    function onKey(e) {
+      if (e.ctrlKey && e.key === 'z') undo();
+      else if (e.key === 'Escape') close();
+      switch (e.code) { case 'ArrowUp': up(); break; case 'KeyW': up(); break; }
+      if (['Enter', ' '].includes(e.key)) submit();
+    }
+    document.addEventListener('keydown', onKey);`);
+  const [fid] = named(facts, 'onKey');
+  const keys = facts.keys.map((k) => `${k.mods.join('+')}${k.mods.length ? '+' : ''}${k.key}`).sort();
+  assert.deepEqual(keys, ['ArrowUp', 'Control+z', 'Enter', 'Escape', 'KeyW', 'Space']);
+  assert.ok(facts.keys.every((k) => k.fn === fid && k.hold === false));
+  const z = facts.keys.find((k) => k.key === 'z');
+  assert.ok(z.guards.length >= 1, 'the if that guards it, as an Istanbul branch arm');
+});
+
+test('held keys of a game loop, key tables and sequences', () => {
+  const facts = factsOf(`
+    const keys = {};
+    const SHORTCUTS = { b: 'brush', e: 'eraser' };
+    const KONAMI = ['ArrowUp', 'ArrowUp', 'ArrowDown', 'ArrowDown', 'b', 'a'];
+    function loop() { if (keys.ArrowLeft) move(-1); if (keys[' ']) fire(); }
+    function pick(e) { return SHORTCUTS[e.key]; }
+    function secret(e) { return KONAMI.length; }`);
+  const held = facts.keys.filter((k) => k.hold).map((k) => k.key).sort();
+  assert.deepEqual(held, ['ArrowLeft', 'Space']);
+  assert.deepEqual(facts.keys.filter((k) => !k.hold).map((k) => k.key).sort(), ['b', 'e']);
+  assert.equal(facts.sequences.length, 1);
+  assert.deepEqual(facts.sequences[0].keys, ['ArrowUp', 'ArrowUp', 'ArrowDown', 'ArrowDown', 'b', 'a']);
+  assert.deepEqual(facts.sequences[0].users, [named(facts, 'secret')[0]]);
+});
+
+test('calls, nested functions that run with their parent (not handlers), timers', () => {
+  const facts = factsOf(`
+    const TICK = 250;
+    function start() {
+      [1, 2].forEach(function each() { draw(); });
+      button.addEventListener('click', function later() { stop(); });
+      setInterval(step, TICK);
+      setTimeout(() => reset(), 1000);
+    }`);
+  const [startId, start] = named(facts, 'start');
+  const [eachId] = named(facts, 'each');
+  const [laterId] = named(facts, 'later');
+  assert.ok(start.calls.includes('forEach') && start.calls.includes('setInterval') && start.calls.includes('step'));
+  assert.ok(start.inner.includes(eachId), 'a forEach callback runs with start');
+  assert.ok(!start.inner.includes(laterId), 'a click handler runs when clicked');
+  const delays = facts.timers.map((t) => [t.fn, t.callee, t.delay]);
+  assert.deepEqual(delays.find((t) => t[1] === 'step'), [startId, 'step', 250]);
+  assert.ok(facts.timers.some((t) => t.delay === 1000 && t.callback !== null));
+});
+
+test('code it cannot parse has no facts; it never throws', () => {
+  assert.equal(codeFacts('function (', { fnMap: {}, branchMap: {} }, parser, 'script'), null);
+});

@@ -1,0 +1,45 @@
+"""A hung or crashed page, and a fresh page lost in turn: counted, noted, and the
+exploration stops with a reason instead of failing on our side."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+from iwcbench.pipeline.kits import browser, clock
+from iwcbench.pipeline.stages.exploring import stepping
+
+
+class _LostSession:
+    """A session whose every new tab is lost as it opens (its renderer crashed)."""
+
+    def __init__(self) -> None:
+        self.opened = 0
+
+    def new_tab(self):
+        self.opened += 1
+        raise browser.PageLost("the page crashed during open a page")
+
+
+def _explorer(session) -> stepping.Explorer:
+    explorer = object.__new__(stepping.Explorer)
+    explorer.failures = 0
+    explorer.coverage_live = explorer.coverage_doc = None
+    explorer.session = session
+    explorer.config = types.SimpleNamespace(load_timeout_s=20.0)
+    explorer.deadline = clock.Deadline.after(60)
+    explorer.url = "http://127.0.0.1:1/index.html"
+    return explorer
+
+
+def test_a_fresh_page_lost_too_counts_again_and_stops_the_exploration():
+    session = _LostSession()
+    explorer = _explorer(session)
+    notes: list[str] = []
+    with pytest.raises(stepping.Stop, match=f"{stepping.MAX_PAGE_FAILURES} times"):
+        explorer._lost(browser.PageHung("the page stopped responding"), notes, " (after click #go)")
+    assert explorer.failures == stepping.MAX_PAGE_FAILURES
+    assert notes[0] == "the page stopped responding (after click #go)"
+    assert "the page crashed during open a page (the fresh page)" in notes
+    assert session.opened == stepping.MAX_PAGE_FAILURES - 1
