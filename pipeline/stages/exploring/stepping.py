@@ -24,6 +24,8 @@ SHOT_EVERY = 3  # a look that changed without a new state is shot at most every 
 MAX_PAGE_FAILURES = 2  # hung or crashed pages tolerated before stopping
 MAX_AXE_STATES = 25  # axe-core runs per exploration (one per new state)
 AXE_LIMIT_S = 8.0
+LOAD_SHARE = 1 / 3  # of what is left of the deadline: the most one page load may take
+STILL_LOADING_S = 0.5  # a page whose load already never came is waited on this long per step
 FLOOD_POPUPS = 50  # windows opened during a failed load that make it a window.open flood
 
 
@@ -64,6 +66,7 @@ class Explorer:
         self.origin = routing.origin_of(url)
         self.config = config
         self.deadline = clock.Deadline.never()  # the app's: set by the stage (exploring.Options)
+        self.never_loaded: str | None = None  # the URL of a page whose load event did not come
         self.sink = sink
         self.coverage_map = coverage_map
         # the app's own code (coverage_map without recognised library code)
@@ -180,11 +183,17 @@ class Explorer:
     def _settle(self, notes: list[str]) -> None:
         # (the page runs on while this process sleeps: no browser round trip needed)
         time.sleep(SETTLE_MS / 1000)
+        # (a page that was still loading at the last look, at the same address, is
+        # most likely the same endless load: waiting the full time again each step
+        # would spend the app's time on nothing)
+        still = self.never_loaded is not None and self.tab.url == self.never_loaded
         try:
-            self.tab.wait_for_load(min(self.config.step_timeout_s, 5.0))
+            self.tab.wait_for_load(STILL_LOADING_S if still else min(self.config.step_timeout_s, 5.0))
+            self.never_loaded = None
         except browser.PageLost:
             raise
         except browser.BrowserError:
+            self.never_loaded = self.tab.url
             notes.append("the page was still loading when the step was recorded")
 
     def _look(self, index: int, notes: list[str]) -> observing.Observation:
@@ -240,7 +249,7 @@ class Explorer:
             return
         self.axe_states.add(layout)
         try:
-            result = browser.inject_axe(self.tab, AXE_LIMIT_S)
+            result = browser.inject_axe(self.tab, max(clock.MARGIN_S, self.deadline.cap(AXE_LIMIT_S)))
         except browser.PageLost:
             raise
         except browser.BrowserError as error:
@@ -372,6 +381,7 @@ class Explorer:
                 return self._load_failed(action, started, f"the page did not finish loading within "
                                          f"{limit:g} s: {failed}")
             notes.append(f"the load event did not fire within {limit:g} s")
+            self.never_loaded = self.tab.url
             status = None
         if status is not None and status >= 400:
             return self._load_failed(action, started, f"HTTP {status} for {self.url}")
@@ -395,9 +405,12 @@ class Explorer:
         return reason, None
 
     def load_s(self) -> float:
-        """Seconds a page load may take now: the load timeout, or what is left of the
-        app's deadline (at least a second, so that a reload can still be tried)."""
-        return round(max(clock.MARGIN_S, self.deadline.cap(self.config.load_timeout_s)), 1)
+        """Seconds a page load may take now: the load timeout, or a third of what is
+        left of the app's deadline when that is less (so that a page whose load event
+        never comes is still explored), and at least a second, so that a reload can
+        still be tried."""
+        share = self.deadline.left() * LOAD_SHARE
+        return round(max(clock.MARGIN_S, min(self.config.load_timeout_s, share)), 1)
 
     def loop(self, obs: observing.Observation, deadline: float, started: float) -> str:
         """Steps 1..max_steps. Returns the stop reason."""
