@@ -125,6 +125,11 @@ class CodeFacts(_Node):
     keys: list[KeyFact]
     sequences: list[KeySequence]
     timers: list[TimerFact]
+    # fid -> name, for functions other code can only reach by that name (a declaration,
+    # `const f = () => …`), and every name the script uses: a named function no script
+    # of the page mentions is unreachable (facts written before these came: none known)
+    named: dict[str, str] = {}
+    mentions: list[str] = []
 
 
 # ---- vendor.js: library code inside a script

@@ -77,7 +77,7 @@ class Exploration(Section):
     plateau_steps: int = pydantic.Field(
         3, ge=1, description="steps without coverage gain that make a plateau (default 3)")
     stop_after_idle_steps: int = pydantic.Field(
-        15, ge=1, description="heuristic: stop after this many steps that found nothing new (default 15)")
+        15, ge=1, description="heuristic, black box: stop after this many steps that found nothing new (default 15)")
     viewport_width: int = pydantic.Field(1280, ge=320, description="pixels (default 1280)")
     viewport_height: int = pydantic.Field(800, ge=240, description="pixels (default 800)")
     max_dom_bytes: int = pydantic.Field(

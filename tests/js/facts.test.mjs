@@ -78,3 +78,20 @@ test('calls, nested functions that run with their parent (not handlers), timers'
 test('code it cannot parse has no facts; it never throws', () => {
   assert.equal(codeFacts('function (', { fnMap: {}, branchMap: {} }, parser, 'script'), null);
 });
+
+test('named functions and the names the script mentions: what nothing can call', () => {
+  const facts = factsOf(`
+    function used() { return 1; }
+    function unused() { unused(); }
+    const arrow = () => used();
+    const orphan = function () {};
+    function builds() { list.innerHTML = '<button onclick="fromMarkup(1)">x</button>'; }
+    function fromMarkup(n) {}
+    button.addEventListener('click', arrow);
+    window.builds = builds;`);
+  const names = Object.values(facts.named).sort();
+  assert.deepEqual(names, ['arrow', 'builds', 'fromMarkup', 'orphan', 'unused', 'used']);
+  for (const name of ['used', 'arrow', 'builds', 'fromMarkup']) assert.ok(facts.mentions.includes(name), name);
+  assert.ok(!facts.mentions.includes('unused'), 'its own recursive call does not count');
+  assert.ok(!facts.mentions.includes('orphan'), 'where it is bound is no use of it');
+});

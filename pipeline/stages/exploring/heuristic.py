@@ -35,10 +35,12 @@ left, never a held-back destructive one, never a wait or a scroll) is taken inst
 cannot trap the explorer.
 
 Besides element actions it plays keys, waits and presses positional elements at
-several places (playing.py). It stops ("finish") only when the last ``idle_steps``
-steps found nothing new and nothing is left that could: no action untried in this
-state, none whose steering value is at least STEER_FLOOR — or, once every function
-of the app ran, after FUNCTIONS_DONE_IDLE idle steps.
+several places (playing.py). It stops ("finish"), when coverage is measured, only
+once every function and statement the page may still run ran (reaching.OpenCode:
+what nothing calls is left, and named in the reason) and FUNCTIONS_DONE_IDLE steps
+found nothing new; otherwise it spends the budget. Black box, it stops when the last
+``idle_steps`` steps found nothing new and nothing is left that could: no action
+untried in this state, none whose steering value is at least STEER_FLOOR.
 
 A form's button pressed again is pressed after filling the form (rules.form_fill:
 fields get their usual value, selects on their placeholder their first option,
@@ -70,6 +72,7 @@ STEER = 2.0
 STEER_CAP = 4.0
 STEER_FLOOR = 0.5  # an option worth this much keeps the exploration going
 FUNCTIONS_DONE_IDLE = 5
+NO_MENTION = reaching.NO_MENTION
 UNTRIED = 3.0
 SIBLINGS = 3  # tries of a family after which its untried members count little
 FADE = 0.6
@@ -111,6 +114,7 @@ class HeuristicPolicy:
         self.revealed: tuple[str, str] | None = None  # (selector, the name the last action gave it)
         self.name_before: str | None = None  # the acted-on element's name before the action
         self.revealing: set[str] = set()  # families whose actions changed the element's own name
+        self.handler_names: set[str] = set()  # names the page's attached handlers call, so far
 
     def begin(self, context: policy.Context) -> None:
         self.context = context
@@ -385,11 +389,25 @@ class HeuristicPolicy:
 
     def _done(self, obs: observing.Observation, options: list[tuple[str, evidence.Action]],
               reach: reaching.Reach | None) -> str | None:
-        """Why to stop (nothing new for a while and nothing left that could find
-        something), or None to go on."""
+        """Why to stop, or None to go on. Measured, the exploration goes on while any
+        code the page may still run never ran (reaching.OpenCode), and stops once all
+        of it ran and nothing new came for FUNCTIONS_DONE_IDLE steps. Black box, it
+        stops when nothing new came for a while and nothing is left that could."""
+        if reach is not None:
+            self.handler_names |= _handler_names(obs)
+            open_code = reach.open_code(frozenset(self.handler_names))
+            if open_code.reachable or self.idle < FUNCTIONS_DONE_IDLE:
+                return None
+            left = ""
+            if open_code.dead:
+                names = sorted({why.partition(":")[0] for _, _, why in open_code.dead if why.endswith(NO_MENTION)})
+                inside = sum(1 for _, _, why in open_code.dead if not why.endswith(NO_MENTION))
+                shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+                held = f", and {inside} function{'s' if inside != 1 else ''} inside them" if inside else ""
+                left = f" (never called, as no code mentions them: {shown}{held})"
+            return (f"every function and statement of the app that can run ran{left}, "
+                    f"and nothing new came for {self.idle} steps")
         limit = self.context.idle_steps if self.context is not None else 15
-        if reach is not None and self.idle >= FUNCTIONS_DONE_IDLE and reach.unreached_functions() == 0:
-            return f"every function of the app ran and nothing new came for {self.idle} steps"
         if self.idle < limit:
             return None
         for sig, action in options:
@@ -451,6 +469,15 @@ class HeuristicPolicy:
 
 
 _DIGITS = re.compile(r"\d+")
+_WORD = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def _handler_names(obs: observing.Observation) -> set[str]:
+    """The words of the handlers the page attached (an inline ``onclick="start()"``
+    names what it calls; instrumented handlers are in the code facts already)."""
+    sources = {item.handler for items in obs.listeners.values() for item in items}
+    sources |= {item.handler for item in obs.page_listeners}
+    return {word for source in sources for word in _WORD.findall(source[:reaching.HANDLER_CHARS])}
 
 
 def place(obs: observing.Observation) -> str:

@@ -11,6 +11,12 @@ The value of a function is what running it could add: 1 if it never ran, plus a
 little for each statement of it that never ran, plus — halved at each level — the
 value of what it calls by name (three levels deep). A handler's value is the value
 of its function; an action's value is the best value among the handlers it fires.
+
+What can still run (``Reach.open_code``): a function that never ran is dead when
+nothing can call it — a named function no script of the page mentions and no handler
+the page attached names (facts.js's ``named`` and ``mentions``), or one nested in a
+dead function. Everything else that never ran, and every statement that never ran in
+a function that did, is open: the exploration goes on while any is left.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ _CALLED = re.compile(r"([A-Za-z_$][\w$]*)\s*\(")
 _NOT_CALLS = {"if", "for", "while", "switch", "catch", "function", "return", "typeof", "new"}
 HANDLER_CHARS = 4000  # of a handler's source read for names when it carries no counter
 HOLD_MS = 700  # a held key's first hold (the heuristic holds longer when it repeats one)
+NO_MENTION = "nothing mentions it"
 MOVES = {"ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "w", "a", "s", "d", "W", "A", "S", "D"}
 
 
@@ -52,6 +59,19 @@ def _position(loc: dict | None) -> tuple[int, int]:
 def _end(loc: dict | None) -> tuple[int, int]:
     end = (loc or {}).get("end") or {}
     return (end.get("line") or 0, end.get("column") or 0)
+
+
+@dataclasses.dataclass(frozen=True)
+class OpenCode:
+    """What of the app's own code never ran, split by whether the page may still run it."""
+
+    functions: tuple[tuple[str, str], ...]  # never ran, and something may call them
+    statements: int  # never ran, inside functions that ran
+    dead: tuple[tuple[str, str, str], ...]  # (file, fid, why) never ran, and nothing calls them
+
+    @property
+    def reachable(self) -> bool:
+        return bool(self.functions or self.statements)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,6 +112,15 @@ class Code:
                 first = bisect.bisect_left(positions, lo)
                 last = bisect.bisect_right(positions, hi)
                 self.statements[(key, fid)] = tuple(sid for _, sid in starts[first:last])
+        self.parent, self.owner = _nesting(coverage_map)
+        self.named = {(key, fid): name for key, file_facts in self.facts.items() if not key.endswith("#handlers")
+                      for fid, name in ((file_facts or {}).get("named") or {}).items()}
+        self.mentioned = {name for file_facts in self.facts.values() for name in (file_facts or {}).get("mentions") or ()}
+
+    def unmentioned(self, handler_names: frozenset[str]) -> set[tuple[str, str]]:
+        """Named functions nothing mentions: no script, and no handler the page attached."""
+        return {target for target, name in self.named.items()
+                if name not in self.mentioned and name not in handler_names}
 
     def handler_functions(self, source: str) -> list[tuple[str, str]]:
         """The functions a handler runs: its own (from the first Istanbul counter in
@@ -227,9 +256,68 @@ class Reach:
                     delays.append(float(timer["delay"]) if timer.get("delay") is not None else 1000.0)
         return delays
 
-    def unreached_functions(self) -> int:
-        return sum(1 for key, initial in self.code.coverage_map.items()
-                   for fid in (initial.get("fnMap") or {}) if not self.ran(key, fid))
+    def open_code(self, handler_names: frozenset[str] = frozenset()) -> OpenCode:
+        """What never ran, split into what the page may still run and what nothing calls
+        (``handler_names``: names the page's attached handlers call)."""
+        code = self.code
+        unmentioned = code.unmentioned(handler_names)
+        dead: dict[tuple[str, str], str] = {}
+        live: list[tuple[str, str]] = []
+        for key, initial in code.coverage_map.items():
+            for fid in initial.get("fnMap") or {}:
+                if self.ran(key, fid):
+                    continue
+                if (key, fid) in unmentioned:
+                    dead[(key, fid)] = f"{code.named[(key, fid)]}: {NO_MENTION}"
+                    continue
+                outer = code.parent.get((key, fid))
+                while outer is not None and not self.ran(*outer) and outer not in unmentioned:
+                    outer = code.parent.get(outer)
+                if outer is not None and outer in unmentioned and not self.ran(*outer):
+                    dead[(key, fid)] = f"inside {code.named[outer]}, which nothing mentions"
+                else:
+                    live.append((key, fid))
+        statements = 0
+        for key in code.coverage_map:
+            counts = self._counts(key, "s")
+            for sid, owner in code.owner.get(key, {}).items():
+                if _number(counts.get(sid)) <= 0 and self.ran(key, owner):
+                    statements += 1
+        return OpenCode(functions=tuple(live), statements=statements,
+                        dead=tuple((k, f, why) for (k, f), why in dead.items()))
+
+
+def _nesting(coverage_map: dict) -> tuple[dict[tuple[str, str], tuple[str, str]], dict[str, dict[str, str]]]:
+    """Each function's innermost enclosing function, and each statement's innermost
+    function (statements outside every function have none), by location: one sweep
+    per file over starts in order, with a stack of the functions still open."""
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
+    owner: dict[str, dict[str, str]] = {}
+    for key, initial in coverage_map.items():
+        spans = sorted(((_position(fn.get("loc")), _inverse(_end(fn.get("loc"))), fid)
+                        for fid, fn in (initial.get("fnMap") or {}).items()))
+        items = [(start, 0, end, fid) for start, end, fid in spans]
+        items += [(_position(loc), 1, _inverse(_end(loc)), sid)
+                  for sid, loc in (initial.get("statementMap") or {}).items()]
+        items.sort()
+        stack: list[tuple[tuple[int, int], str]] = []  # (end, fid) of the functions open here
+        mine: dict[str, str] = {}
+        for start, kind, end, ident in items:
+            while stack and stack[-1][0] < start:
+                stack.pop()
+            if kind == 0:
+                if stack:
+                    parent[(key, ident)] = (key, stack[-1][1])
+                stack.append((_inverse(end), ident))
+            elif stack:
+                mine[ident] = stack[-1][1]
+        owner[key] = mine
+    return parent, owner
+
+
+def _inverse(position: tuple[int, int]) -> tuple[int, int]:
+    """(an end sorted descending: of two spans starting together, the longer first)"""
+    return (-position[0], -position[1])
 
 
 def _number(value) -> float:

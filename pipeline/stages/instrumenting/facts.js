@@ -13,8 +13,15 @@
  *                run with it, i.e. not attached as event handlers] } },
  *   keys:      [ { key, mods: ["Control", ...], hold: bool, fn: fid|null, guards: [[bid, arm]] } ],
  *   sequences: [ { keys: [...], users: [fids] } ],
- *   timers:    [ { fn: fid|null (the scheduler), callback: fid|null, callee: name|null, delay: ms|null } ]
+ *   timers:    [ { fn: fid|null (the scheduler), callback: fid|null, callee: name|null, delay: ms|null } ],
+ *   named:     { fid: name } of function declarations and functions assigned to a variable
+ *              where declared (what other code can call by that name only),
+ *   mentions:  [names] every identifier the script uses other than where it is bound,
+ *              and words followed by "(" inside strings (markup with onclick="start()");
+ *              a function's name inside its own body (recursion) does not count
  * }
+ * A named function no script of the page mentions can only run from code that builds
+ * names at run time (window[name]()); the explorer counts it as unreachable.
  */
 'use strict';
 
@@ -35,6 +42,8 @@ const ATTACHERS = new Set(['addEventListener', 'on', 'once', 'bind', 'addListene
 const FUNCTION_TYPES = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression',
     'ObjectMethod', 'ClassMethod', 'ClassPrivateMethod']);
 const MAX_NODES = 400000; // a huge bundle gets partial facts rather than a slow instrumentation
+const MAX_MENTIONS = 50000;
+const CALLED_IN_TEXT = /[A-Za-z_$][\w$]*(?=\s*\()/g;
 
 /* A key name as Playwright presses it, or null when the text is no key. */
 function keyName(text) {
@@ -89,6 +98,25 @@ function functionName(node, parent) {
     return null;
 }
 
+/* The name other code calls a function by, when that name is its only way in: a
+ * declaration's or a `const f = () => …`'s. (An exported one counts as called.) */
+function bindingName(node, parent, stack) {
+    if (stack.slice(-3).some((n) => n.type === 'ExportNamedDeclaration' || n.type === 'ExportDefaultDeclaration')) return null;
+    if (node.type === 'FunctionDeclaration' && node.id) return node.id.name;
+    if ((node.type === 'FunctionExpression' || node.type === 'ArrowFunctionExpression') && parent
+        && parent.type === 'VariableDeclarator' && parent.init === node && parent.id.type === 'Identifier') return parent.id.name;
+    return null;
+}
+
+/* Is this identifier where a name is bound (not a use of it)? */
+function isBinding(node, parent) {
+    if (!parent) return false;
+    if (parent.type === 'FunctionDeclaration' && parent.id === node) return true;
+    if (parent.type === 'FunctionExpression' && parent.id === node) return true;
+    if (parent.type === 'VariableDeclarator' && parent.id === node) return true;
+    return false;
+}
+
 function codeFacts(code, fc, parser, sourceType) {
     let ast;
     try {
@@ -107,7 +135,8 @@ function codeFacts(code, fc, parser, sourceType) {
         if (br.type === 'if' || br.type === 'switch' || br.type === 'cond-expr') branchAt.set(`${br.type}@${at(br.loc)}`, bid);
     }
     const numbers = new Map(); // top-level `const NAME = 123`
-    const facts = { fns: {}, keys: [], sequences: [], timers: [] };
+    const facts = { fns: {}, keys: [], sequences: [], timers: [], named: {}, mentions: [] };
+    const mentions = new Set();
     const seenKeys = new Set();
     const arrayUsers = new Map(); // array variable name → { keys, users:Set }
     const keyTables = new Map(); // `const SHORTCUTS = { b: 'brush', e: 'eraser' }` → its keys
@@ -185,6 +214,8 @@ function codeFacts(code, fc, parser, sourceType) {
             const own = fidOf(node);
             if (own !== null) {
                 facts.fns[own] = { name: functionName(node, parent), calls: [], inner: [] };
+                const bound = bindingName(node, parent, stack);
+                if (bound) facts.named[own] = bound;
                 // A nested function runs with its parent (a forEach callback) — unless it
                 // is a handler: it runs when its event comes, not when it is attached.
                 if (fid !== null && facts.fns[fid] && !handlers.has(node)) facts.fns[fid].inner.push(own);
@@ -279,7 +310,14 @@ function codeFacts(code, fc, parser, sourceType) {
                 }
                 break;
             }
+            case 'StringLiteral':
+            case 'TemplateElement': {
+                const text = node.type === 'StringLiteral' ? node.value : node.value.cooked || '';
+                if (text.includes('(')) for (const word of text.match(CALLED_IN_TEXT) || []) mention(word);
+                break;
+            }
             case 'Identifier': {
+                if (!isBinding(node, parent) && facts.named[here] !== node.name) mention(node.name);
                 const entry = arrayUsers.get(node.name);
                 if (entry && here !== null && !(parent && parent.type === 'VariableDeclarator' && parent.id === node)) entry.users.add(here);
                 break;
@@ -301,7 +339,12 @@ function codeFacts(code, fc, parser, sourceType) {
         stack.pop();
     }
 
+    function mention(name) {
+        if (mentions.size < MAX_MENTIONS) mentions.add(name);
+    }
+
     visit(ast.program, null, [], null);
+    facts.mentions = [...mentions].sort();
     for (const { keys, users } of arrayUsers.values()) facts.sequences.push({ keys, users: [...users] });
     return facts;
 }

@@ -117,8 +117,16 @@ def test_time_limit_stops_the_exploration(served):
 
 
 def test_nothing_new_stops_the_exploration(served):
+    run = served.explore("menu", max_steps=60, stop_after_idle_steps=3, instrumented=False)
+    assert run.result.trace.stop_reason.startswith("nothing new reachable after")
+    assert len(run.steps) < 61
+
+
+def test_measured_it_stops_once_all_that_can_run_ran_and_names_what_cannot(served):
     run = served.explore("menu", max_steps=60, stop_after_idle_steps=3)
-    assert run.result.trace.stop_reason.startswith("nothing new reachable after 3 steps")
+    reason = run.result.trace.stop_reason
+    assert reason.startswith("every function and statement of the app that can run ran"), reason
+    assert "no code mentions them: showLegacyBanner, and 1 function inside them" in reason
     assert len(run.steps) < 61
 
 

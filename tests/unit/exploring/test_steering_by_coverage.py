@@ -144,3 +144,81 @@ def test_what_an_action_revealed_is_looked_for_where_it_was_seen_before():
     now = board(c1="🐶")
     chooser.observe(evidence.Step(index=2, action=evidence.Action(kind="click", selector="#c1"), url=now.url), now)
     assert chooser.choose(now).selector == "#c4"
+
+
+# A second file for what nothing calls: used() (1-3) with a helper inside it (2);
+# orphan() (5-8), which no code mentions, with a callback inside it (6); onKey's
+# window handler names boot() (10-12) only in an inline onclick.
+DEAD_KEY = "dead.js"
+DEAD_MAP = {DEAD_KEY: {
+    "path": DEAD_KEY,
+    "fnMap": {
+        "0": {"name": "used", "decl": _loc(1), "loc": _loc(1, 3), "line": 1},
+        "1": {"name": "(anonymous_1)", "decl": _loc(2), "loc": {"start": {"line": 2, "column": 10},
+                                                                "end": {"line": 2, "column": 40}}, "line": 2},
+        "2": {"name": "orphan", "decl": _loc(5), "loc": _loc(5, 8), "line": 5},
+        "3": {"name": "(anonymous_3)", "decl": _loc(6), "loc": {"start": {"line": 6, "column": 10},
+                                                                "end": {"line": 6, "column": 40}}, "line": 6},
+        "4": {"name": "boot", "decl": _loc(10), "loc": _loc(10, 12), "line": 10},
+    },
+    "statementMap": {"0": {"start": {"line": 2, "column": 2}, "end": {"line": 2, "column": 5}},
+                     "1": {"start": {"line": 2, "column": 20}, "end": {"line": 2, "column": 30}},
+                     "2": {"start": {"line": 7, "column": 2}, "end": {"line": 7, "column": 9}},
+                     "3": {"start": {"line": 11, "column": 2}, "end": {"line": 11, "column": 9}},
+                     "4": {"start": {"line": 14, "column": 0}, "end": {"line": 14, "column": 9}}},
+    "branchMap": {}, "s": {}, "f": {}, "b": {},
+}}
+DEAD_FACTS = {DEAD_KEY: {
+    "fns": {"0": {"name": "used", "calls": [], "inner": ["1"]}, "1": {"name": None, "calls": [], "inner": []},
+            "2": {"name": "orphan", "calls": [], "inner": ["3"]}, "3": {"name": None, "calls": [], "inner": []},
+            "4": {"name": "boot", "calls": [], "inner": []}},
+    "keys": [], "sequences": [], "timers": [],
+    "named": {"0": "used", "2": "orphan", "4": "boot"},
+    "mentions": ["used", "document", "addEventListener"],
+}}
+
+
+def _dead_reach(ran_functions=(), ran_statements=()) -> reaching.Reach:
+    counts = {DEAD_KEY: {"f": {str(i): int(str(i) in ran_functions) for i in range(5)},
+                         "s": {str(i): int(str(i) in ran_statements) for i in range(5)}, "b": {}}}
+    return reaching.Reach(reaching.Code(DEAD_MAP, DEAD_FACTS), counts)
+
+
+def test_what_nothing_mentions_cannot_run_and_neither_can_what_it_holds():
+    fresh = _dead_reach().open_code()
+    assert set(fresh.functions) == {(DEAD_KEY, "0"), (DEAD_KEY, "1")}
+    assert {(k, f) for k, f, _ in fresh.dead} == {(DEAD_KEY, "2"), (DEAD_KEY, "3"), (DEAD_KEY, "4")}
+    assert dict(((k, f), why) for k, f, why in fresh.dead)[(DEAD_KEY, "3")] == "inside orphan, which nothing mentions"
+    # an inline handler the page attached names boot(): it may run
+    assert (DEAD_KEY, "4") in _dead_reach().open_code(frozenset({"boot"})).functions
+
+
+def test_statements_left_in_a_function_that_ran_keep_it_open_and_top_level_ones_do_not():
+    ran = _dead_reach(ran_functions={"0", "1"}, ran_statements={"1"}).open_code()
+    assert ran.functions == () and ran.statements == 1  # statement 0, in used(); 4 is top level
+    done = _dead_reach(ran_functions={"0", "1"}, ran_statements={"0", "1"}).open_code()
+    assert not done.reachable
+
+
+def _measured_chooser(counts: dict) -> heuristic.HeuristicPolicy:
+    chooser = heuristic.HeuristicPolicy()
+    chooser.begin(policy.Context(start_url="http://127.0.0.1:1/", app_origin="http://127.0.0.1:1", seed=0,
+                                 max_steps=50, instrumented=True, step_timeout_s=10, plateau_steps=3, idle_steps=3,
+                                 coverage=lambda: counts, coverage_map=DEAD_MAP, facts=DEAD_FACTS))
+    return chooser
+
+
+def test_measured_it_spends_the_budget_while_code_that_can_run_never_ran():
+    counts = {DEAD_KEY: {"f": {"0": 1, "1": 0}, "s": {"0": 1}, "b": {}}}
+    chooser = _measured_chooser(counts)
+    page = observing.Observation(step=1, url="http://127.0.0.1:1/", title="t", doc=1.0, state="s", visual="s",
+                                 candidates=(_button("e0", "#b0", "B0"),), tree="", keyboard=False, canvases=0,
+                                 scrollable=False)
+    chooser.idle = 40  # long past every idle limit
+    assert chooser.choose(page).kind != "finish"
+    counts[DEAD_KEY]["f"]["1"] = 1
+    counts[DEAD_KEY]["s"]["1"] = 1
+    action = chooser.choose(page)
+    assert action.kind == "finish"
+    assert action.intent.startswith("every function and statement of the app that can run ran")
+    assert "(never called, as no code mentions them: boot, orphan, and 1 function inside them)" in action.intent
