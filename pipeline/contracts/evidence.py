@@ -187,6 +187,8 @@ class Trace(base.Stored):
     load_error: str | None = None  # the app never loaded: why
     duration_s: float = 0.0
     mirrored_requests: tuple[str, ...] = ()  # CDN URLs answered from the local mirror
+    # the page had Playwright's clock: "fast:ms" waits and holds ran its timers ahead
+    virtual_time: bool = False
 
     @property
     def final_coverage(self) -> CoverageSummary:

@@ -76,6 +76,9 @@ class Exploration(Section):
     load_timeout_s: float = pydantic.Field(20.0, gt=0, description="seconds for the first page load (default 20)")
     plateau_steps: int = pydantic.Field(
         3, ge=1, description="steps without coverage gain that make a plateau (default 3)")
+    virtual_time: bool = pydantic.Field(
+        True, description="give the page Playwright's clock when its code schedules timers or animation "
+                          "frames, so the explorer can let game time pass at once (default true)")
     stop_after_idle_steps: int = pydantic.Field(
         15, ge=1, description="heuristic, black box: stop after this many steps that found nothing new (default 15)")
     viewport_width: int = pydantic.Field(1280, ge=320, description="pixels (default 1280)")

@@ -96,6 +96,9 @@ class Session:
         self.isolation = ""  # how the network was fenced off, in words
         self.nonce = secrets.token_hex(8)  # names the observer's hint events (kits/page/init.mjs)
         self.popups = 0  # windows the app opened (each closed at once)
+        # Tabs opened from now on get Playwright's clock: time flows as usual, and
+        # Tab.fast_forward / a held key can run timers and frames ahead of it.
+        self.virtual_time = False
         self._recorder = browser_events.Recorder()
         self._opening = False
         self._driver = None
@@ -182,6 +185,8 @@ class Session:
             page = _guarded(self, 15.0, "open a page", self.context.new_page)
         finally:
             self._opening = False
+        if self.virtual_time:
+            _guarded(self, 10.0, "install the page's clock", page.clock.install)
         cdp = _guarded(self, 10.0, "attach to the page", lambda: self.context.new_cdp_session(page))
         tools = devtools.Devtools(cdp, self.coverage_hashes)
         if self.coverage_hashes:
@@ -253,6 +258,7 @@ class Tab:
         self.session = session
         self.page = page
         self.devtools = tools
+        self.virtual_time = session.virtual_time  # its clock is Playwright's (Session.virtual_time)
         record = session._recorder.add
         page.on("console", self._on_console)
         page.on("pageerror", lambda e: record("page_errors", f"{e.name}: {e.message}"))
@@ -357,14 +363,24 @@ class Tab:
         self._call(f"press {' '.join(keys)}", timeout_s, run)
 
     def hold(self, keys: Sequence[str], ms: int, timeout_s: float) -> None:
-        """Hold keys down together (pressed in order, released in reverse) for ``ms``."""
+        """Hold keys down together (pressed in order, released in reverse) for ``ms``
+        of the page's time: in virtual time that passes at once, and ``ms`` may be
+        longer than the step."""
         def run() -> None:
             for key in keys:
                 self.page.keyboard.down(key)
-            self.page.wait_for_timeout(ms)
+            if self.virtual_time:
+                self.page.clock.run_for(ms)
+            else:
+                self.page.wait_for_timeout(ms)
             for key in reversed(keys):
                 self.page.keyboard.up(key)
-        self._call(f"hold {'+'.join(keys)}", timeout_s + ms / 1000, run)
+        self._call(f"hold {'+'.join(keys)}", timeout_s + (0 if self.virtual_time else ms / 1000), run)
+
+    def fast_forward(self, ms: int, timeout_s: float) -> None:
+        """Run the page's timers and animation frames of the next ``ms`` at once
+        (only on a tab with Playwright's clock)."""
+        self._call(f"let {ms} ms pass", timeout_s, lambda: self.page.clock.run_for(ms))
 
     def drag(self, selector: str, dx: float, dy: float, timeout_s: float) -> None:
         """Press in the middle of the element, move by (dx, dy) in steps, release."""

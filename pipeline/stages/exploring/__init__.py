@@ -96,6 +96,11 @@ def explore(
     return run.exploration()
 
 
+def _schedules_time(facts: dict | None) -> bool:
+    """Does the app's code schedule timers or animation frames (code facts)?"""
+    return any((file_facts or {}).get("timers") for file_facts in (facts or {}).values())
+
+
 class _Exploring:
     """One exploration under way: its inputs, the explorer the first load chose, and
     what the load and the loop found out."""
@@ -132,6 +137,10 @@ class _Exploring:
                                  self.facts if counted else None, self.own_map if counted else None)
         made.session = session
         made.deadline = self.deadline
+        # (the random clicker stays the bare baseline it is measured as)
+        session.virtual_time = (counted and self.settings.virtual_time and self.chooser.name != "random"
+                                and _schedules_time(self.facts))
+        made.virtual_time = session.virtual_time
         return made
 
     def drive(self) -> None:
@@ -163,7 +172,8 @@ class _Exploring:
             max_steps=settings.max_steps, instrumented=measured is not None,
             step_timeout_s=settings.step_timeout_s, plateau_steps=settings.plateau_steps,
             coverage=explorer.coverage_total if measured is not None else None,
-            coverage_map=explorer.own_map, facts=explorer.facts, idle_steps=settings.stop_after_idle_steps))
+            coverage_map=explorer.own_map, facts=explorer.facts, idle_steps=settings.stop_after_idle_steps,
+            virtual_time=explorer.virtual_time))
         try:
             self.stop_reason = explorer.loop(first, self.deadline.at, self.started)
         except stepping.Stop as stop:
@@ -190,6 +200,7 @@ class _Exploring:
             load_error=self.load_error,
             duration_s=round(time.monotonic() - self.started, 3),
             mirrored_requests=tuple(dict.fromkeys(explorer.mirrored)),
+            virtual_time=explorer.virtual_time,
         )
         a11y = evidence.AccessibilityReport(
             version=explorer.axe_version, pages=explorer.axe, error=explorer.axe_error)

@@ -9,6 +9,9 @@ from iwcbench.pipeline.contracts import evidence
 from iwcbench.pipeline.kits import browser
 
 
+VIRTUAL_MAX_MS = 60_000  # the most page time one wait or hold may run ahead in virtual time
+
+
 class BadAction(browser.BrowserError):
     """The action itself is malformed (a policy's mistake, recorded as ok=False)."""
 
@@ -67,7 +70,8 @@ def perform(tab: browser.Tab, action: evidence.Action, timeout_s: float, start_u
         if value.startswith("hold:"):
             try:
                 _, keys, ms = value.split(":")
-                tab.hold(keys.split("+"), min(int(ms), int(timeout_s * 1000)), timeout_s)
+                longest = VIRTUAL_MAX_MS if tab.virtual_time else int(timeout_s * 1000)
+                tab.hold(keys.split("+"), min(int(ms), longest), timeout_s)
             except ValueError:
                 raise BadAction(f"expected 'hold:Key:ms', got {value!r}") from None
         elif value:
@@ -80,11 +84,16 @@ def perform(tab: browser.Tab, action: evidence.Action, timeout_s: float, start_u
     elif kind == "back":
         tab.back(timeout_s)
     elif kind == "wait":
+        value = action.value or "500"
+        fast = value.startswith("fast:")
         try:
-            ms = int(float(action.value or "500"))
+            ms = int(float(value[5:] if fast else value))
         except ValueError:
-            raise BadAction(f"expected milliseconds, got {action.value!r}") from None
-        tab.pause(max(0, min(ms, int(timeout_s * 1000))))
+            raise BadAction(f"expected milliseconds or 'fast:ms', got {action.value!r}") from None
+        if fast and tab.virtual_time:
+            tab.fast_forward(max(0, min(ms, VIRTUAL_MAX_MS)), timeout_s)
+        else:  # (a replayed trace on a page without the clock waits as long as it may)
+            tab.pause(max(0, min(ms, int(timeout_s * 1000))))
     elif kind == "load":
         tab.goto(start_url, timeout_s * 2)
     else:

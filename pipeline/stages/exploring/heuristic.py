@@ -183,10 +183,14 @@ class HeuristicPolicy:
 
     def _page_actions(self, obs: observing.Observation, reach: reaching.Reach | None, nothing_else: bool
                       ) -> list[tuple[str, evidence.Action]]:
-        options = (playing.key_options(obs, reach) + playing.wait_options(obs, reach, nothing_else)
+        virtual = self.context is not None and self.context.virtual_time
+        fast_tries = self.tried_family[playing.FAST_WAIT]
+        options = (playing.key_options(obs, reach) + playing.wait_options(obs, reach, nothing_else, virtual, fast_tries)
                    + playing.scroll_options(obs))
         for option in options:
             self.steers[option.sig] = option.steer
+            if option.sig.startswith(playing.FAST_WAIT):
+                self.families[option.sig] = playing.FAST_WAIT
         return [(o.sig, o.action) for o in options if o.sig not in self.banned]
 
     def _concrete(self, sig: str, action: evidence.Action, obs: observing.Observation) -> evidence.Action:
@@ -208,7 +212,9 @@ class HeuristicPolicy:
         if kind == "key" and action.value and action.value.startswith("hold:"):
             # a hold that is chosen again goes on longer: games reward holding on
             keys, _, ms = action.value[5:].rpartition(":")
-            longer = min(playing.HOLD_MAX_MS, int(ms) * (1 + self.tried_family[self._family(sig)]))
+            virtual = self.context is not None and self.context.virtual_time
+            most = playing.VIRTUAL_HOLD_MAX_MS if virtual else playing.HOLD_MAX_MS
+            longer = min(most, int(ms) * (1 + self.tried_family[self._family(sig)]))
             return action.model_copy(update={"value": f"hold:{keys}:{longer}"})
         return action
 

@@ -27,9 +27,13 @@ KEY_GROUPS = {
 }
 MAX_KEY_PLAYS = 16  # code-derived key plays offered per step (the most promising)
 HOLD_MAX_MS = 1500  # the longest hold (a step's time grows with it)
+VIRTUAL_HOLD_MAX_MS = 12_000  # in virtual time a hold costs no more than a tap
+FAST_MS = 20_000  # virtual time let pass for timers whose code never ran (doubling on repeats)
+FAST_MAX_MS = 60_000
 TIMER_WAIT_MS = (400, 2500)  # a wait for pending timers lasts this long at least / at most
 IDLE_WAIT_MS = 800
 IDLE_WAIT = "wait|"  # the wait offered whatever the code says (it promises nothing)
+FAST_WAIT = "wait|fast:"  # (+ its ms) each length a new option: a longer wait is another try
 POSITIONS_OFFERED = 5  # places per positional element, per kind
 
 
@@ -60,14 +64,24 @@ def key_options(obs: observing.Observation, reach: reaching.Reach | None) -> lis
     return options
 
 
-def wait_options(obs: observing.Observation, reach: reaching.Reach | None, nothing_else: bool) -> list[Option]:
+def wait_options(obs: observing.Observation, reach: reaching.Reach | None, nothing_else: bool,
+                 virtual: bool = False, fast_tries: int = 0) -> list[Option]:
+    """A wait for timers whose code never ran; in virtual time, game time let pass at
+    once (the ball falls, the clock runs out, the next wave comes) — twice as long
+    as the last time, up to FAST_MAX_MS (``fast_tries``: fast waits so far), and
+    the idle wait costs nothing."""
     delays = reach.pending_timers() if reach is not None else []
     options = []
-    if delays:
+    if delays and virtual:
+        ms = min(FAST_MAX_MS, FAST_MS * 2 ** min(fast_tries, 8))
+        options.append(Option(f"{FAST_WAIT}{ms}", evidence.Action(kind="wait", target="page", value=f"fast:{ms}"),
+                              steer=1.2))
+    elif delays:
         lo, hi = TIMER_WAIT_MS
         ms = int(min(hi, max(lo, min(delays))))
         options.append(Option("wait|timer", evidence.Action(kind="wait", target="page", value=str(ms)), steer=1.0))
-    options.append(Option(IDLE_WAIT, evidence.Action(kind="wait", target="page", value=str(IDLE_WAIT_MS)),
+    idle = f"fast:{IDLE_WAIT_MS}" if virtual else str(IDLE_WAIT_MS)
+    options.append(Option(IDLE_WAIT, evidence.Action(kind="wait", target="page", value=idle),
                           steer=0.5 if nothing_else else 0.0))
     return options
 

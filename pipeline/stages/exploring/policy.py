@@ -14,12 +14,15 @@ normally a candidate's ``selector``; ``target`` is its ``describe()``):
     drag    selector, value "to:<css>"  HTML drag and drop onto another element
     key     value "ArrowUp Space"       press keys in order (Playwright key names,
                                         "Control+z" for a combination);
-            value "hold:ArrowRight:600" hold a key (or "Shift+ArrowRight") for 600 ms;
+            value "hold:ArrowRight:600" hold a key (or "Shift+ArrowRight") for 600 ms
+                                        of the page's time (in virtual time, at once);
             optional selector: focus it first
     scroll  value "dx,dy"               mouse wheel (default "0,600")
     back    -                           history back (the explorer returns to the app
                                         if that leaves it)
     wait    value "ms"                  let timers and animations run (≤ step timeout)
+            value "fast:ms"             in virtual time: run the next ms of timers and
+                                        frames at once (≤ 60 s; a plain wait without it)
     load    -                           reload the start URL (a fresh app)
     finish  -                           testing is complete: the exploration stops
 
@@ -54,6 +57,7 @@ class Context:
     coverage_map: dict | None = None  # Istanbul's location maps of the app's files
     facts: dict | None = None  # code facts per file (instrumenting's code-facts.json)
     idle_steps: int = 15  # steps that found nothing new before a policy may stop
+    virtual_time: bool = False  # the page's clock is Playwright's: "fast:ms" waits and long holds are cheap
 
 
 class Policy(Protocol):

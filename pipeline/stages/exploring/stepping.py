@@ -67,6 +67,7 @@ class Explorer:
         self.config = config
         self.deadline = clock.Deadline.never()  # the app's: set by the stage (exploring.Options)
         self.never_loaded: str | None = None  # the URL of a page whose load event did not come
+        self.virtual_time = False  # its tabs have Playwright's clock (set by the stage)
         self.sink = sink
         self.coverage_map = coverage_map
         # the app's own code (coverage_map without recognised library code)

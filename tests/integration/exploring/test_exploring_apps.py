@@ -143,3 +143,22 @@ def test_the_hermetic_router_reports_what_it_refused(served):
     load = run.steps[0]
     assert any(r.startswith("https://cdn.example.com/lib.js") for r in load.blocked_requests)
     assert run.result.trace.mirrored_requests == ()
+
+
+def test_game_time_passes_at_once_so_a_game_that_ends_with_time_ends_and_is_played_again(served):
+    run = served.explore("slow-fall", max_steps=12)
+    trace = run.result.trace
+    assert trace.virtual_time
+    fall = run.result.coverage["fall.js"]
+    ran = {f["name"]: fall["f"][fid] for fid, f in fall["fnMap"].items()}
+    assert ran["gameOver"] > 0, "\n".join(s.action.label() for s in trace.steps)
+    assert ran["start"] >= 2, "Play again was never pressed after the game ended"
+    assert any(s.action.kind == "wait" and (s.action.value or "").startswith("fast:") for s in trace.steps)
+    # a minute of game time took a fraction of a step
+    assert sum(s.duration_s for s in trace.steps) < 12 * 3
+
+
+def test_without_virtual_time_the_page_keeps_its_own_clock(served):
+    run = served.explore("slow-fall", max_steps=4, virtual_time=False)
+    assert not run.result.trace.virtual_time
+    assert not any((s.action.value or "").startswith("fast:") for s in run.steps)
