@@ -130,6 +130,7 @@ class CodeFacts(_Node):
     # of the page mentions is unreachable (facts written before these came: none known)
     named: dict[str, str] = {}
     mentions: list[str] = []
+    routes: list[str] = []  # "#/active", "/about": views the code routes to
 
 
 # ---- vendor.js: library code inside a script

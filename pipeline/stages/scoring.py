@@ -44,7 +44,7 @@ from iwcbench.pipeline.contracts import evidence, metrics
 COVERAGE = ("statements", "functions", "branches")
 NAMES = metrics.names("scoring")  # the metric table's rows this stage fills, in order
 IMPACT_WEIGHTS = {"critical": 10.0, "serious": 6.0, "moderate": 3.0, "minor": 1.0}
-RESPONSIVE_KINDS = frozenset({"click", "select", "check", "key", "drag", "back"})
+RESPONSIVE_KINDS = frozenset({"click", "select", "check", "key", "drag", "back", "route"})
 CRASH = "S_crash"  # the abstraction's sentinel for steps without a DOM
 MAX_CITATIONS = 8
 

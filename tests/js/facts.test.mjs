@@ -95,3 +95,14 @@ test('named functions and the names the script mentions: what nothing can call',
   assert.ok(!facts.mentions.includes('unused'), 'its own recursive call does not count');
   assert.ok(!facts.mentions.includes('orphan'), 'where it is bound is no use of it');
 });
+
+test('routes: hash routes in strings, strings compared with location.hash, router table paths', () => {
+  const facts = factsOf(`
+    const links = ['#/', '#/active', '#/completed'];
+    window.addEventListener('hashchange', () => {
+      if (location.hash === '#archive') show('archive');
+    });
+    const router = [{ path: '/about', component: About }, { path: '/user/:id', component: User }];
+    const label = 'a # sign';`);
+  assert.deepEqual(facts.routes.sort(), ['#/', '#/active', '#/completed', '#archive', '/about']);
+});

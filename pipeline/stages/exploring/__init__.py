@@ -41,6 +41,7 @@ class Exploration:
     blank: str | None = None  # why the page shows nothing (the exploration stopped at the load)
     load_time_s: float | None = None  # to the load event, warm: the instrumented build
     original_load_time_s: float | None = None  # and the original build
+    parts: dict[str, float] = dataclasses.field(default_factory=dict)  # seconds per part of the steps
 
 
 # The policies a run's settings name that need nothing but the page; "llm" is brought by
@@ -207,4 +208,5 @@ class _Exploring:
         counted = (coverage.with_counts(explorer.coverage_map, explorer.coverage_total())
                    if explorer.coverage_map is not None else {})
         return Exploration(trace=trace, a11y=a11y, coverage=counted, fallback=self.fallback, blank=self.blank,
-                           load_time_s=self.load_time, original_load_time_s=self.original_load_time)
+                           load_time_s=self.load_time, original_load_time_s=self.original_load_time,
+                           parts={part: round(seconds, 3) for part, seconds in sorted(explorer.parts.items())})

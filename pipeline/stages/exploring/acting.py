@@ -5,6 +5,8 @@ and must not decide anything.
 
 from __future__ import annotations
 
+import json
+
 from iwcbench.pipeline.contracts import evidence
 from iwcbench.pipeline.kits import browser
 
@@ -34,6 +36,18 @@ def _place(value: str | None) -> tuple[float, float] | None:
     if not (0 <= fx <= 1 and 0 <= fy <= 1):
         raise BadAction(f"a place is two fractions of the box between 0 and 1, got {value!r}")
     return fx, fy
+
+
+def _route_script(route: str) -> str:
+    """What going to a view of the app's router is, in the page: a hash set on the
+    address (its hashchange follows), or a path pushed to the history and announced
+    as a popstate, as a router's own links do. Only within the page's origin."""
+    if route.startswith("#"):
+        return f"location.hash = {json.dumps(route)}, location.href"
+    if route.startswith("/") and not route.startswith("//"):
+        return (f"history.pushState(null, '', {json.dumps(route)}), "
+                "dispatchEvent(new PopStateEvent('popstate', {state: null})), location.href")
+    raise BadAction(f"a route is '#…' or '/…' within the app, got {route!r}")
 
 
 def _need(action: evidence.Action) -> str:
@@ -83,6 +97,8 @@ def perform(tab: browser.Tab, action: evidence.Action, timeout_s: float, start_u
         tab.scroll(dx, dy, timeout_s)
     elif kind == "back":
         tab.back(timeout_s)
+    elif kind == "route":
+        tab.main(_route_script(action.value or ""), timeout_s)
     elif kind == "wait":
         value = action.value or "500"
         fast = value.startswith("fast:")

@@ -12,6 +12,9 @@ Score of an action in a state (higher first):
       checkbox before the filters again)
     +5 typing into a free-standing field after a destructive action took items off
       the page, until the next typing (rebuild what was torn down; no blank values)
+    -4 (EARLY_FILTER) a list's filter (All / Active / Completed, or a route of the
+      app's router) while the list has fewer than rules.FEW_ITEMS items and a field
+      to add them: filters show something once there are items to filter
     -6 destructive (delete, remove, x, clear, reset, ...) while a constructive
       action of a never-tried family is on the page, or while a rebuild is due:
       build state up first
@@ -67,7 +70,7 @@ HELD_BACK = -6.0  # a destructive action while constructive families are untried
 REBUILD = 5.0
 UNDO = -5.0  # the toggle just clicked, again at once
 PRIORS = {"type": 0.6, "click": 0.5, "select": 0.4, "check": 0.4, "key": 0.3, "hover": 0.1,
-          "drag": 0.0, "scroll": -0.5, "wait": -1.0, "back": -1.5}
+          "drag": 0.0, "route": 0.2, "scroll": -0.5, "wait": -1.0, "back": -1.5}
 STEER = 2.0
 STEER_CAP = 4.0
 STEER_FLOOR = 0.5  # an option worth this much keeps the exploration going
@@ -77,6 +80,7 @@ UNTRIED = 3.0
 SIBLINGS = 3  # tries of a family after which its untried members count little
 FADE = 0.6
 ECHO = 4.0
+EARLY_FILTER = -4.0
 
 
 class HeuristicPolicy:
@@ -172,6 +176,12 @@ class HeuristicPolicy:
                         if option.sig not in self.banned:
                             actions.append((option.sig, option.action))
                             self.steers[option.sig] = option.steer
+            if reach is not None:
+                for option in playing.element_key_options(obs, c, reach):
+                    self.families[option.sig] = rules.family(option.sig) if in_item else option.sig
+                    if option.sig not in self.banned:
+                        actions.append((option.sig, option.action))
+                        self.steers[option.sig] = option.steer
             double = rules.signature("dblclick", c.selector)
             self.families[double] = rules.family(double) if in_item else double
             if "dblclick" in c.listeners and double not in self.banned:
@@ -186,7 +196,7 @@ class HeuristicPolicy:
         virtual = self.context is not None and self.context.virtual_time
         fast_tries = self.tried_family[playing.FAST_WAIT]
         options = (playing.key_options(obs, reach) + playing.wait_options(obs, reach, nothing_else, virtual, fast_tries)
-                   + playing.scroll_options(obs))
+                   + playing.route_options(obs, reach) + playing.scroll_options(obs))
         for option in options:
             self.steers[option.sig] = option.steer
             if option.sig.startswith(playing.FAST_WAIT):
@@ -285,11 +295,24 @@ class HeuristicPolicy:
                 score += 1.5  # it just appeared
         if sig in held:
             score += HELD_BACK
+        if self._early_filter(obs, action):
+            score += EARLY_FILTER
         if action.kind == "type" and self.torn_down:
             c = next((x for x in obs.candidates if x.selector == action.selector), None)
             if c is not None and c.item is None:
                 score += REBUILD
         return score + PRIORS.get(action.kind, 0.0) + self.rng.random() * 0.75
+
+    def _early_filter(self, obs: observing.Observation, action: evidence.Action) -> bool:
+        """A filter or route tried before the list has a few items to filter."""
+        if action.kind == "route":
+            is_filter = True
+        elif action.kind in ("click", "check") and action.selector:
+            c = next((x for x in obs.candidates if x.selector == action.selector), None)
+            is_filter = c is not None and rules.filtering(c)
+        else:
+            return False
+        return is_filter and rules.item_count(obs) < rules.FEW_ITEMS and rules.can_add_items(obs)
 
     # ---- form completion ---------------------------------------------------
     def _queue_followups(self, typed: observing.Candidate, obs: observing.Observation) -> None:

@@ -15,7 +15,7 @@ import dataclasses
 import random
 
 from iwcbench.pipeline.contracts import evidence
-from iwcbench.pipeline.stages.exploring import observing, reaching, steering
+from iwcbench.pipeline.stages.exploring import observing, reaching, rules, steering
 
 ARROWS = ("ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight")
 KEY_GROUPS = {
@@ -86,11 +86,50 @@ def wait_options(obs: observing.Observation, reach: reaching.Reach | None, nothi
     return options
 
 
+ROUTE_TYPES = ("hashchange", "popstate")
+MAX_ROUTES = 12
+
+
+def route_options(obs: observing.Observation, reach: reaching.Reach | None) -> list[Option]:
+    """The views the app's code routes to (code facts), but the one showing: each worth
+    what its hashchange / popstate handlers could still add."""
+    if reach is None or not reach.code.routes:
+        return []
+    here = obs.url.split("#", 1)
+    hash_now = "#" + here[1] if len(here) > 1 else ""
+    path_now = "/" + here[0].split("://", 1)[-1].partition("/")[2]
+    value = max((reach.handler_value(item.handler) for item in obs.page_listeners if item.type in ROUTE_TYPES),
+                default=0.0)
+    options = []
+    for route in reach.code.routes[:MAX_ROUTES]:
+        if route in (hash_now, path_now):
+            continue
+        options.append(Option(f"route|{route}", evidence.Action(kind="route", target="page", value=route),
+                              steer=value))
+    return options
+
+
 def scroll_options(obs: observing.Observation) -> list[Option]:
     if not obs.scrollable:
         return []
     return [Option("scroll|down", evidence.Action(kind="scroll", target="page", value="0,600")),
             Option("scroll|up", evidence.Action(kind="scroll", target="page", value="0,-600"))]
+
+
+ELEMENT_KEYS = 4  # keys offered per element with key handlers
+
+
+def element_key_options(obs: observing.Observation, c: observing.Candidate, reach: reaching.Reach) -> list[Option]:
+    """Keys pressed on an element whose own key handlers compare against them (Escape
+    and Enter in a list item's edit field, Delete on a selected card), focused first."""
+    sources = {item.handler for item in obs.listeners.get(c.selector, ()) if item.type in steering.KEY_TYPES}
+    keys: dict[str, float] = {}
+    for source in sources:
+        for name, weight in reach.handler_keys(source):
+            keys[name] = max(keys.get(name, 0.0), weight)
+    ranked = sorted(keys.items(), key=lambda item: (-item[1], item[0]))[:ELEMENT_KEYS]
+    return [Option(rules.signature(f"key:{name}", c.selector), evidence.Action(kind="key", target=c.describe(), selector=c.selector,
+                                                                value=name), steer=weight) for name, weight in ranked]
 
 
 def positional_options(obs: observing.Observation, c: observing.Candidate, base_sig: str, kind: str,

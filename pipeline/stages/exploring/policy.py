@@ -20,6 +20,9 @@ normally a candidate's ``selector``; ``target`` is its ``describe()``):
     scroll  value "dx,dy"               mouse wheel (default "0,600")
     back    -                           history back (the explorer returns to the app
                                         if that leaves it)
+    route   value "#/active" or "/about" go to a view of the app's own router: a hash is
+                                        set on the address; a path is pushed to the
+                                        history and announced with a popstate event
     wait    value "ms"                  let timers and animations run (≤ step timeout)
             value "fast:ms"             in virtual time: run the next ms of timers and
                                         frames at once (≤ 60 s; a plain wait without it)

@@ -115,6 +115,8 @@ class Code:
         self.parent, self.owner = _nesting(coverage_map)
         self.named = {(key, fid): name for key, file_facts in self.facts.items() if not key.endswith("#handlers")
                       for fid, name in ((file_facts or {}).get("named") or {}).items()}
+        self.routes = tuple(dict.fromkeys(route for file_facts in self.facts.values()
+                                          for route in (file_facts or {}).get("routes") or ()))
         self.mentioned = {name for file_facts in self.facts.values() for name in (file_facts or {}).get("mentions") or ()}
 
     def unmentioned(self, handler_names: frozenset[str]) -> set[tuple[str, str]]:
@@ -235,6 +237,22 @@ class Reach:
                 if value not in plays or plays[value].weight < weight:
                     plays[value] = KeyPlay(value=value, hold=False, weight=weight)
         return sorted(plays.values(), key=lambda p: (-p.weight, p.value))
+
+    def handler_keys(self, source: str) -> list[tuple[str, float]]:
+        """Keys a handler (or what runs with it) compares against, as (Playwright key,
+        weight): 1 and up while branch arms they guard never ran, else 0.1 — the Escape
+        and Enter of an edit field."""
+        found: dict[str, float] = {}
+        for key, fid in self.code.handler_functions(source):
+            fids = {fid, *self.code.inner.get((key, fid), ())}
+            for fact in (self.code.facts.get(key) or {}).get("keys") or ():
+                if str(fact.get("fn")) not in fids or fact.get("hold"):
+                    continue
+                open_arms = [g for g in fact.get("guards") or [] if not self.arm_ran(key, str(g[0]), int(g[1]))]
+                weight = 1.0 + 0.5 * len(open_arms) if open_arms else 0.1
+                name = "+".join([*fact.get("mods", []), fact["key"]])
+                found[name] = max(found.get(name, 0.0), weight)
+        return sorted(found.items(), key=lambda item: (-item[1], item[0]))
 
     def pending_timers(self) -> list[float]:
         """Delays (ms) of timers that were scheduled (their scheduler ran) but whose

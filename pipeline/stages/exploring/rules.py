@@ -24,6 +24,21 @@ _POSITION = re.compile(r":nth-(of-type|child)\(\d+\)")
 CONSENT = re.compile(r"\b(agree|terms|accept|consent|privacy|conditions)\b", re.IGNORECASE)
 
 
+FILTER = re.compile(r"^(show\s+)?(all|active|completed?|done|pending|open|closed|finished|unfinished|"
+                    r"todo|to do|in progress|archived?|starred|favou?rites?)(\s+(items|tasks|todos))?$", re.IGNORECASE)
+FEW_ITEMS = 3  # a list with fewer items shows little through its filters
+
+
+def filtering(candidate: observing.Candidate) -> bool:
+    """Does it look like a list's filter (All / Active / Completed)?"""
+    return candidate.item is None and bool(FILTER.match(candidate.name.strip()))
+
+
+def can_add_items(obs: observing.Observation) -> bool:
+    """Is there a free-standing field to add items with (a todo list's input)?"""
+    return any("type" in c.kinds and c.item is None and c.type not in ("search",) for c in obs.candidates)
+
+
 def destructive(candidate: observing.Candidate) -> bool:
     """Would clicking it probably remove or reset something?"""
     name = candidate.name.strip().lower()

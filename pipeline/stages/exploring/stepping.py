@@ -7,10 +7,12 @@ never as an exception out of here. Browser calls go through kits/browser.py.
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import dataclasses
 import hashlib
 import time
-from typing import Callable
+from typing import Callable, Iterator
 
 from iwcbench.pipeline.contracts import evidence, settings
 from iwcbench.pipeline.kits import browser, browser_events, clock, inspecting
@@ -68,6 +70,9 @@ class Explorer:
         self.deadline = clock.Deadline.never()  # the app's: set by the stage (exploring.Options)
         self.never_loaded: str | None = None  # the URL of a page whose load event did not come
         self.virtual_time = False  # its tabs have Playwright's clock (set by the stage)
+        # seconds spent per part of the steps (choose, act, settle, observe, coverage,
+        # screenshot, snapshot, axe): where a step's time goes (hack/bench-explore)
+        self.parts: collections.Counter[str] = collections.Counter()
         self.sink = sink
         self.coverage_map = coverage_map
         # the app's own code (coverage_map without recognised library code)
@@ -295,16 +300,22 @@ class Explorer:
             for attempt in range(2):
                 try:
                     if ok and attempt == 0:
-                        self._settle(notes)
-                    after.obs = self._look(index, notes)
-                    after.gain = self._read_coverage(after.obs, notes)
+                        with self._timed("settle"):
+                            self._settle(notes)
+                    with self._timed("observe"):
+                        after.obs = self._look(index, notes)
+                    with self._timed("coverage"):
+                        after.gain = self._read_coverage(after.obs, notes)
                     if self._shoot(index, after.obs):
                         after.shot = f"shots/{index:04d}.png"
-                        self.sink(after.shot, browser.screenshot(self.tab, HANG_S))
+                        with self._timed("screenshot"):
+                            self.sink(after.shot, browser.screenshot(self.tab, HANG_S))
                     # After the screenshot, which spends part of the idle window the
                     # snapshot waits for; before axe-core, which must not be in it.
-                    after.dom, after.volatile = self._snapshot(index)
-                    self._accessibility(index, after.obs, notes)
+                    with self._timed("snapshot"):
+                        after.dom, after.volatile = self._snapshot(index)
+                    with self._timed("axe"):
+                        self._accessibility(index, after.obs, notes)
                     break
                 except browser.PageLost as again:
                     after.forget()
@@ -405,6 +416,14 @@ class Explorer:
             duration_s=round(time.monotonic() - started, 3))]
         return reason, None
 
+    @contextlib.contextmanager
+    def _timed(self, part: str) -> Iterator[None]:
+        began = time.monotonic()
+        try:
+            yield
+        finally:
+            self.parts[part] += time.monotonic() - began
+
     def load_s(self) -> float:
         """Seconds a page load may take now: the load timeout, or a third of what is
         left of the app's deadline when that is less (so that a page whose load event
@@ -422,7 +441,8 @@ class Explorer:
             obs = dataclasses.replace(
                 obs, step=index, coverage=self.summary, elapsed_s=round(time.monotonic() - started, 3),
                 budget_left=config.max_steps - index + 1)
-            action = self.policy.choose(obs)
+            with self._timed("choose"):
+                action = self.policy.choose(obs)
             if action is None:
                 return "the policy had nothing left to try"
             if action.kind == "finish":
@@ -433,7 +453,8 @@ class Explorer:
             ok, error = True, None
             lost: browser.PageLost | None = None
             try:
-                acting.perform(self.tab, action, self.action_timeout_s, self.url)
+                with self._timed("act"):
+                    acting.perform(self.tab, action, self.action_timeout_s, self.url)
             except browser.PageLost as gone:
                 ok, error, lost = False, str(gone), gone
             except browser.BrowserGone:

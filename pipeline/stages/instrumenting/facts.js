@@ -16,6 +16,8 @@
  *   timers:    [ { fn: fid|null (the scheduler), callback: fid|null, callee: name|null, delay: ms|null } ],
  *   named:     { fid: name } of function declarations and functions assigned to a variable
  *              where declared (what other code can call by that name only),
+ *   routes:    ["#/active", "/about"] views the code routes to: hash routes in strings,
+ *              strings compared with location.hash, `path: '/about'` in router tables,
  *   mentions:  [names] every identifier the script uses other than where it is bound,
  *              and words followed by "(" inside strings (markup with onclick="start()");
  *              a function's name inside its own body (recursion) does not count
@@ -44,6 +46,9 @@ const FUNCTION_TYPES = new Set(['FunctionDeclaration', 'FunctionExpression', 'Ar
 const MAX_NODES = 400000; // a huge bundle gets partial facts rather than a slow instrumentation
 const MAX_MENTIONS = 50000;
 const CALLED_IN_TEXT = /[A-Za-z_$][\w$]*(?=\s*\()/g;
+const HASH_ROUTE = /^#!?\/[\w\-/.:]*$/;
+const PATH_ROUTE = /^\/[\w\-/.:]*$/;
+const MAX_ROUTES = 40;
 
 /* A key name as Playwright presses it, or null when the text is no key. */
 function keyName(text) {
@@ -135,7 +140,8 @@ function codeFacts(code, fc, parser, sourceType) {
         if (br.type === 'if' || br.type === 'switch' || br.type === 'cond-expr') branchAt.set(`${br.type}@${at(br.loc)}`, bid);
     }
     const numbers = new Map(); // top-level `const NAME = 123`
-    const facts = { fns: {}, keys: [], sequences: [], timers: [], named: {}, mentions: [] };
+    const facts = { fns: {}, keys: [], sequences: [], timers: [], named: {}, mentions: [], routes: [] };
+    const routes = new Set();
     const mentions = new Set();
     const seenKeys = new Set();
     const arrayUsers = new Map(); // array variable name → { keys, users:Set }
@@ -256,6 +262,10 @@ function codeFacts(code, fc, parser, sourceType) {
                     const [lit, other] = stringOf(node.right) !== null ? [node.right, node.left] : [node.left, node.right];
                     const text = stringOf(lit);
                     if (text !== null && KEY_READERS.test(readerName(other) || '')) addKey(text, stack.concat(node), here, false);
+                    // location.hash === '#completed'
+                    if (text !== null && readerName(other) === 'hash' && /^#?[\w\-/!]+$/.test(text)) {
+                        route(text.startsWith('#') ? text : `#${text}`);
+                    }
                 }
                 break;
             }
@@ -288,6 +298,9 @@ function codeFacts(code, fc, parser, sourceType) {
                 // { note: 'C', key: 'a' }
                 const k = node.key && (node.key.name || node.key.value);
                 if (k && /^(key|hotkey|shortcut)$/i.test(k)) addKey(stringOf(node.value), stack.concat(node), here, false);
+                // { path: '/about', component: About }: a router table
+                const target = stringOf(node.value);
+                if (k === 'path' && target !== null && PATH_ROUTE.test(target) && !target.includes(':')) route(target);
                 break;
             }
             case 'AssignmentExpression': {
@@ -313,6 +326,7 @@ function codeFacts(code, fc, parser, sourceType) {
             case 'StringLiteral':
             case 'TemplateElement': {
                 const text = node.type === 'StringLiteral' ? node.value : node.value.cooked || '';
+                if (node.type === 'StringLiteral' && HASH_ROUTE.test(text)) route(text);
                 if (text.includes('(')) for (const word of text.match(CALLED_IN_TEXT) || []) mention(word);
                 break;
             }
@@ -339,12 +353,17 @@ function codeFacts(code, fc, parser, sourceType) {
         stack.pop();
     }
 
+    function route(text) {
+        if (routes.size < MAX_ROUTES) routes.add(text);
+    }
+
     function mention(name) {
         if (mentions.size < MAX_MENTIONS) mentions.add(name);
     }
 
     visit(ast.program, null, [], null);
     facts.mentions = [...mentions].sort();
+    facts.routes = [...routes];
     for (const { keys, users } of arrayUsers.values()) facts.sequences.push({ keys, users: [...users] });
     return facts;
 }

@@ -162,3 +162,14 @@ def test_without_virtual_time_the_page_keeps_its_own_clock(served):
     run = served.explore("slow-fall", max_steps=4, virtual_time=False)
     assert not run.result.trace.virtual_time
     assert not any((s.action.value or "").startswith("fast:") for s in run.steps)
+
+
+def test_routes_in_the_code_are_visited_and_an_edit_field_gets_its_escape(served):
+    run = served.explore("routed-list", max_steps=25)
+    code = run.result.coverage["list.js"]
+    ran = {f["name"]: code["f"][fid] for fid, f in code["fnMap"].items()}
+    labels = "\n".join(run.labels())
+    assert any(s.action.kind == "route" and s.action.value == "#/completed" for s in run.steps), labels
+    assert ran["cancelEdit"] > 0 and ran["saveEdit"] > 0, labels
+    reason = run.result.trace.stop_reason
+    assert reason.startswith("every function and statement of the app that can run ran"), reason

@@ -226,3 +226,23 @@ def test_a_forms_button_pressed_again_is_pressed_after_filling_the_form(monkeypa
         chooser.observe(_step(action), page)
     assert done == [("type", "#email"), ("select", "#country"), ("check", "#terms"), ("check", "#goal-a"),
                     ("click", "#next")]
+
+
+def test_a_lists_filters_wait_until_it_has_a_few_items(monkeypatch):
+    chooser = _policy()
+    _no_random_picks(chooser, monkeypatch)
+    assert rules.filtering(FILTERS[1]) and not rules.filtering(FIELD) and not rules.filtering(CLEAR)
+    chosen = []
+    items: tuple[observing.Candidate, ...] = ()
+    def place(n: int) -> str:  # (a place is named without digits: they are blanked)
+        return "items " + "x" * n
+
+    for step in range(1, 12):
+        page = _page(FIELD, *FILTERS, *items, state=place(len(items)), step=step)
+        action = chooser.choose(page)
+        chosen.append((action.selector, len(items) // 2))
+        if action.kind == "key" and action.value == "Enter" and len(items) < 8:  # the field submitted: one more
+            items += _item(len(items) // 2 + 1, f"Chore {len(items) // 2 + 1}")
+        chooser.observe(_step(action, gain=1.0), _page(FIELD, *FILTERS, *items, state=place(len(items)), step=step))
+    first_filter = next(count for selector, count in chosen if selector in ("#all", "#active"))
+    assert first_filter >= rules.FEW_ITEMS, chosen
