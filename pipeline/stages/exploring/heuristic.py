@@ -25,6 +25,9 @@ Score of an action in a state (higher first):
     -5 the checkbox / radio / switch toggled last step (twice in a row undoes it)
     +0.5 per time it changed the page state (capped at 1.5)
     -2.5 per failure; actions that hung the page are never chosen again
+    (a reload of the start page is offered to an app whose code uses localStorage,
+      sessionStorage or indexedDB, RELOADS times RELOAD_EVERY steps apart: what it
+      stored comes back through code that runs only at load)
     +4 (ECHO) an element that once showed the name the last action just revealed on
       another, and shows something else now (a tester remembers where they saw the
       other card of a pair)
@@ -81,6 +84,9 @@ SIBLINGS = 3  # tries of a family after which its untried members count little
 FADE = 0.6
 ECHO = 4.0
 EARLY_FILTER = -4.0
+RELOAD = "load|"
+RELOADS = 3
+RELOAD_EVERY = 8
 
 
 class HeuristicPolicy:
@@ -119,6 +125,7 @@ class HeuristicPolicy:
         self.name_before: str | None = None  # the acted-on element's name before the action
         self.revealing: set[str] = set()  # families whose actions changed the element's own name
         self.handler_names: set[str] = set()  # names the page's attached handlers call, so far
+        self.last_reload = 0  # the step of the last reload of the start page
 
     def begin(self, context: policy.Context) -> None:
         self.context = context
@@ -193,6 +200,7 @@ class HeuristicPolicy:
 
     def _page_actions(self, obs: observing.Observation, reach: reaching.Reach | None, nothing_else: bool
                       ) -> list[tuple[str, evidence.Action]]:
+        reload = self._reload_option(obs, reach)
         virtual = self.context is not None and self.context.virtual_time
         fast_tries = self.tried_family[playing.FAST_WAIT]
         options = (playing.key_options(obs, reach) + playing.wait_options(obs, reach, nothing_else, virtual, fast_tries)
@@ -201,7 +209,17 @@ class HeuristicPolicy:
             self.steers[option.sig] = option.steer
             if option.sig.startswith(playing.FAST_WAIT):
                 self.families[option.sig] = playing.FAST_WAIT
-        return [(o.sig, o.action) for o in options if o.sig not in self.banned]
+        return [(o.sig, o.action) for o in options + reload if o.sig not in self.banned]
+
+    def _reload_option(self, obs: observing.Observation, reach: reaching.Reach | None) -> list[playing.Option]:
+        """A reload of the start page, for an app that keeps what it has in storage:
+        what it stored comes back through code that runs only at load. A few times
+        per exploration, RELOAD_EVERY steps apart."""
+        if reach is None or not reach.code.stores or self.tried_family[RELOAD] >= RELOADS:
+            return []
+        if obs.step - self.last_reload < RELOAD_EVERY:
+            return []
+        return [playing.Option(RELOAD, evidence.Action(kind="load", target="page"))]
 
     def _concrete(self, sig: str, action: evidence.Action, obs: observing.Observation) -> evidence.Action:
         """Fill in the value at choice time (rotating values per field / key group)."""
@@ -467,6 +485,8 @@ class HeuristicPolicy:
         if revealed:
             self.revealing.add(self._family(sig))
         self.tried[(state, sig)] += 1
+        if sig == RELOAD:
+            self.last_reload = step.index
         self.last = sig
         self.tried_family[self._family(sig)] += 1
         self.gains[sig] = step.coverage_gain

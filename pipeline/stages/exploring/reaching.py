@@ -35,6 +35,7 @@ _NOT_CALLS = {"if", "for", "while", "switch", "catch", "function", "return", "ty
 HANDLER_CHARS = 4000  # of a handler's source read for names when it carries no counter
 HOLD_MS = 700  # a held key's first hold (the heuristic holds longer when it repeats one)
 NO_MENTION = "nothing mentions it"
+STORAGE = frozenset({"localStorage", "sessionStorage", "indexedDB"})
 MOVES = {"ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "w", "a", "s", "d", "W", "A", "S", "D"}
 
 
@@ -118,6 +119,8 @@ class Code:
         self.routes = tuple(dict.fromkeys(route for file_facts in self.facts.values()
                                           for route in (file_facts or {}).get("routes") or ()))
         self.mentioned = {name for file_facts in self.facts.values() for name in (file_facts or {}).get("mentions") or ()}
+        # (what it stored shows again only after a reload: lists kept in localStorage)
+        self.stores = bool(self.mentioned & STORAGE)
 
     def unmentioned(self, handler_names: frozenset[str]) -> set[tuple[str, str]]:
         """Named functions nothing mentions: no script, and no handler the page attached."""

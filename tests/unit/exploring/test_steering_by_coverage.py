@@ -222,3 +222,32 @@ def test_measured_it_spends_the_budget_while_code_that_can_run_never_ran():
     assert action.kind == "finish"
     assert action.intent.startswith("every function and statement of the app that can run ran")
     assert "(never called, as no code mentions them: boot, orphan, and 1 function inside them)" in action.intent
+
+
+def test_an_app_that_keeps_things_in_storage_is_reloaded_a_few_times_apart():
+    facts = {DEAD_KEY: {**DEAD_FACTS[DEAD_KEY], "mentions": [*DEAD_FACTS[DEAD_KEY]["mentions"], "localStorage"]}}
+    counts = {DEAD_KEY: {"f": {}, "s": {}, "b": {}}}
+    chooser = heuristic.HeuristicPolicy()
+    chooser.begin(policy.Context(start_url="http://127.0.0.1:1/", app_origin="http://127.0.0.1:1", seed=0,
+                                 max_steps=50, instrumented=True, step_timeout_s=10, plateau_steps=3,
+                                 coverage=lambda: counts, coverage_map=DEAD_MAP, facts=facts))
+    reach = chooser._reach()
+
+    def page(step: int) -> observing.Observation:
+        return observing.Observation(step=step, url="http://127.0.0.1:1/", title="t", doc=1.0, state="s", visual="s",
+                                     candidates=(), tree="", keyboard=False, canvases=0, scrollable=False)
+
+    assert chooser._reload_option(page(3), reach) == []  # too soon
+    offered = []
+    for step in range(1, 60):
+        if chooser._reload_option(page(step), reach):
+            offered.append(step)
+            action = evidence.Action(kind="load", target="page")
+            chooser._commit(page(step), heuristic.RELOAD, action)
+            chooser.observe(evidence.Step(index=step, action=action, url="http://127.0.0.1:1/"), page(step))
+    assert len(offered) == heuristic.RELOADS and offered[1] - offered[0] >= heuristic.RELOAD_EVERY, offered
+    plain = heuristic.HeuristicPolicy()
+    plain.begin(policy.Context(start_url="http://127.0.0.1:1/", app_origin="http://127.0.0.1:1", seed=0,
+                               max_steps=50, instrumented=True, step_timeout_s=10, plateau_steps=3,
+                               coverage=lambda: counts, coverage_map=DEAD_MAP, facts=DEAD_FACTS))
+    assert plain._reload_option(page(20), plain._reach()) == []  # it stores nothing
