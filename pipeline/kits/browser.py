@@ -330,11 +330,12 @@ class Tab:
             raise pw.Error("the element has no box to press in")
         return {"x": box["width"] * at[0], "y": box["height"] * at[1]}
 
-    def click(self, selector: str, timeout_s: float, count: int = 1, at: tuple[float, float] | None = None) -> None:
+    def click(self, selector: str, timeout_s: float, count: int = 1, at: tuple[float, float] | None = None,
+              button: str = "left") -> None:
         """Click the element (at fractions ``at`` of its box; default its middle)."""
         loc = self.page.locator(selector).first
         self._call(f"click {selector}", timeout_s,
-                   lambda: loc.click(timeout=timeout_s * 1000, click_count=count,
+                   lambda: loc.click(timeout=timeout_s * 1000, click_count=count, button=button,  # type: ignore[arg-type]
                                      position=self._position(loc, at, timeout_s)))
 
     def fill(self, selector: str, value: str, timeout_s: float) -> None:
@@ -397,6 +398,19 @@ class Tab:
             self.page.mouse.up()
         self._call(f"drag {selector}", timeout_s, run)
 
+    def touch(self, selector: str, dx: float, dy: float, timeout_s: float) -> None:
+        """A finger on the element's middle, moved by (dx, dy) in steps, lifted: touch
+        events over the DevTools protocol (a tap when both are 0)."""
+        loc = self.page.locator(selector).first
+
+        def run() -> None:
+            loc.scroll_into_view_if_needed(timeout=timeout_s * 1000)
+            box = loc.bounding_box(timeout=timeout_s * 1000)
+            if box is None:
+                raise pw.Error("the element has no box to touch")
+            self.devtools.touch(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, dx, dy)
+        self._call(f"touch {selector}", timeout_s, run)
+
     def drag_to(self, selector: str, target: str, timeout_s: float) -> None:
         source, goal = self.page.locator(selector).first, self.page.locator(target).first
         self._call(f"drag {selector} to {target}", timeout_s,
@@ -404,6 +418,10 @@ class Tab:
 
     def scroll(self, dx: float, dy: float, timeout_s: float) -> None:
         self._call("scroll", timeout_s, lambda: self.page.mouse.wheel(dx, dy))
+
+    def resize(self, width: int, height: int, timeout_s: float) -> None:
+        self._call("resize the viewport", timeout_s,
+                   lambda: self.page.set_viewport_size({"width": width, "height": height}))
 
     def back(self, timeout_s: float) -> None:
         self._call("go back", timeout_s, lambda: self.page.go_back(timeout=timeout_s * 1000))
@@ -455,15 +473,6 @@ def read_coverage(tab: Tab, deadline_s: float = 10.0) -> dict | None:
     (which raises BrowserError)."""
     value = tab.main("window.__coverage__ || null", deadline_s)
     return value if isinstance(value, dict) else None
-
-
-def cut(html: str, max_bytes: int) -> bytes:
-    """A serialised DOM as bytes, cut at ``max_bytes`` with a marker saying so."""
-    data = html.encode("utf-8")
-    if len(data) <= max_bytes:
-        return data
-    marker = f"\n<!-- iwc-bench: snapshot cut at {max_bytes} of {len(data)} bytes -->\n".encode()
-    return data[: max_bytes - len(marker)].decode("utf-8", "ignore").encode() + marker
 
 
 def screenshot(tab: Tab, timeout_s: float = 10.0) -> bytes:

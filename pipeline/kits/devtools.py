@@ -59,6 +59,14 @@ class Devtools:
         world; await it if it returns a promise; return its value."""
         return self._evaluate({"expression": injecting.invoke(source, arg), "contextId": self._world()})
 
+    def touch(self, x: float, y: float, dx: float, dy: float, moves: int = 6) -> None:
+        """A finger down at (x, y), moved by (dx, dy) in ``moves`` steps, lifted."""
+        self.cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+        for i in range(1, moves + 1 if dx or dy else 1):
+            point = {"x": x + dx * i / moves, "y": y + dy * i / moves}
+            self.cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
+        self.cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
     def main(self, expression: str) -> Any:
         return self._evaluate({"expression": expression})
 

@@ -106,3 +106,14 @@ test('routes: hash routes in strings, strings compared with location.hash, route
     const label = 'a # sign';`);
   assert.deepEqual(facts.routes.sort(), ['#/', '#/active', '#/completed', '#archive', '/about']);
 });
+
+test('held keys asked of an input helper: Input.isDown("Space"), keyPressed("KeyW")', () => {
+  const facts = factsOf(`
+    function update() {
+      if (Input.isDown('Space') && cooldown <= 0) fire();
+      if (keyPressed('KeyW')) thrust();
+      if (isDown(42)) never();
+    }`);
+  const held = facts.keys.filter((k) => k.hold).map((k) => k.key).sort();
+  assert.deepEqual(held, ['KeyW', 'Space']);
+});

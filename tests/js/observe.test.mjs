@@ -2,7 +2,7 @@
 // fingerprint hash, text clipping and quoting, roles, hover rules, link targets.
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { clip, hash, hoverPrefixes, linkOf, nextText, q, roleOf } from '../../pipeline/stages/exploring/observe.mjs';
+import { clip, hash, hoverPrefixes, linkOf, nextText, q, roleOf, sampled } from '../../pipeline/stages/exploring/observe.mjs';
 import { Element } from './fakedom.mjs';
 
 const el = (tag, attrs = {}, extra = {}) => Object.assign(new Element(tag, { attrs }), extra);
@@ -68,4 +68,11 @@ test('linkOf: a link leaves the app when it goes to another origin, or to mail, 
   assert.equal(linkOf('mailto:a@b.c', here, origin).external, true);
   assert.equal(linkOf('javascript:void(0)', here, origin).external, false);
   assert.deepEqual(linkOf('http://[bad', here, origin), { resolved: null, external: false });
+});
+
+test('sampled: few siblings are all offered; many are offered every n-th, over the whole run', () => {
+  assert.ok([0, 1, 2, 39].every((i) => sampled(i, 40, 40)));
+  const grid = Array.from({ length: 576 }, (_, i) => i).filter((i) => sampled(i, 576, 40));
+  assert.equal(grid.length, 39);  // every 15th of 576
+  assert.ok(grid.at(-1) > 550, 'the last rows are offered too');
 });

@@ -174,7 +174,7 @@ class _Exploring:
             step_timeout_s=settings.step_timeout_s, plateau_steps=settings.plateau_steps,
             coverage=explorer.coverage_total if measured is not None else None,
             coverage_map=explorer.own_map, facts=explorer.facts, idle_steps=settings.stop_after_idle_steps,
-            virtual_time=explorer.virtual_time))
+            virtual_time=explorer.virtual_time, viewport=f"{settings.viewport_width}x{settings.viewport_height}"))
         try:
             self.stop_reason = explorer.loop(first, self.deadline.at, self.started)
         except stepping.Stop as stop:

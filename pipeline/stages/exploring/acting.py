@@ -63,35 +63,16 @@ def perform(tab: browser.Tab, action: evidence.Action, timeout_s: float, start_u
     kind = action.kind
     if kind == "click" or kind == "check":
         where = _place(action.value)
-        tab.click(_need(action), timeout_s, count=2 if action.value == "double" else 1, at=where)
+        tab.click(_need(action), timeout_s, count=2 if action.value == "double" else 1, at=where,
+                  button="right" if action.value == "right" else "left")
     elif kind == "type":
         tab.fill(_need(action), action.value or "", timeout_s)
     elif kind == "select":
         tab.select(_need(action), action.value or "", timeout_s)
     elif kind == "hover":
         tab.hover(_need(action), timeout_s, at=_place(action.value))
-    elif kind == "drag":
-        value = action.value or "0,0"
-        if value.startswith("to:"):
-            tab.drag_to(_need(action), value[3:], timeout_s)
-        else:
-            dx, dy = _pair(value, (0.0, 0.0))
-            tab.drag(_need(action), dx, dy, timeout_s)
-    elif kind == "key":
-        if action.selector:
-            tab.focus(action.selector, timeout_s)
-        value = (action.value or "").strip()
-        if value.startswith("hold:"):
-            try:
-                _, keys, ms = value.split(":")
-                longest = VIRTUAL_MAX_MS if tab.virtual_time else int(timeout_s * 1000)
-                tab.hold(keys.split("+"), min(int(ms), longest), timeout_s)
-            except ValueError:
-                raise BadAction(f"expected 'hold:Key:ms', got {value!r}") from None
-        elif value:
-            tab.press(value.split(), timeout_s)
-        else:
-            raise BadAction("a key action needs keys in its value")
+    elif kind in _BY_KIND:
+        _BY_KIND[kind](tab, action, timeout_s)
     elif kind == "scroll":
         dx, dy = _pair(action.value, (0.0, 600.0))
         tab.scroll(dx, dy, timeout_s)
@@ -99,18 +80,63 @@ def perform(tab: browser.Tab, action: evidence.Action, timeout_s: float, start_u
         tab.back(timeout_s)
     elif kind == "route":
         tab.main(_route_script(action.value or ""), timeout_s)
-    elif kind == "wait":
-        value = action.value or "500"
-        fast = value.startswith("fast:")
-        try:
-            ms = int(float(value[5:] if fast else value))
-        except ValueError:
-            raise BadAction(f"expected milliseconds or 'fast:ms', got {action.value!r}") from None
-        if fast and tab.virtual_time:
-            tab.fast_forward(max(0, min(ms, VIRTUAL_MAX_MS)), timeout_s)
-        else:  # (a replayed trace on a page without the clock waits as long as it may)
-            tab.pause(max(0, min(ms, int(timeout_s * 1000))))
     elif kind == "load":
         tab.goto(start_url, timeout_s * 2)
     else:
         raise BadAction(f"the explorer cannot perform a {kind!r} action")
+
+
+def _drag(tab: browser.Tab, action: evidence.Action, timeout_s: float) -> None:
+    value = action.value or "0,0"
+    if value.startswith("to:"):
+        tab.drag_to(_need(action), value[3:], timeout_s)
+    elif value.startswith("touch:"):
+        dx, dy = _pair(value[6:], (0.0, 0.0))
+        tab.touch(_need(action), dx, dy, timeout_s)
+    else:
+        dx, dy = _pair(value, (0.0, 0.0))
+        tab.drag(_need(action), dx, dy, timeout_s)
+
+
+def _key(tab: browser.Tab, action: evidence.Action, timeout_s: float) -> None:
+    if action.selector:
+        tab.focus(action.selector, timeout_s)
+    value = (action.value or "").strip()
+    if value.startswith("hold:"):
+        try:
+            _, keys, ms = value.split(":")
+            longest = VIRTUAL_MAX_MS if tab.virtual_time else int(timeout_s * 1000)
+            tab.hold(keys.split("+"), min(int(ms), longest), timeout_s)
+        except ValueError:
+            raise BadAction(f"expected 'hold:Key:ms', got {value!r}") from None
+    elif value:
+        tab.press(value.split(), timeout_s)
+    else:
+        raise BadAction("a key action needs keys in its value")
+
+
+def _resize(tab: browser.Tab, action: evidence.Action, timeout_s: float) -> None:
+    width, _, height = (action.value or "").partition("x")
+    try:
+        size = int(width), int(height)
+    except ValueError:
+        raise BadAction(f"expected 'WIDTHxHEIGHT', got {action.value!r}") from None
+    if not (200 <= size[0] <= 4000 and 200 <= size[1] <= 4000):
+        raise BadAction(f"a viewport is 200 to 4000 pixels each way, got {action.value!r}")
+    tab.resize(size[0], size[1], timeout_s)
+
+
+def _wait(tab: browser.Tab, action: evidence.Action, timeout_s: float) -> None:
+    value = action.value or "500"
+    fast = value.startswith("fast:")
+    try:
+        ms = int(float(value[5:] if fast else value))
+    except ValueError:
+        raise BadAction(f"expected milliseconds or 'fast:ms', got {action.value!r}") from None
+    if fast and tab.virtual_time:
+        tab.fast_forward(max(0, min(ms, VIRTUAL_MAX_MS)), timeout_s)
+    else:  # (a replayed trace on a page without the clock waits as long as it may)
+        tab.pause(max(0, min(ms, int(timeout_s * 1000))))
+
+
+_BY_KIND = {"drag": _drag, "key": _key, "resize": _resize, "wait": _wait}

@@ -73,7 +73,7 @@ HELD_BACK = -6.0  # a destructive action while constructive families are untried
 REBUILD = 5.0
 UNDO = -5.0  # the toggle just clicked, again at once
 PRIORS = {"type": 0.6, "click": 0.5, "select": 0.4, "check": 0.4, "key": 0.3, "hover": 0.1,
-          "drag": 0.0, "route": 0.2, "scroll": -0.5, "wait": -1.0, "back": -1.5}
+          "drag": 0.0, "route": 0.2, "resize": -0.5, "scroll": -0.5, "wait": -1.0, "back": -1.5}
 STEER = 2.0
 STEER_CAP = 4.0
 STEER_FLOOR = 0.5  # an option worth this much keeps the exploration going
@@ -126,9 +126,11 @@ class HeuristicPolicy:
         self.revealing: set[str] = set()  # families whose actions changed the element's own name
         self.handler_names: set[str] = set()  # names the page's attached handlers call, so far
         self.last_reload = 0  # the step of the last reload of the start page
+        self.desktop = "1280x800"  # the viewport the exploration began with
 
     def begin(self, context: policy.Context) -> None:
         self.context = context
+        self.desktop = context.viewport
         self.rng = random.Random(context.seed)
         if context.coverage_map:
             self.code = reaching.Code(context.coverage_map, context.facts)
@@ -183,19 +185,43 @@ class HeuristicPolicy:
                         if option.sig not in self.banned:
                             actions.append((option.sig, option.action))
                             self.steers[option.sig] = option.steer
+            actions.extend(self._extra_presses(obs, c, reach, target, in_item))
+        return actions
+
+    def _extra_presses(self, obs: observing.Observation, c: observing.Candidate, reach: reaching.Reach | None,
+                       target: str, in_item: bool) -> list[tuple[str, evidence.Action]]:
+        """Presses an element's own listeners ask for: the keys its key handlers compare
+        against, taps and swipes for touch handlers, a right click for a context menu,
+        a double click."""
+        actions: list[tuple[str, evidence.Action]] = []
+        if reach is not None:
+            for option in playing.element_key_options(obs, c, reach):
+                self.families[option.sig] = rules.family(option.sig) if in_item else option.sig
+                if option.sig not in self.banned:
+                    actions.append((option.sig, option.action))
+                    self.steers[option.sig] = option.steer
+        if any(t in c.listeners for t in steering.FIRES["touch"]):
+            for name, value in (("tap", "touch:0,0"), ("swipe", "touch:-120,0"), ("swipe-right", "touch:120,0")):
+                sig = rules.signature(name, c.selector)
+                self.families[sig] = rules.family(sig) if in_item else sig
+                if sig not in self.banned:
+                    actions.append((sig, evidence.Action(kind="drag", target=target, selector=c.selector,
+                                                         value=value)))
+                    if reach is not None:
+                        self.steers[sig] = steering.action_value(reach, obs, c.selector, "touch")
+        right = rules.signature("rightclick", c.selector)
+        self.families[right] = rules.family(right) if in_item else right
+        if "contextmenu" in c.listeners and right not in self.banned:
+            actions.append((right, evidence.Action(kind="click", target=target, selector=c.selector, value="right")))
             if reach is not None:
-                for option in playing.element_key_options(obs, c, reach):
-                    self.families[option.sig] = rules.family(option.sig) if in_item else option.sig
-                    if option.sig not in self.banned:
-                        actions.append((option.sig, option.action))
-                        self.steers[option.sig] = option.steer
-            double = rules.signature("dblclick", c.selector)
-            self.families[double] = rules.family(double) if in_item else double
-            if "dblclick" in c.listeners and double not in self.banned:
-                actions.append((double, evidence.Action(kind="click", target=target, selector=c.selector,
-                                                        value="double")))
-                if reach is not None:
-                    self.steers[double] = steering.action_value(reach, obs, c.selector, "dblclick")
+                self.steers[right] = steering.action_value(reach, obs, c.selector, "rightclick")
+        double = rules.signature("dblclick", c.selector)
+        self.families[double] = rules.family(double) if in_item else double
+        if "dblclick" in c.listeners and double not in self.banned:
+            actions.append((double, evidence.Action(kind="click", target=target, selector=c.selector,
+                                                    value="double")))
+            if reach is not None:
+                self.steers[double] = steering.action_value(reach, obs, c.selector, "dblclick")
         return actions
 
     def _page_actions(self, obs: observing.Observation, reach: reaching.Reach | None, nothing_else: bool
@@ -204,12 +230,19 @@ class HeuristicPolicy:
         virtual = self.context is not None and self.context.virtual_time
         fast_tries = self.tried_family[playing.FAST_WAIT]
         options = (playing.key_options(obs, reach) + playing.wait_options(obs, reach, nothing_else, virtual, fast_tries)
-                   + playing.route_options(obs, reach) + playing.scroll_options(obs))
+                   + playing.route_options(obs, reach) + self._resize_options(obs) + playing.scroll_options(obs))
         for option in options:
             self.steers[option.sig] = option.steer
             if option.sig.startswith(playing.FAST_WAIT):
                 self.families[option.sig] = playing.FAST_WAIT
         return [(o.sig, o.action) for o in options + reload if o.sig not in self.banned]
+
+    def _resize_options(self, obs: observing.Observation) -> list[playing.Option]:
+        """To a phone's viewport, once; back to the desktop's after it."""
+        options = playing.resize_options(obs, self.desktop)
+        phone_done = self.tried_family["resize|phone"] > 0
+        return [o for o in options if (o.sig == "resize|phone") != phone_done
+                and self.tried_family[o.sig] == 0]
 
     def _reload_option(self, obs: observing.Observation, reach: reaching.Reach | None) -> list[playing.Option]:
         """A reload of the start page, for an app that keeps what it has in storage:

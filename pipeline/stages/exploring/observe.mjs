@@ -80,7 +80,7 @@ export const nextText = (el) => {
   return '';
 };
 
-export const CLICK_EVENTS = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'dblclick'];
+export const CLICK_EVENTS = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'dblclick', 'contextmenu'];
 export const HOVER_EVENTS = ['mouseenter', 'mouseover', 'pointerenter', 'pointerover', 'mousemove'];
 export const KEY_EVENTS = ['keydown', 'keyup', 'keypress'];
 
@@ -100,6 +100,11 @@ export const linkOf = (href, base, origin) => {
 
 // The fractions of a box where a press is tried, middle first.
 export const GRID = [0.5, 0.25, 0.75, 0.1, 0.9];
+
+// Of `count` siblings, is the one at `index` among the `most` offered? All of them
+// while there are few; else every n-th, spread over the whole run, so a 24 × 24 grid's
+// cells do not use up the candidates before the controls after it.
+export const sampled = (index, count, most) => count <= most || index % Math.ceil(count / most) === 0;
 
 export function observe(limits) {
   const seen = visibility(window);
@@ -214,6 +219,14 @@ export function observe(limits) {
     return {covered: true, point: null};
   };
 
+  const siblingIndex = new WeakMap();  // parent -> Map(child -> its index among the parent's elements)
+  const amongSiblings = (el) => {
+    const parent = el.parentElement;
+    if (!parent || parent.children.length <= limits.perParent) return true;
+    let index = siblingIndex.get(parent);
+    if (!index) { index = new Map(Array.from(parent.children, (c, i) => [c, i])); siblingIndex.set(parent, index); }
+    return sampled(index.get(el), parent.children.length, limits.perParent);
+  };
   const candidates = [];
   const structure = [];
   const values = [];
@@ -263,7 +276,7 @@ export function observe(limits) {
     }
     if (types.has('drop') || types.has('dragover')) dropTargets.push(selectorOf(el));
     let ref = null;
-    if (kinds.length && candidates.length < limits.maxCandidates) {
+    if (kinds.length && candidates.length < limits.maxCandidates && amongSiblings(el)) {
       if (!hooks.refs.has(el)) hooks.refs.set(el, 'e' + hooks.nextRef++);
       ref = hooks.refs.get(el);
       const r = el.getBoundingClientRect();

@@ -18,7 +18,8 @@ from iwcbench.pipeline.kits import browser, injecting, inspecting
 HERE = pathlib.Path(__file__).parent
 LOOK = injecting.function(HERE / "observe.mjs")  # one look, then an idle window starts
 SNAPSHOT = injecting.function(HERE / "snapshot.mjs")
-LIMITS = {"maxElements": 4000, "maxCandidates": 150, "treeChars": 12000}
+# (perParent: candidates offered among one element's children, spread over them)
+LIMITS = {"maxElements": 4000, "maxCandidates": 150, "perParent": 40, "treeChars": 12000}
 IDLE_MS = 100  # the least time between an observation and its snapshot: the idle window
 
 
@@ -149,4 +150,13 @@ def snapshot(tab: browser.Tab, max_bytes: int, deadline_s: float) -> tuple[bytes
                                         attributes=tuple(m.get("attributes") or ()),
                                         children=bool(m.get("children")))
                   for m in (raw.get("volatile") or ()))
-    return browser.cut(raw.get("html") or "", max_bytes), marks
+    return cut(raw.get("html") or "", max_bytes), marks
+
+
+def cut(html: str, max_bytes: int) -> bytes:
+    """A serialised DOM as bytes, cut at ``max_bytes`` with a marker saying so."""
+    data = html.encode("utf-8")
+    if len(data) <= max_bytes:
+        return data
+    marker = f"\n<!-- iwc-bench: snapshot cut at {max_bytes} of {len(data)} bytes -->\n".encode()
+    return data[: max_bytes - len(marker)].decode("utf-8", "ignore").encode() + marker

@@ -109,6 +109,18 @@ def route_options(obs: observing.Observation, reach: reaching.Reach | None) -> l
     return options
 
 
+PHONE = "390x844"
+
+
+def resize_options(obs: observing.Observation, desktop: str) -> list[Option]:
+    """A phone-sized viewport (and back to ``desktop``, "1280x800") for a page that
+    listens to resize: its layout code runs only then."""
+    if not any(item.type == "resize" for item in obs.page_listeners):
+        return []
+    return [Option("resize|phone", evidence.Action(kind="resize", target="page", value=PHONE)),
+            Option("resize|desktop", evidence.Action(kind="resize", target="page", value=desktop))]
+
+
 def scroll_options(obs: observing.Observation) -> list[Option]:
     if not obs.scrollable:
         return []

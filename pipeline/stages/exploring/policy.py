@@ -5,6 +5,7 @@ Action grammar a policy returns (``evidence.Action``; ``selector`` is a CSS sele
 normally a candidate's ``selector``; ``target`` is its ``describe()``):
 
     click   selector                    a left click ("double" as value: a double click;
+                                        "right": a right click, for a context menu;
                                         "at:0.2,0.75": at that fraction of its box)
     type    selector, value             replace the field's content with ``value``
     select  selector, value             choose the option whose value is ``value``
@@ -12,6 +13,7 @@ normally a candidate's ``selector``; ``target`` is its ``describe()``):
     hover   selector                    move the mouse over it (value "at:fx,fy" as for click)
     drag    selector, value "dx,dy"     press in its middle, move by dx,dy, release
     drag    selector, value "to:<css>"  HTML drag and drop onto another element
+    drag    selector, value "touch:dx,dy"  a finger: touch start, moves, end (a tap at 0,0)
     key     value "ArrowUp Space"       press keys in order (Playwright key names,
                                         "Control+z" for a combination);
             value "hold:ArrowRight:600" hold a key (or "Shift+ArrowRight") for 600 ms
@@ -23,6 +25,8 @@ normally a candidate's ``selector``; ``target`` is its ``describe()``):
     route   value "#/active" or "/about" go to a view of the app's own router: a hash is
                                         set on the address; a path is pushed to the
                                         history and announced with a popstate event
+    resize  value "390x844"             set the viewport to that size (a phone; the
+                                        settings' size again with the next one)
     wait    value "ms"                  let timers and animations run (≤ step timeout)
             value "fast:ms"             in virtual time: run the next ms of timers and
                                         frames at once (≤ 60 s; a plain wait without it)
@@ -60,6 +64,7 @@ class Context:
     coverage_map: dict | None = None  # Istanbul's location maps of the app's files
     facts: dict | None = None  # code facts per file (instrumenting's code-facts.json)
     idle_steps: int = 15  # steps that found nothing new before a policy may stop
+    viewport: str = "1280x800"  # the viewport's size, "WIDTHxHEIGHT"
     virtual_time: bool = False  # the page's clock is Playwright's: "fast:ms" waits and long holds are cheap
 
 

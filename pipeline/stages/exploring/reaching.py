@@ -36,6 +36,7 @@ HANDLER_CHARS = 4000  # of a handler's source read for names when it carries no 
 HOLD_MS = 700  # a held key's first hold (the heuristic holds longer when it repeats one)
 NO_MENTION = "nothing mentions it"
 STORAGE = frozenset({"localStorage", "sessionStorage", "indexedDB"})
+PAUSES = {"p", "P", "Escape", "Pause"}
 MOVES = {"ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "w", "a", "s", "d", "W", "A", "S", "D"}
 
 
@@ -219,8 +220,9 @@ class Reach:
                 if open_arms and fn is not None and not fact.get("hold") and name not in by_handler.get(str(fn), []):
                     by_handler.setdefault(str(fn), []).append(name)
             # Moving while pressing an action key (fire, jump, sprint): held together.
+            # (never a pause key: held with a move it pauses and resumes every frame)
             moves = [k for k in held if k in MOVES]
-            actions = [k for k in held if k not in MOVES]
+            actions = [k for k in held if k not in MOVES and k not in PAUSES]
             for move in moves[:4]:
                 for act in actions[:2]:
                     value = f"hold:{move}+{act}:{HOLD_MS}"

@@ -20,7 +20,7 @@ from typing import Sequence
 from iwcbench.pipeline.contracts import evidence, settings, uitests
 from iwcbench.pipeline.stages.exploring import observing, policy
 
-_ELEMENTLESS = {"scroll", "back", "wait", "route", "load"}
+_ELEMENTLESS = {"scroll", "back", "wait", "route", "resize", "load"}
 
 
 def find(step: uitests.ReplayStep, obs: observing.Observation) -> observing.Candidate | None:

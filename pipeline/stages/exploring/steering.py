@@ -28,6 +28,8 @@ FIRES = {
              "touchmove", "mouseup", "pointerup"),
     "key": ("keydown", "keyup", "keypress"),
     "dblclick": ("dblclick",),
+    "touch": ("touchstart", "touchmove", "touchend", "touchcancel"),
+    "rightclick": ("contextmenu", "mousedown", "mouseup", "pointerdown", "pointerup", "auxclick"),
 }
 POSITIONAL = ("clientX", "clientY", "offsetX", "offsetY", "pageX", "pageY", "layerX", "getBoundingClientRect")
 # Places to press on a positional element: the middle, then a spread over its box.

@@ -38,6 +38,8 @@ const LEGACY = { Esc: 'Escape', Up: 'ArrowUp', Down: 'ArrowDown', Left: 'ArrowLe
 // (not `ch` or `c`: those are a string's characters far more often than a key)
 const KEY_READERS = /^(key|code|keyCode|which|char|charCode|keyName|pressed)$|key$/i;
 const HELD_MAPS = /^(keys|keysDown|keysPressed|held|pressed|down|input|controls|keyState|keyMap|pressedKeys)$/i;
+// Input.isDown('Space'), keyPressed('KeyW'): a game loop asking for held keys
+const HELD_CALLS = /^(is)?(key)?(down|pressed|held)$/i;
 const MODIFIERS = { ctrlKey: 'Control', metaKey: 'Control', shiftKey: 'Shift', altKey: 'Alt' };
 const TIMERS = new Set(['setTimeout', 'setInterval', 'requestAnimationFrame']);
 const ATTACHERS = new Set(['addEventListener', 'on', 'once', 'bind', 'addListener']);
@@ -235,6 +237,9 @@ function codeFacts(code, fc, parser, sourceType) {
             case 'OptionalCallExpression': {
                 const name = calleeName(node.callee);
                 if (name && ATTACHERS.has(name)) for (const arg of node.arguments) handlers.add(arg);
+                if (name && HELD_CALLS.test(name) && node.arguments.length === 1) {
+                    addKey(stringOf(node.arguments[0]), stack.concat(node), here, true);
+                }
                 if (fn && name) fn.calls.push(name);
                 if (fn) for (const arg of node.arguments) if (arg.type === 'Identifier') fn.calls.push(arg.name);
                 if (name && TIMERS.has(name)) {

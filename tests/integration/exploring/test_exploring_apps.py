@@ -173,3 +173,12 @@ def test_routes_in_the_code_are_visited_and_an_edit_field_gets_its_escape(served
     assert ran["cancelEdit"] > 0 and ran["saveEdit"] > 0, labels
     reason = run.result.trace.stop_reason
     assert reason.startswith("every function and statement of the app that can run ran"), reason
+
+
+def test_touch_handlers_context_menus_resize_and_keys_asked_of_a_helper_are_reached(served):
+    run = served.explore("gestures", max_steps=40)
+    code = run.result.coverage["gestures.js"]
+    ran = {f["name"]: code["f"][fid] for fid, f in code["fnMap"].items()}
+    labels = "\n".join(run.labels())
+    for name in ("onTouch", "onSwipe", "onFlag", "onNarrow", "boost"):
+        assert ran[name] > 0, f"{name} never ran:\n{labels}"

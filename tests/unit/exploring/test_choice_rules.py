@@ -246,3 +246,19 @@ def test_a_lists_filters_wait_until_it_has_a_few_items(monkeypatch):
         chooser.observe(_step(action, gain=1.0), _page(FIELD, *FILTERS, *items, state=place(len(items)), step=step))
     first_filter = next(count for selector, count in chosen if selector in ("#all", "#active"))
     assert first_filter >= rules.FEW_ITEMS, chosen
+
+
+def test_an_element_with_a_context_menu_handler_is_right_clicked_too():
+    chooser = _policy()
+    grid = _c("g", "#grid", "grid", "Mines", ("click",), listeners=("click", "contextmenu"))
+    plain = _c("b", "#new-game", "button", "New game", ("click",), listeners=("click",))
+    actions = chooser._element_actions(_page(grid, plain), None)
+    rights = [a for _, a in actions if a.value == "right"]
+    assert [a.selector for a in rights] == ["#grid"] and rights[0].kind == "click"
+
+
+def test_an_element_with_touch_handlers_is_tapped_and_swiped():
+    chooser = _policy()
+    pad = _c("t", "#pad", "canvas", "", ("click", "drag"), tag="canvas", listeners=("touchstart", "touchmove"))
+    values = sorted(a.value for _, a in chooser._element_actions(_page(pad), None) if (a.value or "").startswith("touch:"))
+    assert values == ["touch:-120,0", "touch:0,0", "touch:120,0"]

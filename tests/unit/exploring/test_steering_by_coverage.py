@@ -3,6 +3,8 @@ and handler sources (no browser)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from iwcbench.pipeline.contracts import evidence
 from iwcbench.pipeline.kits import inspecting
 from iwcbench.pipeline.stages.exploring import heuristic, observing, policy, reaching
@@ -251,3 +253,22 @@ def test_an_app_that_keeps_things_in_storage_is_reloaded_a_few_times_apart():
                                max_steps=50, instrumented=True, step_timeout_s=10, plateau_steps=3,
                                coverage=lambda: counts, coverage_map=DEAD_MAP, facts=DEAD_FACTS))
     assert plain._reload_option(page(20), plain._reach()) == []  # it stores nothing
+
+
+def test_a_page_that_listens_to_resize_is_shown_on_a_phone_then_back_on_the_desktop():
+    chooser = heuristic.HeuristicPolicy()
+    chooser.begin(policy.Context(start_url="http://127.0.0.1:1/", app_origin="http://127.0.0.1:1", seed=0,
+                                 max_steps=50, instrumented=False, step_timeout_s=10, plateau_steps=3,
+                                 viewport="1024x700"))
+    page = observing.Observation(step=1, url="http://127.0.0.1:1/", title="t", doc=1.0, state="s", visual="s",
+                                 candidates=(), tree="", keyboard=False, canvases=0, scrollable=False,
+                                 page_listeners=(inspecting.Listener("resize", "function handleResize() {}"),))
+    sizes = []
+    for _ in range(3):
+        options = chooser._resize_options(page)
+        sizes.append([o.action.value for o in options])
+        for option in options:
+            chooser.tried_family[option.sig] += 1
+    assert sizes == [["390x844"], ["1024x700"], []]
+    quiet = dataclasses.replace(page, page_listeners=())
+    assert heuristic.HeuristicPolicy()._resize_options(quiet) == []
