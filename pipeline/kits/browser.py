@@ -214,9 +214,10 @@ def _files_matcher(files: dict[str, bytes]) -> Callable[[str], bool]:
 def _files_handler(files: dict[str, bytes]) -> Callable[[Any], None]:
     def handle(route) -> None:
         url = route.request.url.split("?", 1)[0].split("#", 1)[0]
+        path = urllib.parse.urlsplit(url).path
         try:
             route.fulfill(status=200, body=files[url], headers={
-                "content-type": mediatypes.content_type(urllib.parse.urlsplit(url).path),
+                "content-type": mediatypes.content_type(path + "index.html" if path.endswith("/") else path),
                 "cache-control": "no-store"})
         except pw.Error:
             pass  # the page went away while the file was on its way

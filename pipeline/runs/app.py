@@ -254,7 +254,7 @@ def _explore_app(prepared: Prepared, url: str, ctx: Context, assistant: AppAssis
                  tools: quality.Tools) -> results.AppResult:
     app, report = prepared.app, prepared.report
     store, evaluation = ctx.store, ctx.evaluation
-    start_url = url.rstrip("/") + "/" + (report.entry or "index.html").lstrip("/")
+    start_url = serving.start_url(url, report.entry)
     doing = _Exploring(prepared=prepared, ctx=ctx, files=stored.AppEvidence.of(store, app), start_url=start_url,
                        deadline=clock.Deadline.after(evaluation.exploration.app_timeout_s))
     files, timings = doing.files, doing.timings

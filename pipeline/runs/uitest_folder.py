@@ -54,7 +54,7 @@ def served(app: evidence.AppRef, store: store_mod.Store, evaluation: settings_mo
             yield prepared.reason, "", None
             return
         with serving.serve(prepared.site) as server:
-            start = server.url.rstrip("/") + "/" + (prepared.report.entry or "index.html").lstrip("/")
+            start = serving.start_url(server.url, prepared.report.entry)
             yield prepared, start, routing.Hermetic(server.url, app_run.mirror_for(evaluation.sandbox, mirror_dir))
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -215,6 +215,15 @@ def _open(root: pathlib.Path, host: str, port: int) -> _Server:
     return _Server(folder, host, port)
 
 
+def start_url(base: str, entry: str | None) -> str:
+    """Where a user opens the app: the folder of an entry page named index.html (as a
+    dev server serves it: a path router sees "/", not "/index.html"), else the page."""
+    path = (entry or "index.html").lstrip("/")
+    if path == "index.html" or path.endswith("/index.html"):
+        path = path[: -len("index.html")]
+    return base.rstrip("/") + "/" + path
+
+
 @contextlib.contextmanager
 def serve(root: pathlib.Path, host: str = "127.0.0.1") -> Iterator[Served]:
     """Serve ``root`` on ``host`` at a free port until the block ends."""

@@ -53,7 +53,11 @@ def served_files(url: str, originals: dict[str, bytes]) -> dict[str, bytes]:
     root, which is the start page's folder)."""
     parts = urllib.parse.urlsplit(url)
     root = f"{parts.scheme}://{parts.netloc}" + parts.path.rsplit("/", 1)[0] + "/"
-    return {root + urllib.parse.quote(rel): data for rel, data in originals.items()}
+    files = {root + urllib.parse.quote(rel): data for rel, data in originals.items()}
+    # (a folder's address serves its index.html, as the server does)
+    files.update({root + urllib.parse.quote(rel[: -len("index.html")]): data for rel, data in originals.items()
+                  if rel == "index.html" or rel.endswith("/index.html")})
+    return files
 
 
 def _blank(explorer: stepping.Explorer) -> str | None:

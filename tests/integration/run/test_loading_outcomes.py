@@ -54,4 +54,6 @@ def test_a_page_that_renders_late_is_explored_and_its_load_times_are_kept(loadin
     app = apps["late-render"]
     assert app.outcome == "evaluated", app.reason
     report = json.loads((out / app.evidence / "instrument.json").read_text())
+    trace = json.loads((out / app.evidence / "trace.json").read_text())
+    assert report["load_time_s"] and report["original_load_time_s"], (report, trace["stop_reason"], trace["start_url"])
     assert report["load_time_s"] > 0 and report["original_load_time_s"] > 0
