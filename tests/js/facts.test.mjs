@@ -117,3 +117,15 @@ test('held keys asked of an input helper: Input.isDown("Space"), keyPressed("Key
   const held = facts.keys.filter((k) => k.hold).map((k) => k.key).sort();
   assert.deepEqual(held, ['KeyW', 'Space']);
 });
+
+test('a player\'s controls read through a held-key map: keys[controls.left] with { left: "a" }', () => {
+  const facts = factsOf(`
+    const keys = {};
+    function updateTank(tank, controls) {
+      if (keys[controls.left]) tank.angle -= 1;
+      if (keys[controls.fire]) shoot(tank);
+    }
+    function loop() { updateTank(p1, { left: 'a', fire: ' ' }); updateTank(p2, { left: 'ArrowLeft', fire: 'Enter' }); }`);
+  const held = [...new Set(facts.keys.filter((k) => k.hold).map((k) => k.key))].sort();
+  assert.deepEqual(held, ['ArrowLeft', 'Enter', 'Space', 'a']);
+});

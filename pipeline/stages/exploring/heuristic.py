@@ -84,6 +84,7 @@ SIBLINGS = 3  # tries of a family after which its untried members count little
 FADE = 0.6
 ECHO = 4.0
 EARLY_FILTER = -4.0
+DROP_TARGETS = 4  # drop targets an element is dragged to, each its own action
 RELOAD = "load|"
 RELOADS = 3
 RELOAD_EVERY = 8
@@ -169,6 +170,15 @@ class HeuristicPolicy:
                 elif kind == "drag":
                     value = f"to:{drop}" if drop and c.tag != "canvas" and drop != c.selector else None
                     actions.append((sig, evidence.Action(kind="drag", target=target, selector=c.selector, value=value)))
+                    if value is not None:  # (each other drop target is another move: a board's columns)
+                        for other in obs.drop_targets[1:DROP_TARGETS]:
+                            if other != c.selector and f"{sig}>{other}" not in self.banned:
+                                moved = f"{sig}>{other}"
+                                self.families[moved] = rules.family(moved) if in_item else moved
+                                actions.append((moved, evidence.Action(kind="drag", target=target, selector=c.selector,
+                                                                       value=f"to:{other}")))
+                                if reach is not None:
+                                    self.steers[moved] = steering.drop_value(reach, obs, other)
                 elif kind == "key":
                     actions.append((sig, evidence.Action(kind="key", target=target, selector=c.selector)))
                 else:

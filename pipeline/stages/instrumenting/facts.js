@@ -40,6 +40,9 @@ const KEY_READERS = /^(key|code|keyCode|which|char|charCode|keyName|pressed)$|ke
 const HELD_MAPS = /^(keys|keysDown|keysPressed|held|pressed|down|input|controls|keyState|keyMap|pressedKeys)$/i;
 // Input.isDown('Space'), keyPressed('KeyW'): a game loop asking for held keys
 const HELD_CALLS = /^(is)?(key)?(down|pressed|held)$/i;
+// { left: 'a', right: 'd', fire: ' ' }: a player's controls, read as keys[controls.left]
+const CONTROL_NAMES = /^(left|right|up|down|fire|shoot|jump|thrust|boost|brake|action|pause|turn\w*|rotate\w*|move\w*)$/i;
+const MAX_DYNAMIC_READS = 20;
 const MODIFIERS = { ctrlKey: 'Control', metaKey: 'Control', shiftKey: 'Shift', altKey: 'Alt' };
 const TIMERS = new Set(['setTimeout', 'setInterval', 'requestAnimationFrame']);
 const ATTACHERS = new Set(['addEventListener', 'on', 'once', 'bind', 'addListener']);
@@ -149,6 +152,8 @@ function codeFacts(code, fc, parser, sourceType) {
     const arrayUsers = new Map(); // array variable name → { keys, users:Set }
     const keyTables = new Map(); // `const SHORTCUTS = { b: 'brush', e: 'eraser' }` → its keys
     const handlers = new Set(); // function nodes attached as event handlers
+    const controlKeys = new Set(); // key names bound to control names ({ left: 'a' })
+    const dynamicReads = []; // keys[controls.left]: held-map reads by a key not written out
     let visited = 0;
 
     function fidOf(node) {
@@ -296,6 +301,8 @@ function codeFacts(code, fc, parser, sourceType) {
                     const text = node.computed ? stringOf(node.property) : node.property.name;
                     const parentIsAssign = parent && parent.type === 'AssignmentExpression' && parent.left === node;
                     if (text && !parentIsAssign) addKey(text, stack.concat(node), here, true);
+                    else if (node.computed && !parentIsAssign && node.property.type === 'MemberExpression'
+                        && dynamicReads.length < MAX_DYNAMIC_READS) dynamicReads.push({ stack: stack.concat(node), fid: here });
                 }
                 break;
             }
@@ -303,6 +310,7 @@ function codeFacts(code, fc, parser, sourceType) {
                 // { note: 'C', key: 'a' }
                 const k = node.key && (node.key.name || node.key.value);
                 if (k && /^(key|hotkey|shortcut)$/i.test(k)) addKey(stringOf(node.value), stack.concat(node), here, false);
+                if (k && CONTROL_NAMES.test(k) && keyName(stringOf(node.value)) !== null) controlKeys.add(stringOf(node.value));
                 // { path: '/about', component: About }: a router table
                 const target = stringOf(node.value);
                 if (k === 'path' && target !== null && PATH_ROUTE.test(target) && !target.includes(':')) route(target);
@@ -367,6 +375,7 @@ function codeFacts(code, fc, parser, sourceType) {
     }
 
     visit(ast.program, null, [], null);
+    for (const read of dynamicReads) for (const key of controlKeys) addKey(key, read.stack, read.fid, true);
     facts.mentions = [...mentions].sort();
     facts.routes = [...routes];
     for (const { keys, users } of arrayUsers.values()) facts.sequences.push({ keys, users: [...users] });
