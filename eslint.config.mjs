@@ -51,6 +51,11 @@ export default [
     languageOptions: { sourceType: 'module', globals: { ...globals.browser } },
   },
   {
+    // an init script (kits/browser.py adds it to pages under Playwright's clock)
+    files: ['pipeline/kits/page/*.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
+  },
+  {
     files: ['pipeline/stages/reporting/templates/*.js'],
     languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
     // the report's script is ES5 throughout (var, function expressions), as it was

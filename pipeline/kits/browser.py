@@ -185,8 +185,9 @@ class Session:
             page = _guarded(self, 15.0, "open a page", self.context.new_page)
         finally:
             self._opening = False
-        if self.virtual_time:
-            _guarded(self, 10.0, "install the page's clock", page.clock.install)
+        if self.virtual_time:  # (page/timers.js: a timer's error stays a page error under the clock)
+            _guarded(self, 10.0, "install the page's clock", lambda: (
+                page.clock.install(), page.add_init_script(path=PAGE / "timers.js")))
         cdp = _guarded(self, 10.0, "attach to the page", lambda: self.context.new_cdp_session(page))
         tools = devtools.Devtools(cdp, self.coverage_hashes)
         if self.coverage_hashes:
@@ -421,8 +422,7 @@ class Tab:
         self._call("scroll", timeout_s, lambda: self.page.mouse.wheel(dx, dy))
 
     def resize(self, width: int, height: int, timeout_s: float) -> None:
-        self._call("resize the viewport", timeout_s,
-                   lambda: self.page.set_viewport_size({"width": width, "height": height}))
+        self._call("resize the viewport", timeout_s, lambda: self.page.set_viewport_size({"width": width, "height": height}))
 
     def back(self, timeout_s: float) -> None:
         self._call("go back", timeout_s, lambda: self.page.go_back(timeout=timeout_s * 1000))
