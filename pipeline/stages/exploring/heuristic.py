@@ -172,13 +172,10 @@ class HeuristicPolicy:
                     actions.append((sig, evidence.Action(kind="drag", target=target, selector=c.selector, value=value)))
                     if value is not None:  # (each other drop target is another move: a board's columns)
                         for other in obs.drop_targets[1:DROP_TARGETS]:
-                            if other != c.selector and f"{sig}>{other}" not in self.banned:
-                                moved = f"{sig}>{other}"
-                                self.families[moved] = rules.family(moved) if in_item else moved
-                                actions.append((moved, evidence.Action(kind="drag", target=target, selector=c.selector,
-                                                                       value=f"to:{other}")))
-                                if reach is not None:
-                                    self.steers[moved] = steering.drop_value(reach, obs, other)
+                            if other != c.selector:
+                                self._offer(actions, f"{sig}>{other}", evidence.Action(
+                                    kind="drag", target=target, selector=c.selector, value=f"to:{other}"), in_item,
+                                    steering.drop_value(reach, obs, other) if reach is not None else None)
                 elif kind == "key":
                     actions.append((sig, evidence.Action(kind="key", target=target, selector=c.selector)))
                 else:
@@ -204,42 +201,42 @@ class HeuristicPolicy:
         against, taps and swipes for touch handlers, a right click for a context menu,
         a double click."""
         actions: list[tuple[str, evidence.Action]] = []
-        if reach is not None:
-            for option in playing.element_key_options(obs, c, reach):
-                self.families[option.sig] = rules.family(option.sig) if in_item else option.sig
-                if option.sig not in self.banned:
-                    actions.append((option.sig, option.action))
-                    self.steers[option.sig] = option.steer
+        for option in playing.element_key_options(obs, c, reach) if reach is not None else ():
+            self._offer(actions, option.sig, option.action, in_item, option.steer)
+
+        def press(name: str, kind: str, value: str, fires: str) -> None:
+            self._offer(actions, rules.signature(name, c.selector), evidence.Action(
+                kind=kind, target=target, selector=c.selector, value=value), in_item,  # type: ignore[arg-type]
+                steering.action_value(reach, obs, c.selector, fires) if reach is not None else None)
+
         if any(t in c.listeners for t in steering.FIRES["touch"]):
             for name, value in (("tap", "touch:0,0"), ("swipe", "touch:-120,0"), ("swipe-right", "touch:120,0")):
-                sig = rules.signature(name, c.selector)
-                self.families[sig] = rules.family(sig) if in_item else sig
-                if sig not in self.banned:
-                    actions.append((sig, evidence.Action(kind="drag", target=target, selector=c.selector,
-                                                         value=value)))
-                    if reach is not None:
-                        self.steers[sig] = steering.action_value(reach, obs, c.selector, "touch")
-        right = rules.signature("rightclick", c.selector)
-        self.families[right] = rules.family(right) if in_item else right
-        if "contextmenu" in c.listeners and right not in self.banned:
-            actions.append((right, evidence.Action(kind="click", target=target, selector=c.selector, value="right")))
-            if reach is not None:
-                self.steers[right] = steering.action_value(reach, obs, c.selector, "rightclick")
-        double = rules.signature("dblclick", c.selector)
-        self.families[double] = rules.family(double) if in_item else double
-        if "dblclick" in c.listeners and double not in self.banned:
-            actions.append((double, evidence.Action(kind="click", target=target, selector=c.selector,
-                                                    value="double")))
-            if reach is not None:
-                self.steers[double] = steering.action_value(reach, obs, c.selector, "dblclick")
+                press(name, "drag", value, "touch")
+        if "contextmenu" in c.listeners:
+            press("rightclick", "click", "right", "rightclick")
+        if "dblclick" in c.listeners:
+            press("dblclick", "click", "double", "dblclick")
         return actions
+
+    def _offer(self, actions: list[tuple[str, evidence.Action]], sig: str, action: evidence.Action, in_item: bool,
+               steer: float | None) -> None:
+        """One more action on an element, in its family (list positions erased inside a
+        list item), unless it hung the page once; ``steer``: what reaching says of it."""
+        self.families[sig] = rules.family(sig) if in_item else sig
+        if sig not in self.banned:
+            actions.append((sig, action))
+            if steer is not None:
+                self.steers[sig] = steer
+
+    @property
+    def _virtual(self) -> bool:
+        return self.context is not None and self.context.virtual_time
 
     def _page_actions(self, obs: observing.Observation, reach: reaching.Reach | None, nothing_else: bool
                       ) -> list[tuple[str, evidence.Action]]:
         reload = self._reload_option(obs, reach)
-        virtual = self.context is not None and self.context.virtual_time
         fast_tries = self.tried_family[playing.FAST_WAIT]
-        options = (playing.key_options(obs, reach) + playing.wait_options(obs, reach, nothing_else, virtual, fast_tries)
+        options = (playing.key_options(obs, reach) + playing.wait_options(obs, reach, nothing_else, self._virtual, fast_tries)
                    + playing.route_options(obs, reach) + self._resize_options(obs) + playing.scroll_options(obs))
         for option in options:
             self.steers[option.sig] = option.steer
@@ -283,8 +280,7 @@ class HeuristicPolicy:
         if kind == "key" and action.value and action.value.startswith("hold:"):
             # a hold that is chosen again goes on longer: games reward holding on
             keys, _, ms = action.value[5:].rpartition(":")
-            virtual = self.context is not None and self.context.virtual_time
-            most = playing.VIRTUAL_HOLD_MAX_MS if virtual else playing.HOLD_MAX_MS
+            most = playing.VIRTUAL_HOLD_MAX_MS if self._virtual else playing.HOLD_MAX_MS
             longer = min(most, int(ms) * (1 + self.tried_family[self._family(sig)]))
             return action.model_copy(update={"value": f"hold:{keys}:{longer}"})
         return action
