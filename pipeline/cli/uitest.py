@@ -94,7 +94,7 @@ def _print_cases(tested, console: rich.console.Console) -> None:
         table.add_row(str(case.index + 1), case.verdict or "unscored", str(case.steps), case.task,
                       case.justification or case.reason)
     console.print(table)
-    for name in ("uitest_accuracy", "uitest_passed", "appearance"):
+    for name in ("uitest_accuracy", "uitest_instruction_accuracy", "uitest_passed", "appearance"):
         score = tested.scores.get(name)
         if score is not None:
             shown = "unscored" if score.value is None else f"{score.value:.1f} {score.unit}"

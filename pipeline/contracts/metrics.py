@@ -88,16 +88,22 @@ class Score(base.Model):
         return self.status in WAITING
 
 
-Aggregation = Literal["mean", "pooled_cases", "sample_z"]
+Aggregation = Literal["mean", "pooled_cases", "pooled_instructions", "sample_z"]
+# How a metric's benchmark pools it per model: the leaderboard's ``metrics`` and ``z``
+# hold every metric by its own aggregation (stages/aggregating), one row per model.
 AGGREGATIONS: dict[str, str] = {
-    "mean": "model level: the mean of the model's app values; the leaderboard's z is over the model means",
-    "pooled_cases": "model level: WebGen-Bench Accuracy over instructions (the card's primary) and over every "
-                    "UI test case of the model, pooled (start failures as NO; results.json ui_tests and the "
-                    "leaderboard's uitest_instruction_accuracy / uitest_case_accuracy), never a mean of per-app "
-                    "values; not weighable",
-    "sample_z": "WebCoderBench Table 4: z of each app's value over all apps, the model's mean z weighted "
-                "within its perspective (results.json webcoder); Table 5 per requirement label",
+    "mean": "model level: the mean of the model's app values; its z is over the model means",
+    "pooled_cases": "model level: WebGen-Bench's figure pooled over every UI test case of the model (start "
+                    "failures as NO), never a mean of per-app values; z over the models; not weighable",
+    "pooled_instructions": "model level: WebGen-Bench's Accuracy over instructions, the card's primary (an "
+                           "instruction is YES when all its cases are, PARTIAL when one is YES or PARTIAL; start "
+                           "failures as NO), pooled over the model's instructions; z over the models; not weighable",
+    "sample_z": "WebCoderBench Table 4: the mean of the model's app values; ranked by WebCoderBench's weights, its "
+                "z is the mean over the model's apps of each app's z against all apps (per-sample z), else over "
+                "the model means; weighted within its perspective in results.json webcoder; Table 5 per "
+                "requirement label",
 }
+POOLED: tuple[str, ...] = ("pooled_cases", "pooled_instructions")  # computed over UI test cases, not weighable
 
 
 class Metric(base.Model):
@@ -193,6 +199,11 @@ TABLE: tuple[Metric, ...] = (
     # issue 12 — WebGen-Bench's evaluator (stages/uitesting). No weights: reported beside
     # the IWC overall, not part of it; the model-level Accuracy is pooled over test
     # cases (stages/aggregating/webgen.py), not a mean of these per-app values.
+    Metric(name="uitest_instruction_accuracy", unit="%", higher_is_better=True, floor=0.0,
+           kind="llm", producer="uitesting",
+           aggregation="pooled_instructions",
+           definition="WebGen-Bench's instruction verdict of the app, the card's primary Accuracy: 100 when every "
+                      "UI test case is YES, 50 when one is YES or PARTIAL, 0 otherwise; unscored when a case is"),
     Metric(name="uitest_accuracy", unit="%", higher_is_better=True, floor=0.0,
            kind="llm", producer="uitesting",
            aggregation="pooled_cases",
@@ -425,9 +436,15 @@ def unscored(names_: Iterable[str], reason: str, raw: dict | None = None,
     return {n: score(n, None, reason, raw=raw, status=status) for n in names_}
 
 
-def names_aggregated(aggregation: Aggregation) -> tuple[str, ...]:
-    """The metrics whose benchmark pools them per model this way, in table order."""
-    return tuple(m.name for m in TABLE if m.aggregation == aggregation)
+def names_aggregated(*aggregations: Aggregation) -> tuple[str, ...]:
+    """The metrics whose benchmark pools them per model one of these ways, in table order."""
+    return tuple(m.name for m in TABLE if m.aggregation in aggregations)
+
+
+def aggregation_of(name: str) -> Aggregation:
+    """How a score name is pooled per model; names outside the table as a mean."""
+    metric = find(name)
+    return metric.aggregation if metric is not None else "mean"
 
 
 def ranks_as_table4(weights: Mapping[str, float]) -> bool:

@@ -1,12 +1,16 @@
 """Per-app results (``result.json``) and run results (``results.json``); the scores
 they hold are ``metrics.Score`` records.
 
-Schema 3 (this one) records the run's settings as a ``settings.Evaluation``, and what a
-run on one machine adds (``settings.LocalRun``: inputs, output, workers, spending) apart
-from it; schema 2 gave every score a ``status``. Older files still read: a score
+Schema 4 (this one) keeps every metric of a leaderboard row in its ``metrics`` and
+``z``, WebGen-Bench's pooled Accuracy included, each by its aggregation (the metric
+table's column). Schema 3 records the run's settings as a ``settings.Evaluation``, and
+what a run on one machine adds (``settings.LocalRun``: inputs, output, workers, spending)
+apart from it; schema 2 gave every score a ``status``. Older files still read: a score
 without ``status`` gets it from its value and its reason (contracts/metrics.py
-``LEGACY_HEADS``), and a configuration that holds a run's local fields (schemas 1 and
-2) is read as its evaluation and its ``local`` part.
+``LEGACY_HEADS``), a configuration that holds a run's local fields (schemas 1 and 2) is
+read as its evaluation and its ``local`` part, and a row's ``uitest_instruction_accuracy``
+and ``uitest_case_accuracy`` (schema 3) are its metrics ``uitest_instruction_accuracy``
+and ``uitest_accuracy``.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ MODEL_FAULT: frozenset[str] = frozenset({"start_failed"})
 # Our own failure: left out of every pool.
 OUR_FAULT: frozenset[str] = frozenset({"error"})
 NOT_SUBMITTED = "no app submitted for this task"  # the reason of a (model, task) without an app
-SCHEMA_VERSION = "3"  # of result.json and results.json: the run's Evaluation, its local part apart
+SCHEMA_VERSION = "4"  # of result.json and results.json (3: the run's Evaluation, its local part apart; 4: the
+# leaderboard holds WebGen-Bench's pooled Accuracy in ``metrics``, as every other metric)
 
 
 class InstrumentationSummary(base.Model):
@@ -134,16 +139,24 @@ class LeaderboardRow(base.Model):
     apps: int = 0
     outcomes: dict[str, int] = {}
     rank_interval: tuple[int, int] | None = None  # bootstrap interval of the rank (best, worst)
-    # WebGen-Bench (its ui_tests row): the card's primary Accuracy, over instructions, and the
-    # case-level Accuracy pooled over every test case; None: no UI tests, or unscored
-    uitest_instruction_accuracy: float | None = None
-    uitest_case_accuracy: float | None = None
     # metric → the model's apps (our errors left out) without a value for a metric other apps
     # of the run have one for: unscored, pending or over budget; only metrics with one or more
     unscored: dict[str, int] = {}
     # weighted metrics other models were ranked on that this model has no z for: its overall
     # stands on fewer dimensions (the report flags it); empty: ranked like the rest
     missing_dimensions: tuple[str, ...] = ()
+
+    @pydantic.model_validator(mode="before")
+    @classmethod
+    def _pooled_in_metrics(cls, data: object) -> object:
+        """Schema 3 kept WebGen-Bench's pooled Accuracy in two fields of their own; they
+        are the metrics ``uitest_instruction_accuracy`` and ``uitest_accuracy``."""
+        if not isinstance(data, dict) or not {"uitest_instruction_accuracy", "uitest_case_accuracy"} & set(data):
+            return data
+        rest = {k: v for k, v in data.items() if k not in ("uitest_instruction_accuracy", "uitest_case_accuracy")}
+        pooled = {"uitest_instruction_accuracy": data.get("uitest_instruction_accuracy"),
+                  "uitest_accuracy": data.get("uitest_case_accuracy")}
+        return {**rest, "metrics": {**dict(data.get("metrics") or {}), **pooled}}
 
 
 class PerspectiveRow(base.Model):

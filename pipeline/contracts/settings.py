@@ -171,7 +171,8 @@ class Scoring(Section):
                 raise ValueError(f"not in the metric table: {', '.join(unknown)}")
             if any(w < 0 for w in value.values()) or sum(value.values()) <= 0:
                 raise ValueError("weights must be ≥ 0 and not all 0")
-            pooled = sorted(n for n, w in value.items() if w > 0 and n in metric_table.names_aggregated("pooled_cases"))
+            pooled_names = metric_table.names_aggregated(*metric_table.POOLED)
+            pooled = sorted(n for n, w in value.items() if w > 0 and n in pooled_names)
             if pooled:
                 raise ValueError(f"{', '.join(pooled)}: pooled per model over UI test cases (results.json ui_tests), "
                                  "not a per-app score the overall can weigh")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Literal
+from typing import Literal, Sequence
 
 import pydantic
 
@@ -31,6 +31,19 @@ Verdict = Literal["YES", "PARTIAL", "NO"]
 VERDICTS: tuple[str, ...] = Verdict.__args__  # type: ignore[attr-defined]
 # WebGen-Bench's credit per verdict: a partly working feature counts half.
 CREDIT: dict[str, float] = {"YES": 1.0, "PARTIAL": 0.5, "NO": 0.0}
+
+
+def instruction_verdict(verdicts: Sequence[str | None]) -> str | None:
+    """One instruction from its cases' verdicts (None: one of them is unscored)."""
+    if not verdicts or any(v is None for v in verdicts):
+        return None
+    if all(v == "YES" for v in verdicts):
+        return "YES"
+    if any(v in ("YES", "PARTIAL") for v in verdicts):
+        return "PARTIAL"
+    return "NO"
+
+
 # Where a case's verdict came from; ``page_failed``: NO, the page did not load for the case
 # (the agent was not asked; counted apart in the Accuracy table).
 Source = Literal["agent", "replay", "page_failed", "none"]

@@ -18,7 +18,7 @@ from iwcbench.pipeline.contracts import artifacts, evidence, metrics, results, s
 from iwcbench.pipeline.kits import store as store_mod
 from iwcbench.pipeline.runs import app as app_run, evidence as stored, inputs, provenance, uitests
 from iwcbench.pipeline.stages import aggregating, reporting
-from iwcbench.pipeline.stages.aggregating import summaries, webcoder
+from iwcbench.pipeline.stages.aggregating import summaries, webcoder, webgen
 
 log = logging.getLogger(__name__)
 
@@ -71,19 +71,15 @@ def finish(
     if config.scoring.reference:
         ref_run, ref_digest = inputs.load_results(config.scoring.reference, "scoring.reference")
         reference = aggregating.reference_stats(ref_run, config.scoring.reference, ref_digest)
-    scored, leaderboard = aggregating.aggregate(app_results, chosen, reference=reference)
+    ui_tests = uitests.accuracy(app_results, tasks, config)  # WebGen-Bench's, pooled over test cases
+    scored, leaderboard = aggregating.aggregate(app_results, chosen, reference=reference,
+                                                pooled_values=webgen.model_values(ui_tests))
     # WebCoderBench's own table: the leaderboard's weights when they are WebCoderBench's (the
     # leaderboard then ranks by this very table), else a weights file's, else the wcb set
     if chosen is not None and metrics.ranks_as_table4(chosen):
         wcb_weights = dict(chosen)
     else:
         wcb_weights = dict(config.scoring.custom_weights) or metrics.weights("wcb")
-    ui_tests = uitests.accuracy(scored, tasks, config)
-    by_model = {row.model: row for row in ui_tests}
-    leaderboard = tuple(row.model_copy(update={
-        "uitest_instruction_accuracy": by_model[row.model].instruction_accuracy,
-        "uitest_case_accuracy": by_model[row.model].accuracy}) if row.model in by_model else row
-        for row in leaderboard)
     run_results = results.RunResults(
         run=results.RunInfo(
             configuration=config.evaluation(),

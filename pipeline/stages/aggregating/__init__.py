@@ -34,9 +34,12 @@ Rules:
 * Each row counts, per metric, the model's apps left unscored on it (``unscored``), and
   names the weighted metrics other models were ranked on that it has no z for
   (``missing_dimensions``): its overall then stands on fewer dimensions.
-* WebGen-Bench's UI-test rows (aggregation ``pooled_cases``) are no model mean: the
-  leaderboard leaves them out of ``metrics`` and ``z``; its UI-test figures are the ones
-  pooled over test cases (webgen.py), which the run puts beside each row.
+* Every metric of a row is pooled by its aggregation (the metric table's column):
+  WebGen-Bench's UI-test rows (``pooled_cases``, ``pooled_instructions``) are no model
+  mean but its Accuracy pooled over test cases or over instructions (webgen.py, given by
+  the run), with a z over the models and no weight; every other metric is the mean of
+  the model's apps, its z as the ranking takes it (over the model means, or Table 4's
+  per-sample z below).
 * Rank intervals: the leaderboard carries a bootstrap interval per model (tasks
   resampled with replacement, 2.5th–97.5th percentile of the rank), seeded, so the
   same results give the same intervals.
@@ -277,20 +280,46 @@ def bootstrap_ranks(
     return out
 
 
+def _columns(pooled: Sequence[results.AppResult], metrics: Sequence[str], directions: Mapping[str, bool],
+             sample_z: Mapping[str, Mapping[str, float | None]] | None,
+             given: Mapping[str, Mapping[str, float | None]],
+             fixed: Mapping[str, tuple[float, float]] | None) -> tuple[dict, dict]:
+    """Model → metric → value, and model → metric → z, each metric by its aggregation
+    (the metric table's column): WebGen-Bench's pooled figures (``pooled_cases``,
+    ``pooled_instructions``) are the value ``given``, every other metric the mean of the
+    model's app values; the z is over the models' values, or, when the leaderboard ranks
+    as WebCoderBench's Table 4, ``sample_z`` (the mean of the model's apps' z over all apps)."""
+    models = sorted({a.model for a in pooled} | set(given))
+    pooled_names = set(metric_table.names_aggregated(*metric_table.POOLED))
+    means = _model_table(pooled, [m for m in metrics if m not in pooled_names])
+    values = {model: {m: (given.get(model, {}).get(m) if m in pooled_names else means.get(model, {}).get(m))
+                      for m in metrics} for model in models}
+    by_values = [m for m in metrics if sample_z is None or m in pooled_names]
+    z = _leaderboard_z(values, by_values, directions, fixed)
+    for model in models:
+        z[model].update({m: (sample_z or {}).get(model, {}).get(m) for m in metrics if m not in by_values})
+    return values, z
+
+
 def aggregate(
     apps: Sequence[results.AppResult],
     weights: Mapping[str, float] | None = None,
     bootstrap: int = BOOTSTRAP_SAMPLES,
     reference: results.Reference | None = None,
+    pooled_values: Mapping[str, Mapping[str, float | None]] | None = None,
 ) -> tuple[tuple[results.AppResult, ...], tuple[results.LeaderboardRow, ...]]:
     """Apps with their ``overall`` set (and floors filled in where the app is the
     model's fault), and the leaderboard (best first). ``bootstrap`` is the number of
-    samples for rank intervals (0: none); ``reference`` fixes μ and σ."""
+    samples for rank intervals (0: none); ``reference`` fixes μ and σ; ``pooled_values``
+    (model → metric) are the pooled UI-test figures (webgen.model_values)."""
     apps = with_floors(apps)
     pooled = _pooled(apps)
     weights = dict(weights) if weights is not None else weights_for(pooled)
+    given = pooled_values or {}
+    pooled_names = metric_table.names_aggregated(*metric_table.POOLED)
     metrics = _metrics(pooled)
-    directions = _directions(pooled)
+    metrics += [m for m in pooled_names if m not in metrics and any(row.get(m) is not None for row in given.values())]
+    directions = {m: True for m in pooled_names} | _directions(pooled)
     app_fixed = reference.app_stats if reference is not None else None
     model_fixed = reference.model_stats if reference is not None else None
 
@@ -301,34 +330,30 @@ def aggregate(
     scored_apps = tuple(a.model_copy(update={
         "overall": next(overall_of) if a.outcome not in results.OUR_FAULT else None}) for a in apps)
 
-    # WebGen-Bench's figures are pooled over test cases (webgen.py), never a mean of apps' values
-    metrics = [m for m in metrics if m not in metric_table.names_aggregated("pooled_cases")]
-    means = _model_table(pooled, metrics)
-    if table4:
-        z = _mean_sample_z(pooled, app_z, metrics)
-        overall = {model: _table4_sum(z[model], weights) for model in means}
-    else:
-        z = _leaderboard_z(means, metrics, directions, model_fixed)
-        overall = {model: weighted(z[model], weights) for model in means}
+    sample_z = _mean_sample_z(pooled, app_z, metrics) if table4 else None
+    values, z = _columns(pooled, metrics, directions, sample_z, given, model_fixed)
+    overall = {model: (_table4_sum if table4 else weighted)(z[model], weights)
+               for model in {a.model for a in pooled}}
     for a in apps:  # a model whose every app failed on our side still gets a row
         overall.setdefault(a.model, None)
     ranks = _ranks(overall)
     ranked_on = {model: {m for m in metrics if weights.get(m, 0) > 0 and z.get(model, {}).get(m) is not None}
                  for model in overall}
     every = set().union(*ranked_on.values()) if ranked_on else set()
-    intervals = bootstrap_ranks(pooled, weights, bootstrap, reference=reference) if bootstrap and len(means) > 1 else {}
+    many = len({a.model for a in pooled}) > 1
+    intervals = bootstrap_ranks(pooled, weights, bootstrap, reference=reference) if bootstrap and many else {}
     rows = []
     for model in sorted(overall, key=lambda m: (ranks[m], m)):
         mine = [a for a in apps if a.model == model]
         outcomes: dict[str, int] = {}
         for a in mine:
             outcomes[a.outcome] = outcomes.get(a.outcome, 0) + 1
-        unscored = {m: n for m in metrics
-                    if (n := sum(1 for a in mine if a.outcome not in results.OUR_FAULT
-                                 and _value(a.scores.get(m)) is None))}
+        unscored = {m: n for m in metrics if m not in pooled_names
+                    and (n := sum(1 for a in mine if a.outcome not in results.OUR_FAULT
+                                  and _value(a.scores.get(m)) is None))}
         rows.append(results.LeaderboardRow(
             rank=ranks[model], model=model, overall=overall[model],
-            metrics={m: means.get(model, {}).get(m) for m in metrics},
+            metrics={m: values.get(model, {}).get(m) for m in metrics},
             z={m: z.get(model, {}).get(m) for m in metrics},
             apps=len(mine), outcomes=outcomes, rank_interval=intervals.get(model),
             unscored=unscored,

@@ -52,17 +52,6 @@ class _Tally:
                                      accuracy=round(credit / n * 100, 4) if n and scored else None)
 
 
-def instruction_verdict(verdicts: Sequence[str | None]) -> str | None:
-    """One instruction from its cases' verdicts (None: one of them is unscored)."""
-    if not verdicts or any(v is None for v in verdicts):
-        return None
-    if all(v == "YES" for v in verdicts):
-        return "YES"
-    if any(v in ("YES", "PARTIAL") for v in verdicts):
-        return "PARTIAL"
-    return "NO"
-
-
 def _verdicts(app: results.AppResult | None, item: task.Task) -> list[str | None] | None:
     """Per case: the verdict; None for the whole app when it never started."""
     if app is None or app.outcome == "start_failed":
@@ -109,7 +98,7 @@ class _Count:
             self.by_category.setdefault(test.primary_category or UNCATEGORISED, _Tally()).add(verdict)
             if started:
                 self.started_cases.add(verdict)
-        whole = instruction_verdict(verdicts)
+        whole = uitests.instruction_verdict(verdicts)
         if whole is not None:
             self.all_inst.add(whole)
             if started:
@@ -171,3 +160,15 @@ def accuracy_table(apps: Iterable[results.AppResult], tasks: Sequence[task.Task]
     for app in apps:
         by_model.setdefault(app.model, {})[app.task_id] = app
     return tuple(model_row(m, by_model[m], tasks, unscored_reason) for m in sorted(by_model))
+
+
+def model_values(rows: Iterable[results.UITestRow]) -> dict[str, dict[str, float | None]]:
+    """Model → each pooled UI-test metric's value (metric table aggregations
+    ``pooled_cases`` and ``pooled_instructions``): what the leaderboard's rows hold for them."""
+    out: dict[str, dict[str, float | None]] = {}
+    for row in rows:
+        cases = row.cases
+        passed = round(cases.yes / cases.counted * 100, 4) if cases.accuracy is not None and cases.counted else None
+        out[row.model] = {"uitest_accuracy": row.accuracy, "uitest_instruction_accuracy": row.instruction_accuracy,
+                          "uitest_passed": passed}
+    return out

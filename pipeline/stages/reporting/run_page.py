@@ -66,7 +66,9 @@ def _metric_head(name: str, weight: float | None) -> str:
     title, unit = "", ""
     if entry is not None:
         arrow = "↑" if entry.higher_is_better else "↓"
-        title = f' title="{layout.esc(entry.definition)} ({"higher" if entry.higher_is_better else "lower"} is better)"'
+        pooled = f" · per {metrics_table.AGGREGATIONS[entry.aggregation]}" if entry.aggregation != "mean" else ""
+        title = (f' title="{layout.esc(entry.definition)} ({"higher" if entry.higher_is_better else "lower"} is '
+                 f'better){layout.esc(pooled)}"')
         unit = f'<br><span class="faint" style="font-weight:400">{layout.esc(entry.unit)} {arrow}</span>'
     hint = f'<br><span class="faint" style="font-weight:400">weight {weight:.3g}</span>' if weight is not None else ""
     return f'<th data-sort class="num metric"{title}>{layout.esc(name.replace("_", " "))}{unit}{hint}</th>'
@@ -87,17 +89,8 @@ def _leaderboard(run: results.RunResults) -> str:
     heads = ['<th data-sort class=num>rank</th>', '<th data-sort>model</th>',
              '<th data-sort title="weighted sum of z-scores across the model pool">overall z</th>']
     heads += [_metric_head(m, run.weights.get(m)) for m in metrics]
-    webgen = bool(run.ui_tests)  # WebGen-Bench's figures, pooled as its card defines them
-    if webgen:
-        heads += ['<th data-sort class="num metric" title="WebGen-Bench Accuracy (the card\'s primary): an '
-                  'instruction is YES when all its cases are, PARTIAL when some pass; (YES + 0.5·PARTIAL) / '
-                  'instructions × 100">UI-test Accuracy<br><span class="faint" style="font-weight:400">'
-                  'instructions, %</span></th>',
-                  '<th data-sort class="num metric" title="(YES + 0.5·PARTIAL) / test cases × 100, pooled over '
-                  'all the model\'s cases">case-level Accuracy<br><span class="faint" style="font-weight:400">'
-                  'test cases, %</span></th>']
     heads += ['<th data-sort class=num>apps</th>', "<th>outcomes</th>"]
-    body = [f"<tr>{''.join(_leaderboard_cells(rows, r, metrics, limit, webgen))}</tr>" for r in rows]
+    body = [f"<tr>{''.join(_leaderboard_cells(rows, r, metrics, limit))}</tr>" for r in rows]
     table = (f'<div class="scroll"><table class="sortable leaderboard"><thead><tr>{"".join(heads)}</tr></thead>'
              f'<tbody>{"".join(body)}</tbody></table></div>')
     flagged = [r for r in rows if r.missing_dimensions]
@@ -110,7 +103,7 @@ def _leaderboard(run: results.RunResults) -> str:
 
 
 
-def _leaderboard_cells(rows: list[results.LeaderboardRow], r: results.LeaderboardRow, metrics: list[str], limit: float, webgen: bool) -> list[str]:
+def _leaderboard_cells(rows: list[results.LeaderboardRow], r: results.LeaderboardRow, metrics: list[str], limit: float) -> list[str]:
     """One model's row of the leaderboard table."""
     interval = (f"<small title='bootstrap interval of the rank'>[{r.rank_interval[0]}–{r.rank_interval[1]}]</small>"
                 if r.rank_interval else "")
@@ -131,11 +124,6 @@ def _leaderboard_cells(rows: list[results.LeaderboardRow], r: results.Leaderboar
         cells.append(f'<td class="metric-cell num" data-v="{layout.sort_value(value)}">'
                      f'<span class="val">{shown}</span>{charting.bar(value, scale, "metric")}{layout.z_text(z)}'
                      f'{note}</td>')
-    if webgen:
-        for value in (r.uitest_instruction_accuracy, r.uitest_case_accuracy):
-            shown = layout.number(value) if value is not None else '<span class="unscored">unscored</span>'
-            cells.append(f'<td class="metric-cell num" data-v="{layout.sort_value(value)}">'
-                         f'<span class="val">{shown}</span>{charting.bar(value, 100.0, "metric")}</td>')
     outcomes = "".join(f'<span class="chip {layout.esc(o)}">{n} {layout.esc(layout.OUTCOME_LABELS.get(o, o))}</span>'
                        for o, n in r.outcomes.items() if n)
     cells += [f'<td class="num">{r.apps}</td>', f'<td><div class="mini-outcomes">{outcomes}</div></td>']

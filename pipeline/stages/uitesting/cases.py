@@ -1,9 +1,11 @@
 """Test cases of one app: their records and the app's UI-test scores. Pure.
 
 ``uitest_accuracy`` is WebGen-Bench's Accuracy over the app's cases,
-(YES + 0.5 · PARTIAL) / cases × 100, and ``uitest_passed`` the share of YES. Only cases
-with a verdict count; when none has one the scores are unscored with the cases'
-reason (e.g. "unscored: needs an LLM"), never 0. An app that never started gets the
+(YES + 0.5 · PARTIAL) / cases × 100, ``uitest_passed`` the share of YES, and
+``uitest_instruction_accuracy`` the app's instruction verdict as its card counts it (100
+when every case is YES, 50 when one is YES or PARTIAL, 0 otherwise). Only cases with a
+verdict count; when none has one the scores are unscored with the cases' reason (e.g.
+"unscored: needs an LLM"), never 0; an instruction with an unscored case is unscored. An app that never started gets the
 floors (every case NO) through ``failure_scores``.
 """
 
@@ -14,7 +16,8 @@ from typing import Iterable, Sequence
 from iwcbench.pipeline.contracts import metrics, results, task, uitests
 
 SCORE_NAMES = metrics.names("uitesting")  # the metric table's rows this stage fills
-CASE_SCORES = ("uitest_accuracy", "uitest_passed")
+CASE_SCORES = ("uitest_instruction_accuracy", "uitest_accuracy", "uitest_passed")
+INSTRUCTION_CREDIT = {"YES": 100.0, "PARTIAL": 50.0, "NO": 0.0}  # one instruction's verdict as a value
 
 
 def unscored_cases(item: task.Task, reason: str) -> tuple[uitests.CaseResult, ...]:
@@ -33,7 +36,8 @@ def counts(cases: Iterable[uitests.CaseResult]) -> dict[str, int]:
 
 
 def scores(cases: Sequence[uitests.CaseResult]) -> dict[str, metrics.Score]:
-    """``uitest_accuracy`` and ``uitest_passed`` of one app's cases."""
+    """``uitest_accuracy``, ``uitest_instruction_accuracy`` and ``uitest_passed`` of one
+    app's cases."""
     scored = [c for c in cases if c.verdict is not None]
     if not scored:
         reasons = list(dict.fromkeys(c.reason for c in cases)) or ["the task has no UI test cases"]
@@ -45,8 +49,16 @@ def scores(cases: Sequence[uitests.CaseResult]) -> dict[str, metrics.Score]:
     said = (f"{n['YES']} YES, {n['PARTIAL']} PARTIAL, {n['NO']} NO of {len(scored)} test cases"
             + (f" ({left_out} unscored, left out)" if left_out else ""))
     cited = [f"case {c.index + 1}: {c.verdict}" for c in scored]
+    if left_out:
+        instruction = metrics.score("uitest_instruction_accuracy", None,
+                                    f"unscored: {left_out} of the instruction's {len(cases)} test cases unscored")
+    else:
+        verdict = uitests.instruction_verdict([c.verdict for c in cases])
+        instruction = metrics.score("uitest_instruction_accuracy", INSTRUCTION_CREDIT[verdict],
+                                    f"instruction {verdict}: {said}", cited)
     return {
         "uitest_accuracy": metrics.score("uitest_accuracy", round(accuracy, 4), said, cited),
+        "uitest_instruction_accuracy": instruction,
         "uitest_passed": metrics.score("uitest_passed", round(n["YES"] / len(scored) * 100, 4), said, cited),
     }
 

@@ -79,5 +79,5 @@ def test_a_local_run_is_rescored_with_its_own_run_settings(fake_anthropic, tmp_p
     assert isinstance(used, settings.RunSettings)
     assert used.workers == 3 and used.out == run and used.judging.protocol == "single"
     written = json.loads(path.read_text())
-    assert written["schema_version"] == "3" and "workers" not in written["run"]["configuration"]
+    assert written["schema_version"] == results.SCHEMA_VERSION and "workers" not in written["run"]["configuration"]
     assert written["run"]["local"]["workers"] == 3

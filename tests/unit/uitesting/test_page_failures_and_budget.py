@@ -101,11 +101,21 @@ def test_the_leaderboard_carries_the_cards_two_figures_and_no_mean_of_apps():
 
     apps = [app("t1", ["YES", "YES"]), app("t2", ["YES", "PARTIAL", "NO", "NO"])]
     other = [a.model_copy(update={"model": "other"}) for a in apps]
-    _, board = aggregating.aggregate([*apps, *other], bootstrap=0)
-    assert all("uitest_accuracy" not in r.metrics and "uitest_accuracy" not in r.z for r in board)
-    row, _ = webgen.accuracy_table([*apps, *other], tasks)
+    table = webgen.accuracy_table([*apps, *other], tasks)
+    row = table[0]
     assert row.accuracy == pytest.approx(100 * 3.5 / 6, abs=1e-3)  # 58.3 % of the cases
     assert row.instruction_accuracy == pytest.approx(75.0)  # t1 YES, t2 PARTIAL
+    # the mean of the apps' values (75 % and 37.5 %) would be 56.25: the leaderboard holds
+    # the pooled figure, as a row of the metric table's aggregation column, with a z
+    _, board = aggregating.aggregate([*apps, *other], bootstrap=0, pooled_values=webgen.model_values(table))
+    for r in board:
+        assert r.metrics["uitest_accuracy"] == pytest.approx(100 * 3.5 / 6, abs=1e-3)
+        assert r.metrics["uitest_instruction_accuracy"] == pytest.approx(75.0)
+        assert r.metrics["uitest_passed"] == pytest.approx(100 * 3 / 6, abs=1e-3)
+        assert r.z["uitest_accuracy"] == 0.0  # both models alike
+        assert "uitest_accuracy" not in r.unscored
+    _, bare = aggregating.aggregate([*apps, *other], bootstrap=0)  # no pooled figures given: none invented
+    assert all(r.metrics.get("uitest_accuracy") is None for r in bare)
     with pytest.raises(ValueError, match="pooled per model"):
         settings.Scoring(custom_weights={"uitest_accuracy": 1.0})
 
@@ -123,7 +133,32 @@ def test_a_finished_run_puts_both_figures_on_the_leaderboard_and_in_the_report(t
     store = store_mod.LocalStore(tmp_path)
     run = finishing.finish(EVALUATION, datetime.datetime.now(datetime.timezone.utc), store, apps, [], tasks)
     rows = {r.model: r for r in run.leaderboard}
-    assert (rows["a"].uitest_instruction_accuracy, rows["a"].uitest_case_accuracy) == (100.0, 100.0)
-    assert (rows["b"].uitest_instruction_accuracy, rows["b"].uitest_case_accuracy) == (50.0, 50.0)
+    pooled = ("uitest_instruction_accuracy", "uitest_accuracy")
+    assert tuple(rows["a"].metrics[m] for m in pooled) == (100.0, 100.0)
+    assert tuple(rows["b"].metrics[m] for m in pooled) == (50.0, 50.0)
+    assert rows["a"].z["uitest_accuracy"] > 0 > rows["b"].z["uitest_accuracy"]
     page = (tmp_path / "report" / "index.html").read_text()
-    assert "case-level Accuracy" in page and "UI-test Accuracy" in page
+    assert "uitest instruction accuracy" in page and "uitest accuracy" in page
+    assert "WebGen-Bench&#x27;s Accuracy over instructions" in page or "Accuracy over instructions" in page
+
+
+def test_a_schema_3_row_reads_its_pooled_figures_as_metrics():
+    row = results.LeaderboardRow.model_validate({
+        "rank": 1, "model": "a", "overall": 0.5, "metrics": {"coverage_statements": 80.0}, "z": {},
+        "uitest_instruction_accuracy": 75.0, "uitest_case_accuracy": 58.3333})
+    assert row.metrics == {"coverage_statements": 80.0, "uitest_instruction_accuracy": 75.0,
+                           "uitest_accuracy": 58.3333}
+
+
+@pytest.mark.parametrize(("verdicts", "expected"), [
+    (["YES", "YES"], 100.0), (["YES", "NO"], 50.0), (["PARTIAL", "NO"], 50.0), (["NO", "NO"], 0.0), (["YES", None], None),
+])
+def test_an_apps_instruction_verdict_is_its_instruction_accuracy(verdicts, expected):
+    from iwcbench.pipeline.contracts import uitests
+    from iwcbench.pipeline.stages.uitesting import cases
+
+    found = cases.scores([uitests.CaseResult(index=i, task="t", expected_result="e", category="c", verdict=v,
+                                             reason="" if v else "unscored: no reply")
+                          for i, v in enumerate(verdicts)])
+    assert found["uitest_instruction_accuracy"].value == expected
+    assert found["uitest_instruction_accuracy"].status == ("scored" if expected is not None else "unscored")
