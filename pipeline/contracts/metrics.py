@@ -268,7 +268,8 @@ WEBCODER: tuple[Metric, ...] = (
                     "rubric; ×10"),
     _wcb(name="wcb_best_practices", kind="rule", perspective="code_quality",
          definition="2 Best Practices: Lighthouse 12 best-practices category score ×100 on the start page "
-                    "(console errors, deprecated APIs, doctype, charset, image aspect ratios, ...)"),
+                    "(console errors, deprecated APIs, doctype, charset, image aspect ratios, ...); console errors "
+                    "of loads our sandbox refused are left out, the category scored again as Lighthouse does"),
     _wcb(name="wcb_error_handling", kind="rule", perspective="code_quality",
          definition="3 Error Handling: on the Babel parse tree of the app's JavaScript and TypeScript, the mean of the "
                     "shares of risky calls (JSON.parse, fetch, storage, URL, ...) inside try or with a "
@@ -322,7 +323,8 @@ WEBCODER: tuple[Metric, ...] = (
          definition="13 Media Quality: share of images and media in the rendered states without a defect: "
                     "broken (did not load), upscaled more than 2× (too small a file for its box), stretched "
                     "(aspect ratio off by more than 5 % without object-fit) or unlabelled (img without alt); "
-                    "×100 (unscored without media)"),
+                    "×100 (unscored without media); an image that did not load from a host our sandbox refuses "
+                    "is left out (blocked_by_sandbox), not broken"),
     _wcb(name="wcb_placeholders", kind="rule", perspective="content_quality",
          definition="14 Placeholder Quality: 100 × 0.8^n, n = distinct placeholders left in the rendered "
                     "states: TODO/FIXME/TBD markers and template text ('your text here', '{{name}}', "
@@ -330,9 +332,9 @@ WEBCODER: tuple[Metric, ...] = (
                     "placeholder services"),
     _wcb(name="wcb_resource_validity", kind="rule", perspective="content_quality",
          definition="15 Resource Validity: share of the distinct resources and same-origin links the app "
-                    "requested (exploration, probe loads, link targets) that were answered; broken (4xx/5xx, "
-                    "failed) and blocked (outside the sandbox, not a mirrored CDN file) count against it; "
-                    "×100"),
+                    "requested (exploration, probe loads, link targets) that were answered, broken ones (4xx/5xx, "
+                    "failed) counting against it; ×100. A request our sandbox refused (an outside host, a CDN "
+                    "file the mirror lacks) is left out as blocked_by_sandbox, not counted as invalid"),
     _wcb(name="wcb_performance", kind="rule", perspective="performance",
          definition="16 General Performance: Lighthouse 12 performance category score ×100 on the start page "
                     "(FCP 10 %, Speed Index 10 %, LCP 25 %, TBT 30 %, CLS 25 %; default mobile simulated "

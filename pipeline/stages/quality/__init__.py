@@ -240,7 +240,8 @@ def _metrics(inputs: Inputs, got: _Measured, nodes: list[evidence.StateNode], un
         "wcb_visual_harmony": lambda: visual.visual_harmony(shots, states),
         "wcb_copywriting": lambda: rendered_or("wcb_copywriting", lambda: content.copywriting(
             states, static_answer.get("unknown_words") if static_answer else None, inputs.prompt)),
-        "wcb_media_quality": lambda: rendered_or("wcb_media_quality", lambda: content.media_quality(states)),
+        "wcb_media_quality": lambda: rendered_or("wcb_media_quality", lambda: content.media_quality(
+            states, routing.origin_of(inputs.start_url))),
         "wcb_placeholders": lambda: rendered_or("wcb_placeholders", lambda: content.placeholders(states)),
         "wcb_resource_validity": lambda: runtime.resource_validity(
             trace, rendered.phone_requests, _links(states, inputs.start_url, inputs.site), rendered.phone is not None),
@@ -256,7 +257,8 @@ def _metrics(inputs: Inputs, got: _Measured, nodes: list[evidence.StateNode], un
     lighthouse = got.lighthouse
     lighthouse_why = (lighthouse.reason if isinstance(lighthouse, tooling.ToolFailure) else
                       "Lighthouse is off (--no-lighthouse)")
-    for name, score in pages.lighthouse(lighthouse if isinstance(lighthouse, dict) else None, lighthouse_why).items():
+    answer = lighthouse if isinstance(lighthouse, dict) else None
+    for name, score in pages.lighthouse(answer, lighthouse_why, routing.origin_of(inputs.start_url)).items():
         table[name] = lambda score=score: score
     return table
 

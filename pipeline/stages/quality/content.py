@@ -14,6 +14,7 @@ import urllib.parse
 from typing import Iterable, Mapping
 
 from iwcbench.pipeline.contracts import metrics
+from iwcbench.pipeline.kits.mirror import rule
 
 WORD = re.compile(r"[^\W\d_](?:[^\W\d_']*[^\W\d_])?")
 MIN_WORDS = 20  # fewer checkable words: spelling says nothing
@@ -141,7 +142,10 @@ def _defects(item: dict) -> list[str]:
     return out
 
 
-def media_quality(states: Mapping[str, dict]) -> metrics.Score:
+def media_quality(states: Mapping[str, dict], app_origin: str | None = None) -> metrics.Score:
+    """Share of the images and media without a defect. One that did not load from a host
+    our sandbox refuses (``app_origin`` given: the rule of kits/mirror/rule.py) is
+    ``blocked_by_sandbox``: left out, not broken, as it may well load on the open web."""
     name = "wcb_media_quality"
     if not states:
         return metrics.score(name, None, "not measured: no state was rendered")
@@ -149,16 +153,21 @@ def media_quality(states: Mapping[str, dict]) -> metrics.Score:
     for facts in states.values():
         for m in facts.get("media", []):
             seen.setdefault((m["path"], m.get("src", "")), m)
-    items = list(seen.values())
+    blocked = sorted({m.get("src", "") for m in seen.values() if app_origin is not None and m.get("broken")
+                      and m.get("src") and rule.decide(m["src"], app_origin).action != "pass"})
+    items = [m for m in seen.values() if not (m.get("broken") and m.get("src", "") in blocked)]
+    left_out = f"; {len(blocked)} from hosts our sandbox blocks left out" if blocked else ""
     if not items:
-        return metrics.score(name, None, "no images or media in the rendered states")
+        why = ("every image came from a host our sandbox blocks" if blocked else "no images or media in the "
+               "rendered states")
+        return metrics.score(name, None, f"not measured: {why}", blocked[:8], {"blocked_by_sandbox": blocked[:30]})
     problems = {f"{m['tag']} {m.get('src') or m['path']}"[:120]: d for m in items if (d := _defects(m))}
     value = 100.0 * (len(items) - len(problems)) / len(items)
     kinds = collections.Counter(d for ds in problems.values() for d in ds)
     reason = (f"{len(items) - len(problems)} of {len(items)} images and media without a defect"
-              + (": " + ", ".join(f"{n} {k}" for k, n in kinds.most_common()) if kinds else ""))
+              + (": " + ", ".join(f"{n} {k}" for k, n in kinds.most_common()) if kinds else "") + left_out)
     return metrics.score(name, round(value, 2), reason, list(problems)[:8],
-                         {"media": len(items), "defects": dict(kinds)})
+                         {"media": len(items), "defects": dict(kinds), "blocked_by_sandbox": blocked[:30]})
 
 
 def placeholders(states: Mapping[str, dict]) -> metrics.Score:

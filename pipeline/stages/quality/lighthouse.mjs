@@ -3,7 +3,8 @@
 //
 // job:    {"chrome", "url", "cdn": {"<url>": {"file", "type"}}}
 // answer: {"version", "categories": {id: score 0-1 | null}, "refs": {category: [audit ids]},
-//          "audits": {id: {score, value, title, mode}}, "console": [text], "runtime_error", "seconds"}
+//          "weights": {category: {audit id: weight}}, "audits": {id: {score, value, title, mode}},
+//          "console": [text], "console_items": [{text, source, url}], "runtime_error", "seconds"}
 //
 // Only the audits that carry weight in the performance, accessibility and
 // best-practices categories run (the categories' scores are the same; the
@@ -77,7 +78,10 @@ export async function run(job, folder) {
       categories: Object.fromEntries(CATEGORIES.map((c) => [c, lhr.categories[c] ? lhr.categories[c].score : null])),
       refs: Object.fromEntries(CATEGORIES.map((c) => [c, (lhr.categories[c]?.auditRefs || []).filter((r) => r.weight > 0).map((r) => r.id)])),
       audits,
+      weights: Object.fromEntries(CATEGORIES.map((c) => [c, Object.fromEntries((lhr.categories[c]?.auditRefs || []).filter((r) => r.weight > 0).map((r) => [r.id, r.weight]))])),
       console: (lhr.audits['errors-in-console']?.details?.items || []).map((i) => String(i.description || '').slice(0, 300)),
+      console_items: (lhr.audits['errors-in-console']?.details?.items || []).slice(0, 50).map((i) => ({
+        text: String(i.description || '').slice(0, 300), source: i.source || '', url: String(i.sourceLocation?.url || '').slice(0, 300) })),
       runtime_error: lhr.runtimeError ? `${lhr.runtimeError.code}: ${lhr.runtimeError.message}` : null,
       warnings: lhr.runWarnings || [], seconds: (Date.now() - started) / 1000,
     };

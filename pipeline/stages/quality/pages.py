@@ -11,6 +11,7 @@ import statistics
 from typing import Mapping, Sequence
 
 from iwcbench.pipeline.contracts import metrics
+from iwcbench.pipeline.kits.mirror import rule
 from iwcbench.pipeline.stages.quality import runtime
 
 LIGHTHOUSE = {"wcb_best_practices": "best-practices", "wcb_performance": "performance",
@@ -25,10 +26,36 @@ TAP_PX = 24
 LEGIBLE_PX = 12
 
 
-def lighthouse(answer: dict | None, why_not: str | None) -> dict[str, metrics.Score]:
-    """The three Lighthouse metrics from one run (``why_not``: why there is none)."""
+def without_sandbox_errors(answer: dict, app_origin: str | None) -> tuple[dict, list[str]]:
+    """Lighthouse's answer with the console errors our sandbox caused left out: a failed
+    load of a URL the sandbox refuses (kits/mirror/rule.py) is ``blocked_by_sandbox``, not
+    an error of the app. When only such errors failed ``errors-in-console``, the audit
+    passes and best practices is scored again as Lighthouse scores a category (the
+    weighted mean of its audits that have a score). Also the URLs left out."""
+    items = answer.get("console_items") or []
+    audit = (answer.get("audits") or {}).get("errors-in-console") or {}
+    if app_origin is None or not items or audit.get("score") in (None, 1):
+        return answer, []
+    ours = [i["url"] for i in items if i.get("source") == "network" and i.get("url")
+            and rule.decide(i["url"], app_origin).action != "pass"]
+    weights = (answer.get("weights") or {}).get("best-practices") or {}
+    if len(ours) < len(items) or not weights:
+        return answer, []
+    audits = {**answer["audits"], "errors-in-console": {**audit, "score": 1}}
+    scored = [(w, audits[a]["score"]) for a, w in weights.items() if (audits.get(a) or {}).get("score") is not None]
+    total = sum(w for w, _ in scored)
+    categories = dict(answer.get("categories") or {})
+    if total > 0:
+        categories["best-practices"] = sum(w * v for w, v in scored) / total
+    return {**answer, "audits": audits, "categories": categories}, ours
+
+
+def lighthouse(answer: dict | None, why_not: str | None, app_origin: str | None = None) -> dict[str, metrics.Score]:
+    """The three Lighthouse metrics from one run (``why_not``: why there is none); with
+    ``app_origin``, the console errors our sandbox caused are left out of best practices."""
     if answer is None:
         return metrics.unscored(LIGHTHOUSE, why_not or "Lighthouse did not run")
+    answer, ours = without_sandbox_errors(answer, app_origin)
     out = {}
     painted_nothing = any(code in (answer.get("runtime_error") or "") for code in PAINTED_NOTHING)
     for name, category in LIGHTHOUSE.items():
@@ -51,11 +78,14 @@ def lighthouse(answer: dict | None, why_not: str | None) -> dict[str, metrics.Sc
             reason = f"Lighthouse {answer.get('version')} performance {100 * score:.0f}: " + ", ".join(measured)
         else:
             reason = (f"Lighthouse {answer.get('version')} {category} {100 * score:.0f}"
-                      + (f"; failing: {', '.join(failing[:6])}" if failing else "; every weighted audit passes"))
+                      + (f"; failing: {', '.join(failing[:6])}" if failing else "; every weighted audit passes")
+                      + (f"; {len(ours)} console error{'s' * (len(ours) != 1)} of loads our sandbox blocked left out"
+                         if ours and category == "best-practices" else ""))
         out[name] = metrics.score(name, round(100.0 * score, 2), reason, failing[:8],
                                   {"audits": {a: audits[a].get("score") for a in refs if a in audits},
                                    "values": {a: audits[a].get("value") for a, _, _ in PERF_METRICS if a in audits}
-                                   if category == "performance" else None})
+                                   if category == "performance" else None,
+                                   "blocked_by_sandbox": ours[:30] if category == "best-practices" else None})
     return out
 
 

@@ -88,6 +88,10 @@ def outcomes(trace: evidence.Trace | None, requests: Sequence[tuple[str, int | N
 
 def resource_validity(trace: evidence.Trace | None, requests: Sequence[tuple[str, int | None, str | None]],
                       links: Mapping[str, bool], loaded: bool) -> metrics.Score:
+    """Share of the resources and links the app requested that were answered, over those
+    our sandbox let through: a request it refused (an outside host, a CDN file the mirror
+    lacks) is ``blocked_by_sandbox``, left out and listed, never counted as invalid (the
+    paper asks whether a resource is valid, which a blocked one may well be)."""
     name = "wcb_resource_validity"
     if not loaded and not (trace and trace.steps):
         return metrics.score(name, None, "not measured: the app was not loaded")
@@ -95,11 +99,17 @@ def resource_validity(trace: evidence.Trace | None, requests: Sequence[tuple[str
     if not found:
         return metrics.score(name, None, "not measured: no request was recorded")
     counts = {o: sum(1 for v in found.values() if v == o) for o in (ANSWERED, BROKEN, BLOCKED)}
-    value = 100.0 * counts[ANSWERED] / len(found)
-    bad = [u for u, o in sorted(found.items()) if o != ANSWERED]
-    hosts = sorted({urllib.parse.urlsplit(u).netloc for u in bad if found[u] == BLOCKED})
-    reason = (f"{counts[ANSWERED]} of {len(found)} distinct resources and links answered; "
-              f"{counts[BROKEN]} broken, {counts[BLOCKED]} blocked"
-              + (f" (to {', '.join(hosts[:3])}{' …' if len(hosts) > 3 else ''})" if hosts else ""))
-    return metrics.score(name, round(value, 2), reason, bad[:8],
-                         {**counts, "bad": {u: found[u] for u in bad[:30]}})
+    blocked = sorted(u for u, o in found.items() if o == BLOCKED)
+    hosts = sorted({urllib.parse.urlsplit(u).netloc for u in blocked})
+    left_out = (f"{len(blocked)} blocked by our sandbox left out (to {', '.join(hosts[:3])}"
+                f"{' …' if len(hosts) > 3 else ''})" if blocked else "")
+    raw = {ANSWERED: counts[ANSWERED], BROKEN: counts[BROKEN], "blocked_by_sandbox": blocked[:30]}
+    judged = counts[ANSWERED] + counts[BROKEN]
+    if not judged:
+        return metrics.score(name, None, f"not measured: every resource the app requested was outside our "
+                             f"sandbox ({left_out})", blocked[:8], raw)
+    broken = sorted(u for u, o in found.items() if o == BROKEN)
+    reason = (f"{counts[ANSWERED]} of {judged} distinct resources and links answered; {counts[BROKEN]} broken"
+              + (f"; {left_out}" if left_out else ""))
+    return metrics.score(name, round(100.0 * counts[ANSWERED] / judged, 2), reason, broken[:8],
+                         {**raw, "bad": {u: BROKEN for u in broken[:30]}})

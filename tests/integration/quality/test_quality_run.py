@@ -48,6 +48,22 @@ def test_the_tidy_app_beats_the_sloppy_one_where_it_was_built_to(quality_run):
     assert "broken" in bad["wcb_media_quality"].reason
 
 
+def test_outside_fonts_and_images_our_sandbox_blocks_cost_nothing(quality_run):
+    """outside-1b is polished-1b plus a web font and an image from outside hosts, which our
+    sandbox refuses: blocked is not broken, so the metrics that read requests, media and
+    the console score it as its local copy (issue 19, item 3)."""
+    apps = _apps(quality_run)
+    local, outside = apps["polished-1b"].scores, apps["outside-1b"].scores
+    for name in ("wcb_resource_validity", "wcb_media_quality", "wcb_best_practices"):
+        assert outside[name].value == local[name].value, (name, local[name].reason, outside[name].reason)
+    assert "blocked by our sandbox left out (to fonts.googleapis.com" in outside["wcb_resource_validity"].reason \
+        or "images.unsplash.com" in outside["wcb_resource_validity"].reason, outside["wcb_resource_validity"].reason
+    assert outside["wcb_media_quality"].raw["blocked_by_sandbox"] == [
+        "https://images.unsplash.com/photo-1517842645767-c639042777db?w=40&h=40"]
+    # IWC's own metric says exactly that: the app asked for what the sandbox refused
+    assert outside["blocked_requests"].value > local["blocked_requests"].value
+
+
 def test_the_tools_that_ran_are_named_with_their_versions(quality_run):
     _, out = quality_run
     report = json.loads((out / "apps/sloppy-1b/notes/quality.json").read_text())
@@ -63,7 +79,7 @@ def test_the_tools_that_ran_are_named_with_their_versions(quality_run):
 def test_results_and_report_carry_webcoderbench(quality_run):
     run, out = quality_run
     summary = run.webcoder
-    assert [r.model for r in summary.table] == ["polished-1b", "sloppy-1b"]
+    assert [r.model for r in summary.table if r.model != "outside-1b"] == ["polished-1b", "sloppy-1b"]
     top = summary.table[0]
     assert top.overall == pytest.approx(sum(v for v in top.perspectives.values() if v is not None))
     assert top.perspectives["functional_alignment"] is None  # no judge model in this run

@@ -63,6 +63,22 @@ def test_media_defects_broken_upscaled_stretched_unlabelled():
     assert content.media_quality({"S0": {"media": []}}).value is None
 
 
+def test_images_our_sandbox_blocked_are_left_out_not_broken():
+    app = "http://127.0.0.1:8000"
+    local = content.media_quality({"S0": {"media": [_img(path="img:1", src=f"{app}/hero.jpg")]}}, app)
+    outside = content.media_quality({"S0": {"media": [
+        _img(path="img:1", src=f"{app}/hero.jpg"),
+        _img(path="img:2", src="https://images.unsplash.com/photo-1.jpg", broken=True, natural=[0, 0])]}}, app)
+    assert outside.value == local.value == 100.0
+    assert outside.raw["blocked_by_sandbox"] == ["https://images.unsplash.com/photo-1.jpg"]
+    own_broken = content.media_quality({"S0": {"media": [
+        _img(path="img:1", src=f"{app}/missing.jpg", broken=True, natural=[0, 0])]}}, app)
+    assert own_broken.value == 0.0  # the app's own missing file is a defect
+    only_outside = content.media_quality({"S0": {"media": [
+        _img(path="img:1", src="https://picsum.photos/200", broken=True, natural=[0, 0])]}}, app)
+    assert only_outside.value is None and "sandbox" in only_outside.reason
+
+
 def test_placeholders_left_in_text_links_and_images():
     clean = {"S0": {"texts": [_text("3 notes")], "links": [{"href": "#notes", "resolved": "http://x/#notes"}],
                     "media": [_img()]}}

@@ -27,6 +27,34 @@ def test_lighthouse_categories_become_scores_with_what_failed():
     assert "FCP 1234 ms" in scores["wcb_performance"].reason and "TBT 10 ms" in scores["wcb_performance"].reason
 
 
+def _console_failed(*items) -> dict:
+    answer = _lighthouse(bp=0.75)
+    answer["refs"]["best-practices"] = ["errors-in-console", "doctype", "charset", "deprecations"]
+    answer["weights"] = {"best-practices": {"errors-in-console": 1, "doctype": 1, "charset": 1, "deprecations": 1}}
+    answer["audits"].update({"errors-in-console": {"score": 0, "mode": "binary"}, "doctype": {"score": 1, "mode": "binary"},
+                             "charset": {"score": 1, "mode": "binary"}, "deprecations": {"score": 1, "mode": "binary"}})
+    answer["console_items"] = [{"text": text, "source": source, "url": url} for text, source, url in items]
+    return answer
+
+
+def test_console_errors_of_loads_our_sandbox_blocked_do_not_cost_best_practices():
+    app = "http://127.0.0.1:8000"
+    blocked = _console_failed(
+        ("Failed to load resource: net::ERR_TUNNEL_CONNECTION_FAILED", "network", "https://fonts.gstatic.com/s/a.woff2"),
+        ("Failed to load resource: net::ERR_BLOCKED_BY_CLIENT", "network", "https://images.unsplash.com/p.jpg"))
+    score = pages.lighthouse(blocked, None, app)["wcb_best_practices"]
+    assert score.value == 100.0
+    assert "2 console errors of loads our sandbox blocked left out" in score.reason
+    assert score.raw["blocked_by_sandbox"] == ["https://fonts.gstatic.com/s/a.woff2", "https://images.unsplash.com/p.jpg"]
+    # the app's own errors still fail the audit: its missing file, and a thrown error
+    own = _console_failed(("Failed to load resource: 404", "network", f"{app}/missing.png"),
+                          ("Failed to load resource: net::ERR_BLOCKED_BY_CLIENT", "network", "https://x.example/p.jpg"))
+    assert pages.lighthouse(own, None, app)["wcb_best_practices"].value == 75.0
+    thrown = _console_failed(("TypeError: x is undefined", "exception", f"{app}/app.js"))
+    assert pages.lighthouse(thrown, None, app)["wcb_best_practices"].value == 75.0
+    assert pages.lighthouse(blocked, None)["wcb_best_practices"].value == 75.0  # no origin given: as Lighthouse said
+
+
 def test_no_lighthouse_is_unscored_and_a_page_that_painted_nothing_is_zero():
     off = pages.lighthouse(None, "Lighthouse is off (--no-lighthouse)")
     assert all(s.value is None and "--no-lighthouse" in s.reason for s in off.values())

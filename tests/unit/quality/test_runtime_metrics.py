@@ -37,11 +37,31 @@ def test_resources_answered_broken_and_blocked():
                 ("http://127.0.0.1:8000/logo.png", 404, None), ("http://127.0.0.1:8000/app.js", 304, None)]
     links = {"http://127.0.0.1:8000/about.html": True, "http://127.0.0.1:8000/help.html": False}
     score = runtime.resource_validity(trace, requests, links, loaded=True)
-    # answered: index, app.js, chart.js, about.html; broken: logo.png, help.html; blocked: the font
-    assert score.value == pytest.approx(100 * 4 / 7, abs=0.01)
-    assert "4 of 7 distinct resources and links answered; 2 broken, 1 blocked (to fonts.example.net)" == score.reason
+    # answered: index, app.js, chart.js, about.html; broken: logo.png, help.html; the font our
+    # sandbox blocked is left out (blocked_by_sandbox), not counted as invalid
+    assert score.value == pytest.approx(100 * 4 / 6, abs=0.01)
+    assert score.reason == ("4 of 6 distinct resources and links answered; 2 broken; 1 blocked by our sandbox "
+                            "left out (to fonts.example.net)")
+    assert score.raw["blocked_by_sandbox"] == ["https://fonts.example.net/a.woff2"]
     perfect = runtime.resource_validity(_trace({}), [(URL, 200, None)], {}, loaded=True)
     assert perfect.value == 100.0 > score.value
+
+
+def test_outside_fonts_and_images_do_not_lower_resource_validity():
+    """The same app with a web font and an image from outside hosts, which our sandbox
+    refuses, scores as its local copy does."""
+    local = runtime.resource_validity(_trace({}), [(URL, 200, None), ("http://127.0.0.1:8000/app.js", 200, None)],
+                                      {}, loaded=True)
+    outside = runtime.resource_validity(
+        _trace({"blocked_requests": ("https://fonts.gstatic.com/s/inter.woff2 (external host)",
+                                     "https://images.unsplash.com/photo-1.jpg (external host)")}),
+        [(URL, 200, None), ("http://127.0.0.1:8000/app.js", 200, None),
+         ("https://images.unsplash.com/photo-1.jpg", None, "net::ERR_BLOCKED_BY_CLIENT")], {}, loaded=True)
+    assert outside.value == local.value == 100.0
+    assert len(outside.raw["blocked_by_sandbox"]) == 2
+    only_outside = runtime.resource_validity(
+        _trace({"blocked_requests": ("https://api.example.org/data (external host)",)}), [], {}, loaded=True)
+    assert only_outside.value is None and "outside our sandbox" in only_outside.reason
 
 
 def test_a_url_keeps_its_worst_outcome():
