@@ -260,6 +260,10 @@ class UITests(Section):
         180.0, gt=0, description="seconds for one test case, LLM calls included (default 180)")
     parse_retries: int = pydantic.Field(
         2, ge=0, le=10, description="re-asks after an agent reply that cannot be used (default 2)")
+    screenshot_px: int | None = pydantic.Field(
+        1024, ge=256, le=1568, description="longest side in pixels of the screenshots the GUI agent sees, scaled "
+        "down with their aspect ratio kept (default 1024: XGA width, the size Anthropic's computer-use guidance "
+        "scales screenshots to; 1568 and above the API scales itself); null: as taken")
     appearance: bool = pydantic.Field(
         True, description="rate the first screen (and up to two more) 1–5 with a vision judge (default true)")
     reuse_replays: bool = pydantic.Field(

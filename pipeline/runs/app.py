@@ -57,6 +57,11 @@ class AppAssistant(Protocol):
 
     def ui_tester(self) -> llm.Client | None: ...
 
+    @property
+    def appearance_later(self) -> bool:
+        """Batch mode: the appearance judge is left to the run's judging pass."""
+        ...
+
 
 AssistantFactory = Callable[["Prepared"], AppAssistant]
 
@@ -282,7 +287,8 @@ def _explore_app(prepared: Prepared, url: str, ctx: Context, assistant: AppAssis
         tested = uitest_run.after_exploring(uitest_run.Bench(
             app=app, site=prepared.site, start_url=start_url, router=lambda: routing.Hermetic(url, hermetic.mirror),
             store=store, evaluation=evaluation, client=assistant.ui_tester() if assistant is not None else None,
-            deadline=doing.deadline), ctx.tasks.get(app.task_id), trace, files)
+            deadline=doing.deadline, appearance_later=assistant is not None and assistant.appearance_later),
+            ctx.tasks.get(app.task_id), trace, files)
     if tested is not None:
         scores.update(tested.scores)
         timings["uitest"] = tested.duration_s

@@ -106,6 +106,12 @@ class AppLLM:
         """The GUI agent's (and appearance judge's) client, in this app's ledger."""
         return self._uitester
 
+    @property
+    def appearance_later(self) -> bool:
+        """Batch mode: the appearance judge goes to the judging pass's batches, like the
+        other non-interactive judges (the GUI agent stays interactive: it is an agent)."""
+        return self._batch and self._uitester is not None
+
 
 class Wiring:
     """Clients for a worker process, built once from the evaluation's settings."""

@@ -1,31 +1,46 @@
 """The calibration sample of ``iwc run --estimate``: what one app's LLM calls held, per
-purpose, measured by ``hack/bench-llm example`` on the example corpus (8 apps,
-tests/fakes/scripted_llm as the model, tokens estimated at 4 characters a token and
+purpose, measured by ``hack/bench-llm example`` on the example corpus
+(tests/fakes/scripted_llm as the model, tokens estimated at 4 characters a token and
 width × height / 750 per image) with prompt caching on, at two step budgets.
 
 Per purpose: (calls per app, prompt tokens per call, output tokens per call, share of
-the prompt tokens read from the prompt cache, share written to it). Output tokens are
-those of the scripted replies: real replies are longer. Re-measure and paste when the
-prompts change (docs/benchmarks.md says how).
+the prompt tokens read from the prompt cache, share written to it); for the UI tests
+(``UITESTS``) the calls are per UI test case (the GUI agent) and per app with UI test
+cases (the appearance judge), at ``UITEST_STEPS`` actions per case. Output tokens are
+those of the scripted replies: real replies are longer. ``hack/bench-llm example``
+prints these rows at its end; re-measure and paste them when the prompts change
+(docs/benchmarks.md says how), and the run's cost into ``MEASURED``.
+
+The cache shares depend on the model's minimum cacheable length: the 15-step row and
+the UI tests were measured with Sonnet 4.5 (1,024 tokens), the 100-step row with Opus 4.5
+(4,096 tokens), so a 15-step forecast for Opus 4.5 counts more cache reads than it would
+get (its tester prompts are mostly below 4,096 tokens).
 """
 
 from __future__ import annotations
 
 JUDGE_RUNS = 5  # judging.runs of the sample
 
-# hack/bench-llm example --model claude-opus-4-5 --max-steps 15 / 100 (interactive; Opus 4.5
-# caches prompts of 4,096 tokens and more, so the shares are on the low side for other models)
+# 15: hack/bench-llm example --model claude-sonnet-4-5 --max-steps 15 (14 apps, interactive;
+#     issue 21, after its cost measures); 100: --model claude-opus-4-5 --max-steps 100
+#     (the 8 apps of issue 14, before WebCoderBench's judges and the UI tests)
 PER_APP: dict[int, dict[str, tuple[float, float, float, float, float]]] = {
     15: {
-        "aesthetics.advocate": (0.875, 6435, 300, 0.000, 0.000),
-        "aesthetics.critic": (0.875, 6438, 300, 0.000, 0.000),
-        "aesthetics.judge": (4.375, 7519, 300, 0.800, 0.200),
-        "alignment.agent": (2.250, 3855, 20, 0.198, 0.401),
-        "explore.guidance": (1.750, 569, 20, 0.000, 0.000),
-        "explore.step": (15.000, 2639, 20, 0.222, 0.041),
-        "usability.advocate": (1.000, 2939, 300, 0.000, 0.000),
-        "usability.critic": (1.000, 2941, 300, 0.000, 0.000),
-        "usability.judge": (5.000, 4042, 300, 0.427, 0.107),
+        "aesthetics.advocate": (0.929, 6243, 300, 0.000, 0.000),
+        "aesthetics.critic": (0.929, 6246, 300, 0.000, 0.000),
+        "aesthetics.judge": (4.643, 7327, 300, 0.800, 0.200),
+        "alignment.agent": (1.286, 3636, 20, 0.548, 0.452),
+        "explore.guidance": (1.429, 485, 20, 0.000, 0.000),
+        "explore.step": (15.000, 2439, 20, 0.931, 0.069),
+        "explore.summary": (1.000, 3686, 20, 0.310, 0.690),
+        "usability.advocate": (1.000, 2936, 300, 0.000, 0.000),
+        "usability.critic": (1.000, 2938, 300, 0.000, 0.000),
+        "usability.judge": (5.000, 4039, 300, 0.800, 0.200),
+        "wcb.alignment.content": (0.429, 1969, 300, 0.000, 0.000),
+        "wcb.alignment.functional": (0.429, 2203, 300, 0.000, 0.000),
+        "wcb.alignment.visual": (0.429, 2038, 300, 0.000, 0.000),
+        "wcb.functionality": (1.000, 1883, 300, 0.000, 0.000),
+        "wcb.visual": (1.000, 1719, 300, 0.000, 0.000),
     },
     100: {
         "aesthetics.advocate": (0.875, 7423, 300, 0.000, 0.000),
@@ -38,4 +53,21 @@ PER_APP: dict[int, dict[str, tuple[float, float, float, float, float]]] = {
         "usability.critic": (1.000, 12648, 300, 0.000, 0.000),
         "usability.judge": (5.000, 13749, 300, 0.800, 0.200),
     },
+}
+
+UITEST_STEPS = 15  # uitests.max_steps of the sample
+
+# the UI tests of the 15-step run: uitest.step (and uitest.verdict, none there: every case
+# ended with the agent's own verdict) per UI test case (36 cases), uitest.appearance per app
+# with UI test cases (8 apps)
+UITESTS: dict[str, tuple[float, float, float, float, float]] = {
+    "uitest.appearance": (1.000, 4261, 20, 0.000, 0.000),
+    "uitest.step": (7.722, 3047, 20, 0.606, 0.394),
+}
+
+# what the 15-step run cost, by (model, --batch-judges): the forecast from this sample must
+# stay within a quarter of it (tests/unit/runs/test_forecast.py)
+MEASURED: dict[tuple[str, bool], float] = {
+    ("claude-sonnet-4-5", False): 5.0426,
+    ("claude-sonnet-4-5", True): 3.7621,
 }

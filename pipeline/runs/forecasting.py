@@ -1,15 +1,19 @@
 """A cost forecast before spending (``iwc run --estimate``): requests, tokens and dollars
 per stage for the apps a run would evaluate with its settings.
 
-Per app and purpose ("explore.step", "aesthetics.judge", ...) a ``Profile`` says how many
-calls are made, how many prompt tokens a call holds (uncached input + cache writes +
-cache reads) and what share of them the prompt cache reads and writes, and how many
-output tokens come back. Profiles come from stored ledgers (the ``llm_usage`` of an
-earlier run's apps: ``--calibrate-from``) or else from the calibration sample measured
-on the example corpus (runs/calibration), interpolated in the step budget; exploration
-calls scale with the step budget and final-judge calls with ``judging.runs``. Dollars
+Per purpose ("explore.step", "aesthetics.judge", "uitest.step", ...) a ``Profile`` says
+how many calls are made, how many prompt tokens a call holds (uncached input + cache
+writes + cache reads) and what share of them the prompt cache reads and writes, and how
+many output tokens come back — per app, except for the UI tests: the GUI agent's calls
+per UI test case, the appearance judge's per app with UI test cases (``UNITS``), so that
+a run's forecast follows how many test cases its tasks hold. Profiles come from stored
+ledgers (the ``llm_usage`` of an earlier run's apps: ``--calibrate-from``) or else from
+the calibration sample measured on the example corpus (runs/calibration), interpolated
+in the step budget; exploration calls scale with the step budget, final-judge calls with
+``judging.runs``, the agent's with a ``uitests.max_steps`` below the sample's. Dollars
 come from the kits/llm price table, pricing cache reads, cache writes and batches as the
-API bills them. Pure arithmetic over its inputs: it sends nothing.
+API bills them (the GUI agent is interactive; the appearance judge is batched with the
+judges). Pure arithmetic over its inputs: it sends nothing.
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ from iwcbench.pipeline.runs import calibration, finishing, local
 from iwcbench.pipeline.stages import judging
 
 TESTER = ("explore.",)  # purposes priced at the tester's model, never batched
+UITEST = "uitest."  # purposes priced at the UI-test model
+AGENT = ("uitest.step", "uitest.verdict")  # the GUI agent's: interactive, per UI test case
+APPEARANCE = "uitest.appearance"  # the appearance judge's: per app with UI test cases
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,35 +68,56 @@ def _mix(a: Profile, b: Profile, t: float) -> Profile:
 
 
 def sample_profiles(steps: int) -> dict[str, Profile]:
-    """The calibration sample's profiles at ``steps`` (linear in the step budget)."""
+    """The calibration sample's profiles at ``steps`` (linear in the step budget); the UI
+    tests' do not depend on the exploration's steps."""
     (s0, low), (s1, high) = sorted(calibration.PER_APP.items())
     t = (steps - s0) / (s1 - s0)
     out = {}
     for purpose in sorted(set(low) | set(high)):
-        a = Profile(*low.get(purpose, high[purpose]))
-        b = Profile(*high.get(purpose, low[purpose]))
+        # a purpose measured at one budget only is taken as it is at the other
+        a = Profile(*(low[purpose] if purpose in low else high[purpose]))
+        b = Profile(*(high[purpose] if purpose in high else low[purpose]))
         out[purpose] = _mix(a, b, t)
+    out.update({purpose: Profile(*values) for purpose, values in calibration.UITESTS.items()})
     return out
 
 
 def stored_profiles(apps: Iterable[results.AppResult]) -> dict[str, Profile]:
-    """Profiles measured by an earlier run: per purpose, the mean per app that used it."""
+    """Profiles measured by an earlier run: per purpose, the mean per app (per UI test
+    case, per app with UI test cases: ``UNITS``)."""
     groups: dict[str, list[results.PurposeUsage]] = {}
     with_usage = [a for a in apps if a.llm_usage is not None]
     for app in with_usage:
         for purpose, usage in app.llm_usage.purposes.items():  # type: ignore[union-attr]
             groups.setdefault(purpose, []).append(usage)
+    units = Units(apps=len(with_usage), tested=sum(1 for a in with_usage if a.ui_tests),
+                  cases=sum(len(a.ui_tests) for a in with_usage))
     out = {}
     for purpose, usages in groups.items():
         total = results.PurposeUsage.summed(usages)
         fresh = max(1, total.calls - total.cache_hits)
         prompt = total.input_tokens + total.cache_read_input_tokens + total.cache_creation_input_tokens
         out[purpose] = Profile(
-            calls=(total.calls - total.cache_hits) / max(1, len(with_usage)),
+            calls=(total.calls - total.cache_hits) / max(1, units.of(purpose)),
             prompt_tokens=prompt / fresh, output_tokens=total.output_tokens / fresh,
             read_share=total.cache_read_input_tokens / prompt if prompt else 0.0,
             write_share=total.cache_creation_input_tokens / prompt if prompt else 0.0)
     return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Units:
+    """What a run's calls are counted per: apps, apps with UI test cases, UI test cases."""
+
+    apps: float
+    tested: float = 0.0
+    cases: float = 0.0
+
+    def of(self, purpose: str) -> float:
+        """How many times ``purpose``'s profile counts in this run."""
+        if purpose in AGENT:
+            return self.cases
+        return self.tested if purpose == APPEARANCE else self.apps
 
 
 def load_run(folder: str) -> tuple[list[results.AppResult], int | None]:
@@ -99,10 +127,25 @@ def load_run(folder: str) -> tuple[list[results.AppResult], int | None]:
     return list(run.apps), run.run.configuration.exploration.max_steps
 
 
+def _wanted(evaluation: settings_mod.Evaluation, purposes: Iterable[str]) -> set[str]:
+    """The purposes of ``purposes`` this evaluation would call a model for."""
+    wanted: set[str] = set()
+    for p in purposes:
+        head = p.split(".")[0]
+        if p.startswith(TESTER):
+            wanted |= {p} if evaluation.exploration.policy == "llm" else set()
+        elif p.startswith(UITEST):
+            on = evaluation.uitest_model() and (p != APPEARANCE or evaluation.uitests.appearance)
+            wanted |= {p} if on else set()
+        elif evaluation.judging.model and (head in evaluation.judging.dimensions or head not in judging.JUDGES):
+            wanted.add(p)
+    return wanted
+
+
 def profiles_for(evaluation: settings_mod.Evaluation, stored: tuple[list[results.AppResult], int | None] | None
                  ) -> dict[str, Profile]:
-    """The per-app profiles this evaluation would have: only the stages it runs, scaled
-    to its step budget and its number of final-judge runs."""
+    """The profiles this evaluation would have: only the stages it runs, scaled to its
+    step budget, its number of final-judge runs and its UI-test step cap."""
     steps = evaluation.exploration.max_steps
     from_sample = stored is None or not stored[0]
     if from_sample:
@@ -110,20 +153,16 @@ def profiles_for(evaluation: settings_mod.Evaluation, stored: tuple[list[results
     else:
         # the calls recorded already carry that run's number of final-judge runs
         base, their_steps = stored_profiles(stored[0]), stored[1] or steps  # type: ignore[index]
-    wanted: set[str] = set()
-    if evaluation.exploration.policy == "llm":
-        wanted |= {p for p in base if p.startswith(TESTER)}
-    if evaluation.judging.model:
-        dims = set(evaluation.judging.dimensions)
-        wanted |= {p for p in base if p.split(".")[0] in dims or
-                   (not p.startswith(TESTER) and p.split(".")[0] not in judging.JUDGES)}
     out = {}
-    for purpose in sorted(wanted):
+    for purpose in sorted(_wanted(evaluation, base)):
         profile = base[purpose]
         if purpose.startswith(TESTER):
             profile = profile.scaled(profile.calls * steps / their_steps)
         elif purpose.endswith(".judge") and from_sample:
             profile = profile.scaled(profile.calls * evaluation.judging.runs / calibration.JUDGE_RUNS)
+        elif purpose == "uitest.step" and from_sample:
+            # the sample's cases ended before its cap: a higher cap leaves them as they were
+            profile = profile.scaled(profile.calls * min(1.0, evaluation.uitests.max_steps / calibration.UITEST_STEPS))
         out[purpose] = profile
     return out
 
@@ -144,27 +183,36 @@ def _price(profile: Profile, price: llm_accounting.Price | None, caching: bool,
     return usd * (llm_accounting.BATCH_DISCOUNT if batched else 1.0), plain
 
 
-def forecast(evaluation: settings_mod.Evaluation, spending: settings_mod.Spending, apps: int,
+def _model_of(evaluation: settings_mod.Evaluation, spending: settings_mod.Spending, purpose: str
+              ) -> tuple[str | None, bool]:
+    """(the model a purpose's calls go to, whether they go through Message Batches)."""
+    if purpose.startswith(TESTER):
+        return evaluation.tester_model(), False
+    if purpose.startswith(UITEST):
+        return evaluation.uitest_model(), spending.batch_judges and purpose == APPEARANCE
+    return evaluation.judging.model, spending.batch_judges and purpose.split(".")[0] not in judging.INTERACTIVE
+
+
+def forecast(evaluation: settings_mod.Evaluation, spending: settings_mod.Spending, apps: int | Units,
              profiles: Mapping[str, Profile],
              prices: Mapping[str, llm_accounting.Price] = llm_accounting.DEFAULT_PRICES) -> list[Line]:
-    """One line per stage (the purpose's first word: explore, aesthetics, ...) for ``apps`` apps."""
+    """One line per stage (the purpose's first word: explore, aesthetics, uitest, ...) for
+    ``apps`` apps (a number: no UI test cases among them)."""
+    units = apps if isinstance(apps, Units) else Units(apps=apps)
     caching = evaluation.llm.prompt_caching
-    tester = evaluation.tester_model()
     lines: dict[str, list[float | None]] = {}
     for purpose, profile in profiles.items():
-        is_tester = purpose.startswith(TESTER)
-        model = tester if is_tester else evaluation.judging.model
-        price = llm_accounting.price_of(model or "", prices)
-        batched = spending.batch_judges and not is_tester and purpose.split(".")[0] not in judging.INTERACTIVE
-        usd, plain = _price(profile, price, caching, batched)
+        model, batched = _model_of(evaluation, spending, purpose)
+        usd, plain = _price(profile, llm_accounting.price_of(model or "", prices), caching, batched)
+        n = units.of(purpose)
         row = lines.setdefault(purpose.split(".")[0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
         prompt = profile.calls * profile.prompt_tokens
-        row[0] += profile.calls * apps  # type: ignore[operator]
-        row[1] += prompt * apps  # type: ignore[operator]
-        row[2] += (prompt * profile.read_share if caching else 0.0) * apps  # type: ignore[operator]
-        row[3] += profile.calls * profile.output_tokens * apps  # type: ignore[operator]
-        row[4] = None if usd is None or row[4] is None else row[4] + usd * apps
-        row[5] = None if plain is None or row[5] is None else row[5] + plain * apps
+        row[0] += profile.calls * n  # type: ignore[operator]
+        row[1] += prompt * n  # type: ignore[operator]
+        row[2] += (prompt * profile.read_share if caching else 0.0) * n  # type: ignore[operator]
+        row[3] += profile.calls * profile.output_tokens * n  # type: ignore[operator]
+        row[4] = None if usd is None or row[4] is None else row[4] + usd * n
+        row[5] = None if plain is None or row[5] is None else row[5] + plain * n
     return [Line(stage, *values) for stage, values in lines.items()]  # type: ignore[arg-type]
 
 
@@ -179,25 +227,12 @@ def for_run(config: settings_mod.RunSettings, resume: bool, calibrate_from: str 
         apps = [a for a in apps if a.key not in done]
     stored = load_run(calibrate_from) if calibrate_from else None
     source = (f"the stored ledgers of {calibrate_from}" if stored and stored[0]
-              else "the calibration sample (example corpus, hack/bench-llm)" + _not_sampled(config, tasks, apps))
-    lines = forecast(config, config.spending, len(apps), profiles_for(config, stored))
+              else "the calibration sample (example corpus, hack/bench-llm)")
+    cases = {t.id: len(t.ui_tests) for t in tasks} if config.uitests.enabled else {}
+    units = Units(apps=len(apps), tested=sum(1 for a in apps if cases.get(a.task_id)),
+                  cases=sum(cases.get(a.task_id, 0) for a in apps))
+    lines = forecast(config, config.spending, units, profiles_for(config, stored))
     return lines, len(apps), source
-
-
-def _not_sampled(config: settings_mod.RunSettings, tasks: list, apps: list) -> str:
-    """What this run would spend that the calibration sample did not measure (it was
-    taken before WebCoderBench's judges and the UI tests existed), said beside the source."""
-    left: list[str] = []
-    if config.judging.model and "wcb" in config.judging.dimensions:
-        left.append("WebCoderBench's five judges")
-    tested = {t.id for t in tasks if t.ui_tests}
-    if config.uitests.enabled and (config.uitests.model or config.judging.model) and any(
-            a.task_id in tested for a in apps):
-        left.append("the UI-test agent and appearance judge")
-    if not left:
-        return ""
-    return (f"; NOT included: {' and '.join(left)} (the sample has no such calls; "
-            "--calibrate-from a run that had them counts them)")
 
 
 def _money(value: float | None) -> str:

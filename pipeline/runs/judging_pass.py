@@ -7,7 +7,8 @@ began. This pass judges those dimensions of those apps, ``spending.batch_apps`` 
 through one shared ``llm_batches.Batcher`` in batch mode (so that every app's calls go
 out in the same batches; the alignment agent keeps the interactive client), else
 ``workers`` at a time interactively, and writes each app's result back as soon as it is
-judged.
+judged. WebGen-Bench's appearance judge, left ``pending`` in batch mode too, is judged
+here with the same batcher (runs/uitests.judge_appearance_later, the UI-test model).
 
 Run again (``iwc run --resume``), it finds the apps still waiting: submitted batches are
 collected from the journal in the store (``artifacts.BATCHES``), not sent again, and what already
@@ -29,7 +30,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from iwcbench.pipeline.contracts import artifacts, metrics, results, settings as settings_mod, task
 from iwcbench.pipeline.kits import llm, llm_accounting, llm_batches, store as store_mod
-from iwcbench.pipeline.runs import assistants, evidence as stored
+from iwcbench.pipeline.runs import assistants, evidence as stored, uitests as uitest_run
 from iwcbench.pipeline.stages import judging
 
 log = logging.getLogger(__name__)
@@ -85,25 +86,35 @@ class _Pass:
     batcher: llm_batches.Batcher | None = None  # batches that may stop waiting: late ones stay pending
     suffix: str = ""  # new scores beside the old ones: aesthetics@<suffix>
     count_usage: bool = True  # add the calls to the app's llm_usage
+    looker: llm.Client | None = None  # the appearance judge's (may be batched); None: appearance is not judged
+    looks: Callable[[results.AppResult], bool] = lambda result: False  # the app's appearance is waiting
+    parse_retries: int = 2  # the appearance judge's (uitests.parse_retries)
 
 
 def _judge_one(run: _Pass, result: results.AppResult) -> results.AppResult:
     dims = run.dimensions(result)
-    if not dims:
+    look = run.looker is not None and run.looks(result)
+    if not dims and not look:
         return result
     app = stored.AppEvidence(run.store, result.evidence)
     if run.budget is not None and run.budget.reached():
         reason = assistants.over_budget(run.budget)
+        names = [*judging.names_of(dims), *(["appearance"] if look else [])]
         new = {n: result.scores[n].model_copy(update={"reason": reason, "status": "over_budget"})
-               for n in judging.names_of(dims) if n in result.scores}
+               for n in names if n in result.scores}
         return _save(run, app, result, new, None)
     ledger = run.ledger(result.evidence)
-    new = judging.judge_app(run.tasks[result.task_id], app, run.client.derive(ledger=ledger),
+    item = run.tasks[result.task_id]
+    new = judging.judge_app(item, app, run.client.derive(ledger=ledger),
                             run.settings.model_copy(update={"dimensions": tuple(dims)}),
-                            interactive=run.interactive.derive(ledger=ledger))
+                            interactive=run.interactive.derive(ledger=ledger)) if dims else {}
+    if look and run.looker is not None:
+        new["appearance"] = uitest_run.judge_appearance_later(app, item, run.looker.derive(ledger=ledger),
+                                                              run.parse_retries)
     if run.batcher is not None and run.batcher.gave_up:
         late = [d for d in dims if d not in judging.INTERACTIVE]
-        for name, score in assistants.pending_scores(late).items():
+        waiting = {**assistants.pending_scores(late), **({"appearance": result.scores["appearance"]} if look else {})}
+        for name, score in waiting.items():
             if new.get(name) is None or new[name].value is None:
                 new[name] = score
     if run.suffix:
@@ -130,20 +141,27 @@ def _judge_apps(run: _Pass, found: list[results.AppResult], parallel: int) -> li
 
 def judge_waiting(config: settings_mod.RunSettings, store: store_mod.Store, tasks: dict[str, task.Task],
                   found: list[results.AppResult], budget: llm_accounting.Budget) -> list[results.AppResult]:
-    """``found`` with every waiting dimension judged (or still waiting, with the reason)."""
+    """``found`` with every waiting dimension judged (or still waiting, with the reason),
+    and every waiting appearance score (batch mode leaves it to this pass too)."""
     evaluation = config.evaluation()
-    model = evaluation.judging.model
+    model, look_model = evaluation.judging.model, evaluation.uitest_model()
     todo = {r.evidence: dims for r in found
-            if r.task_id in tasks and (dims := waiting_dimensions(r, evaluation.judging.dimensions))}
-    if not model or not todo:
+            if model and r.task_id in tasks and (dims := waiting_dimensions(r, evaluation.judging.dimensions))}
+    looks = {r.evidence for r in found
+             if look_model and r.task_id in tasks and assistants.waiting(r.scores.get("appearance"))}
+    if not todo and not looks:
         return found
     spending = config.spending
-    judge = assistants.client(evaluation, model, assistants.cache_dir(config.out, config.llm_cache_dir))
+    cache = assistants.cache_dir(config.out, config.llm_cache_dir)
+    judge = assistants.client(evaluation, model or look_model or "", cache)
+    looker = assistants.client(evaluation, look_model, cache) if look_model and looks else None
     batch = spending.batch_judges
     with batching(judge, store, spending, batch) as batcher:
         run = _Pass(store=store, tasks=tasks, settings=evaluation.judging, client=judge.batched(batcher),
                     interactive=judge, dimensions=lambda r: todo.get(r.evidence, []),
-                    ledger=lambda prefix: llm_accounting.Ledger(prefix, budget=budget), budget=budget, batcher=batcher)
+                    ledger=lambda prefix: llm_accounting.Ledger(prefix, budget=budget), budget=budget, batcher=batcher,
+                    looker=looker.batched(batcher) if looker is not None else None,
+                    looks=lambda r: r.evidence in looks, parse_retries=evaluation.uitests.parse_retries)
         return _judge_apps(run, found, spending.batch_apps if batch else config.workers)
 
 

@@ -1,7 +1,10 @@
 """The UI tests of one app (WebGen-Bench's evaluator), in order: each test case on a
 fresh page — decided by a stored replay of the same app hash, test and agent model when
 one still reaches its end state, else run by the GUI agent; a YES stores its replay —
-then the appearance judge, then the app's UI-test scores. Also what a run's end needs:
+then the appearance judge, then the app's UI-test scores. In batch mode
+(``Bench.appearance_later``) the appearance score is left ``pending`` and
+runs/judging_pass judges it with the other batched judges (``judge_appearance_later``),
+from the screenshots the store holds. Also what a run's end needs:
 the floors of apps that never started and the Accuracy table.
 
 ``runs.app.explore_app`` calls ``after_exploring``; ``runs.uitest_folder`` (``iwc
@@ -75,6 +78,7 @@ class Bench:
     evaluation: settings_mod.Evaluation
     client: llm.Client | None  # None: no LLM (replays may still decide)
     deadline: clock.Deadline = clock.Deadline.never()  # the app's: no case starts once it is spent
+    appearance_later: bool = False  # batch mode: appearance is judged by the judging pass, batched
 
     @property
     def evidence(self) -> stored.AppEvidence:
@@ -133,7 +137,8 @@ def _agent(bench: Bench, item: task.Task, index: int, app_hash: str) -> uitests.
     recorder = Recorder(bench.store, f"{bench.app.key}/{folder}")
     agent = uitest_policy.UITestPolicy(
         bench.client, test.task, test.expected_result, shots=recorder,
-        parse_retries=bench.evaluation.uitests.parse_retries, fence_seed=f"{app_hash}\0{index}\0{test.task}")
+        parse_retries=bench.evaluation.uitests.parse_retries, fence_seed=f"{app_hash}\0{index}\0{test.task}",
+        screenshot_px=bench.evaluation.uitests.screenshot_px)
     started = time.monotonic()
     case = case_settings(bench.evaluation)
     explored = exploring.explore(bench.start_url, case, recorder, options=exploring.Options(
@@ -188,7 +193,8 @@ def run_case(bench: Bench, item: task.Task, index: int, app_hash: str, no_llm: s
     return case.model_copy(update={"problems": (*tried, *case.problems)}) if tried else case
 
 
-def _appearance(bench: Bench, item: task.Task, shots: Sequence[tuple[str, bytes]]) -> metrics.Score:
+def _appearance(client: llm.Client, item: task.Task, shots: Sequence[tuple[str, bytes]],
+                parse_retries: int) -> metrics.Score:
     """First screen plus up to two representative screenshots (judging's selection)."""
     if not shots:
         return metrics.score("appearance", None, "unscored: no screenshot of the app was recorded")
@@ -196,8 +202,24 @@ def _appearance(bench: Bench, item: task.Task, shots: Sequence[tuple[str, bytes]
     picked = screenshots.select(rest, limit=appearance.MAX_EXTRA).chosen if rest else ()
     by_key = dict(rest)
     chosen = [first, *((k, by_key[k]) for k in picked)]
-    assert bench.client is not None
-    return appearance.judge(bench.client, item.prompt, chosen, bench.evaluation.uitests.parse_retries)
+    return appearance.judge(client, item.prompt, chosen, parse_retries)
+
+
+APPEARANCE_PENDING = f"{metrics.PENDING_REASON}: the appearance judge runs once every app is explored"
+
+
+def judge_appearance_later(files: stored.AppEvidence, item: task.Task, client: llm.Client,
+                           parse_retries: int) -> metrics.Score:
+    """The appearance of a stored app whose judge was left for later (batch mode): from
+    its exploration's screenshots, first screen first, else its test cases' own — what
+    ``test_app`` would have shown the judge."""
+    trace = files.load(artifacts.TRACE)
+    shots = [(s.screenshot, data) for s in (trace.steps if trace else ())
+             if s.screenshot and (data := files.raw(s.screenshot)) is not None]
+    if not shots:
+        report = files.load(artifacts.UI_TESTS)
+        shots = _case_shots(files, report.cases if report else ())
+    return _appearance(client, item, shots, parse_retries)
 
 
 def test_app(bench: Bench, item: task.Task, shots: Sequence[tuple[str, bytes]]) -> Tested:
@@ -230,10 +252,12 @@ def test_app(bench: Bench, item: task.Task, shots: Sequence[tuple[str, bytes]]) 
             scores["appearance"] = metrics.score("appearance", None, spent)
         elif bench.deadline.spent():
             scores["appearance"] = metrics.score("appearance", None, f"not measured: {bench.deadline.why()}")
+        elif bench.appearance_later:
+            scores["appearance"] = metrics.score("appearance", None, APPEARANCE_PENDING, status="pending")
         else:
             if not shots:
-                shots = _case_shots(bench, recorded)
-            scores["appearance"] = _appearance(bench, item, shots)
+                shots = _case_shots(bench.evidence, recorded)
+            scores["appearance"] = _appearance(bench.client, item, shots, bench.evaluation.uitests.parse_retries)
     report = uitests.UITestReport(
         model=bench.app.model, task_id=item.id, agent_model=bench.evaluation.uitest_model() if no_llm is None else None,
         app_hash=app_hash, max_steps=bench.evaluation.uitests.max_steps, cases=tuple(recorded),
@@ -253,18 +277,18 @@ def _budget_spent(bench: Bench) -> str | None:
             f"(${budget.spent():.2f} spent)")
 
 
-def _case_shots(bench: Bench, recorded: Sequence[uitests.CaseResult]) -> list[tuple[str, bytes]]:
+def _case_shots(files: stored.AppEvidence, recorded: Sequence[uitests.CaseResult]) -> list[tuple[str, bytes]]:
     """Without an exploration: each case's first screen, then its other screenshots."""
     out: list[tuple[str, bytes]] = []
     for case in recorded:
         if not case.trace:
             continue
         folder = case.trace.rsplit("/", 1)[0]
-        trace = bench.evidence.load_at(case.trace, artifacts.TRACE)
+        trace = files.load_at(case.trace, artifacts.TRACE)
         if trace is None:
             continue
         for step in trace.steps:
-            if step.screenshot and (data := bench.evidence.raw(f"{folder}/{step.screenshot}")) is not None:
+            if step.screenshot and (data := files.raw(f"{folder}/{step.screenshot}")) is not None:
                 out.append((f"{folder}/{step.screenshot}", data))
     return out
 

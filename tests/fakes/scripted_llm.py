@@ -1,6 +1,8 @@
 """A scripted stand-in for every LLM role of a run, for the fake Messages API: the tester
 (valid actions on the refs it was shown, for as many steps as the budget allows), the
-coverage-plateau guidance, the advocate / critic / final judges and the alignment agent.
+coverage-plateau guidance, the advocate / critic / final judges, the alignment agent,
+and WebGen-Bench's UI-test agent (a few actions on the page's refs — how many depends
+only on the test case's text — then a verdict citing the last step) and appearance judge.
 
 Its choices depend only on what the requests carry, so two runs over the same pages
 send the same requests: the benchmark compares runs by what they cost, not by what the
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import zlib
 from typing import Any
 
 from fakes import anthropic_server, judge_evidence
@@ -21,6 +24,9 @@ STEP = re.compile(r"^Step (\d+) \(steps left", re.M)
 CRITERION = re.compile(r"(?:^|\\n|\n)(\w+) \[(?:functional|content|visual)\]:")
 TEXTS = ("Buy milk", "", "a much longer entry that checks how the layout copes with long text",
          "42", "<b>bold?</b>", "Écoute ça")
+PAGE_STEP = re.compile(r"^Page after step (\d+)", re.M)
+TEST = re.compile(r"<test>\n(.*?)\n</test>", re.S)
+VERDICTS = ("YES", "PARTIAL", "NO")
 KEYS = ("ArrowUp", "ArrowLeft", "ArrowDown", "ArrowRight", "Enter", "Space")
 
 
@@ -48,6 +54,11 @@ class ScriptedModel:
         names = {t.get("name") for t in body.get("tools") or ()}
         system = body.get("system", "")
         system = system if isinstance(system, str) else " ".join(b.get("text", "") for b in system)
+        if "verdict" in names:
+            return self._count("uitest", self.uitester(body))
+        if "rate_appearance" in names:
+            return self._count("appearance", anthropic_server.tool_use(
+                "rate_appearance", {"score": 4, "justification": "A tidy layout with consistent spacing."}))
         if "click" in names:
             return self._count("tester", self.tester(body))
         if "has not run yet" in system:
@@ -107,6 +118,33 @@ class ScriptedModel:
             return anthropic_server.tool_use("check", {"ref": ref, "intent": f"toggle {name}"})
         return anthropic_server.tool_use("click", {"ref": ref, "intent": f"see what {role} {name!r} does"})
 
+    # ------------------------------------------------------------------ UI-test agent
+
+    def uitester(self, body: dict[str, Any]):
+        """3 to 10 actions (by the test case's text) on the refs it was shown, chosen by the
+        action's number; then a verdict (by the text too) citing the last step it saw.
+        The verdict comes at once when the request forces it."""
+        messages = body["messages"]
+        test = TEST.search(_text_of(messages[0]["content"]))
+        seed = zlib.crc32((test.group(1) if test else "").encode())
+        done = sum(1 for m in messages if m["role"] == "assistant" for b in m["content"]
+                   if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") != "verdict")
+        steps = [int(s) for m in messages if m["role"] == "user" for s in PAGE_STEP.findall(_text_of(m["content"]))]
+        forced = (body.get("tool_choice") or {}).get("name") == "verdict"
+        refs = _refs(messages, resets=("Accessibility tree:\n", "full tree:\n"))
+        if forced or done >= 3 + seed % 8 or not refs:
+            return anthropic_server.tool_use("verdict", {
+                "verdict": VERDICTS[seed // 8 % 3], "justification": "The page after the last step shows it.",
+                "evidence_steps": [max(steps, default=0)]})
+        ordered = sorted(refs.items(), key=lambda kv: int(kv[0][1:]))
+        ref, (role, name) = ordered[(done * 7 + seed) % len(ordered)]
+        if role in ("textbox", "searchbox", "spinbutton"):
+            return anthropic_server.tool_use("type", {"ref": ref, "text": TEXTS[done % len(TEXTS)],
+                                                      "intent": f"fill {name or 'the field'}"})
+        if role in ("checkbox", "radio", "switch"):
+            return anthropic_server.tool_use("check", {"ref": ref, "intent": f"toggle {name}"})
+        return anthropic_server.tool_use("click", {"ref": ref, "intent": f"try {role} {name!r}"})
+
     # ------------------------------------------------------------------ alignment
 
     def alignment(self, body: dict[str, Any]):
@@ -121,3 +159,23 @@ class ScriptedModel:
                      "analysis": "seen in step 1" if i % 2 == 0 else "not observed", "confidence": 0.7}
                     for i, cid in enumerate(ids)]
         return anthropic_server.tool_use("submit_verdicts", {"verdicts": verdicts})
+
+
+def _refs(messages: list[dict[str, Any]], resets: tuple[str, ...]) -> dict[str, tuple[str, str]]:
+    """The refs on the page as the user turns showed it: a full tree (a turn holding one
+    of ``resets``) starts over, a diff's '-' lines remove and its other lines add."""
+    refs: dict[str, tuple[str, str]] = {}
+    for message in messages:
+        if message["role"] != "user":
+            continue
+        text = _text_of(message["content"])
+        if any(r in text for r in resets):
+            refs = {}
+        lines = REF.findall(text)
+        for sign, role, name, ref in lines:
+            if sign == "-":
+                refs.pop(ref, None)
+        for sign, role, name, ref in lines:
+            if sign != "-":
+                refs[ref] = (role, name)
+    return refs

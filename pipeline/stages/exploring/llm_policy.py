@@ -295,7 +295,7 @@ class TreeWords:
 
 TREE_WORDS = TreeWords(full="Page (accessibility tree):\n", same="The page did not change.",
                        much="Page changed a lot; full tree:\n",
-                       changes="Changes to the page ('-' removed, '+' added):\n")
+                       changes="Changes to the page ('-' removed, '+' added, '@@ -old +new @@' line numbers):\n")
 
 
 def tree_text(previous: str | None, tree: str, fenced: Callable[[str], str], words: TreeWords) -> str:
@@ -312,13 +312,12 @@ def tree_text(previous: str | None, tree: str, fenced: Callable[[str], str], wor
 
 
 def tree_diff(before: str, after: str) -> str:
-    """Changed lines only ('- ' removed, '+ ' added), in page order."""
-    out = []
-    for line in difflib.unified_diff(before.splitlines(), after.splitlines(), n=0, lineterm=""):
-        if line.startswith(("---", "+++", "@@")):
-            continue
-        out.append(line)
-    return "\n".join(out)
+    """Changed lines only ('-' removed, '+' added), in page order, each run of them under
+    its unified-diff hunk header ('@@ -12,2 +12,3 @@': where it was, where it is), so that
+    ``before`` and the diff give back ``after`` exactly even where lines repeat (list
+    items, rows without names)."""
+    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), n=0, lineterm="")
+    return "\n".join(line for line in lines if not line.startswith(("---", "+++")))
 
 
 def action_for(use: dict[str, Any], obs: observing.Observation) -> tuple[evidence.Action | None, str]:

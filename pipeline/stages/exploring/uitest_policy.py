@@ -5,8 +5,15 @@ It is guided by the test case on purpose, and kept apart from the IWC explorers:
 test's task and expected result reach this policy only (never llm_policy or the
 heuristic). It sees the page as the LLM tester does (the accessibility tree with
 element refs, in full on the first turn and as a diff after) plus a screenshot of the
-page each turn (only the newest stays in the conversation), and acts with the LLM
-tester's tools (``llm_policy.TOOLS`` without finish) or ends with ``verdict``.
+page each turn (only the newest stays in the conversation; scaled down to
+``screenshot_px`` on its longest side), and acts with the LLM tester's tools
+(``llm_policy.TOOLS`` without finish) or ends with ``verdict``.
+
+Prompt caching: every call resends the conversation so far and is marked for the API's
+prompt cache (``reuse``, kits/llm_caching), so the tools, the system prompt, the test
+case and the earlier steps are a growing prefix that the next step reads back at a tenth
+of the price. Each turn only appends, except that the previous turn's screenshot becomes
+a line of text; the prefix up to the turn before it stays the same.
 
 Rules a reader of its verdicts should know:
 
@@ -33,7 +40,7 @@ from typing import Any, Protocol
 import pydantic
 
 from iwcbench.pipeline.contracts import evidence, settings, uitests
-from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.kits import llm, llm_images
 from iwcbench.pipeline.stages.exploring import llm_policy, observing, policy
 
 VERDICT_TOOL: dict[str, Any] = {
@@ -73,14 +80,11 @@ SYSTEM = (
 
 TREE_WORDS = llm_policy.TreeWords(full="Accessibility tree:\n", same="The accessibility tree did not change.",
                                   much="The page changed a lot; full tree:\n",
-                                  changes="Changes to the tree ('-' removed, '+' added):\n")
+                                  changes="Changes to the tree ('-' removed, '+' added, "
+                                          "'@@ -old +new @@' line numbers):\n")
 _REF_ARGS = ("ref", "to_ref")
 _KIND = {"click": "click", "check": "check", "hover": "hover", "type": "type", "select": "select",
          "drag": "drag", "press_key": "key"}
-
-
-def media_type(data: bytes) -> str:
-    return "image/jpeg" if data[:2] == b"\xff\xd8" else "image/png"
 
 
 class Shots(Protocol):
@@ -97,17 +101,19 @@ class UITestPolicy:
     """One test case. ``shots`` gives the screenshots the loop stored (the page after
     each step is shown with its own); ``fence_seed`` makes the page-text fence
     repeatable (keyed by the LLM cache's secret) so a re-run can be answered from the
-    cache."""
+    cache; ``screenshot_px`` is the longest side of the screenshots sent (None: as taken)."""
 
     name: settings.PolicyName = "uitest"
 
     def __init__(self, client: llm.Client, test: str, expected_result: str, *, shots: Shots,
-                 parse_retries: int = 2, fence_seed: str | None = None) -> None:
+                 parse_retries: int = 2, fence_seed: str | None = None,
+                 screenshot_px: int | None = None) -> None:
         self.client = client
         self.test = test
         self.expected = expected_result
         self.shots = shots
         self.parse_retries = parse_retries
+        self.screenshot_px = screenshot_px
         self.context: policy.Context | None = None
         self.messages: list[dict[str, Any]] = []
         self.verdict: uitests.AgentVerdict | None = None
@@ -205,7 +211,7 @@ class UITestPolicy:
                 reply = self.client.create(
                     system=SYSTEM, messages=self.messages, tools=TOOLS, sample=0,
                     tool_choice=None if self.client.config.thinking else forced,
-                    purpose="uitest.verdict" if final else "uitest.step")
+                    purpose="uitest.verdict" if final else "uitest.step", reuse=True)
             except llm.LLMError as exc:
                 self.problem = f"the LLM was unavailable: {exc}"
                 return None
@@ -328,8 +334,9 @@ class UITestPolicy:
         data = self.shots.read(key) if key else None
         if data:
             self._drop_old_images()
+            data = llm_images.fitted(data, self.screenshot_px)
             parts.append(llm.text_block(f"Screenshot after step {after_step}:"))
-            parts.append(llm.image_block(data, media_type(data)))
+            parts.append(llm.image_block(data, llm_images.media_type(data)))
         return parts
 
     def _drop_old_images(self) -> None:

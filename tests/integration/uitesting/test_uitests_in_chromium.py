@@ -11,9 +11,11 @@ import shutil
 
 import pytest
 
-from fakes import ui_agent
+from fakes import runs, ui_agent
 from fakes.anthropic_server import FakeAnthropic
 from iwcbench.pipeline import cli
+from iwcbench.pipeline.contracts import settings as settings_mod
+from iwcbench.pipeline.runs import local
 
 pytestmark = pytest.mark.browser
 
@@ -152,3 +154,25 @@ def test_without_an_api_key_the_cases_say_they_need_an_llm(monkeypatch, tmp_path
     assert code == 0
     case = json.loads((out / "apps/app/notes-good/uitests.json").read_text())["cases"][0]
     assert case["verdict"] is None and case["reason"].startswith("unscored: needs an LLM")
+
+
+def test_with_batch_judges_the_appearance_judge_goes_out_in_a_batch_and_the_agent_stays_interactive(
+        fake_api, tmp_path):
+    fake_api.reset()
+    fake_api.handler = ui_agent.ScriptedAgent()
+    apps = tmp_path / "apps" / "fixture-1b"
+    shutil.copytree(APPS / "notes-good", apps / "notes-good")
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(next(line for line in TASKS.read_text().splitlines() if '"notes-good"' in line) + "\n")
+    out = tmp_path / "out"
+    quick = runs.quick_settings(tasks, tmp_path / "apps", out, tmp_path / "mirror", workers=1, max_steps=2)
+    config = settings_mod.RunSettings.model_validate({
+        **quick.model_dump(), "uitests": {"model": "claude-ui-test"}, "scoring": {"accessibility": False},
+        "spending": {"batch_judges": True, "batch_poll_s": 0.05, "batch_poll_max_s": 0.2}})
+    (app,) = local.execute(config).apps
+    assert app.scores["appearance"].value is not None, app.scores["appearance"]
+    usage = app.llm_usage.purposes
+    assert usage["uitest.appearance"].batched_calls == 1
+    assert usage["uitest.step"].calls > 0 and usage["uitest.step"].batched_calls == 0
+    assert sum(len(b.requests) for b in fake_api.batches.created) == 1
+    assert [c["verdict"] for c in _report(out, "notes-good")["cases"]] == ["YES"]

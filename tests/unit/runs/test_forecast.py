@@ -11,7 +11,7 @@ from fakes import runs
 from iwcbench.pipeline import cli
 from iwcbench.pipeline.contracts import results, settings as settings_mod
 from iwcbench.pipeline.kits import llm_accounting
-from iwcbench.pipeline.runs import forecasting
+from iwcbench.pipeline.runs import calibration, forecasting
 from iwcbench.pipeline.stages import ingesting
 
 OPUS = llm_accounting.DEFAULT_PRICES["opus"]
@@ -125,11 +125,60 @@ def test_estimate_from_an_earlier_run(tmp_path, capsys):
     assert json.loads(explore.split()[1].replace(",", "")) == _example_apps() * 20
 
 
-def test_the_sample_says_what_it_leaves_out(tmp_path, capsys):
-    # the example has WebGen-Bench tasks with UI test cases, and wcb is a default dimension
-    code = cli.main(["run", "--tasks", str(runs.ROOT / "examples/tasks.jsonl"),
-                     "--apps", str(runs.ROOT / "examples/apps"), "--out", str(tmp_path / "out"), "--estimate",
-                     "--judge", "claude-opus-4-5"])
-    assert code == 0
+def _example(*flags: str) -> list[str]:
+    return ["run", "--tasks", str(runs.ROOT / "examples/tasks.jsonl"), "--apps", str(runs.ROOT / "examples/apps"),
+            "--estimate", *flags]
+
+
+def _stage_line(printed: str, stage: str) -> list[str]:
+    return next(line for line in printed.splitlines() if line.startswith(stage + " ")).split()
+
+
+def _cases() -> int:
+    tasks = {t.id: len(t.ui_tests) for t in ingesting.load_tasks(runs.ROOT / "examples/tasks.jsonl")}
+    apps = ingesting.discover_apps(runs.ROOT / "examples/apps", list(tasks)).apps
+    return sum(tasks[a.task_id] for a in apps)
+
+
+def test_the_ui_tests_are_forecast_per_test_case_and_appearance_per_tested_app(tmp_path, capsys):
+    assert cli.main(_example("--out", str(tmp_path / "out"), "--judge", "claude-opus-4-5")) == 0
     printed = capsys.readouterr().out
-    assert "NOT included: WebCoderBench's five judges and the UI-test agent and appearance judge" in printed
+    sample = calibration.UITESTS
+    per_case = sum(values[0] for purpose, values in sample.items() if purpose in forecasting.AGENT)
+    expected = _cases() * per_case + 8 * sample["uitest.appearance"][0]
+    assert float(_stage_line(printed, "uitest")[1].replace(",", "")) == pytest.approx(expected, abs=0.5)
+    assert "wcb" in printed and "NOT included" not in printed
+    assert cli.main(_example("--out", str(tmp_path / "off"), "--judge", "claude-opus-4-5", "--no-uitests")) == 0
+    assert "uitest " not in capsys.readouterr().out
+
+
+def test_a_lower_ui_test_step_cap_means_fewer_agent_calls_and_batches_halve_only_the_appearance_judge():
+    evaluation = _evaluation()
+    capped = forecasting.profiles_for(_evaluation(uitests__max_steps=5), None)
+    full = forecasting.profiles_for(evaluation, None)
+    assert capped["uitest.step"].calls == pytest.approx(full["uitest.step"].calls * 5 / calibration.UITEST_STEPS)
+    units = forecasting.Units(apps=1, tested=1, cases=4)
+    solo = {p: full[p] for p in ("uitest.step", "uitest.appearance")}
+    interactive = forecasting.forecast(evaluation, settings_mod.Spending(), units, {"uitest.step": full["uitest.step"]})
+    batched = forecasting.forecast(evaluation, settings_mod.Spending(batch_judges=True), units,
+                                   {"uitest.step": full["uitest.step"]})
+    assert batched[0].usd == pytest.approx(interactive[0].usd), "the GUI agent is never batched"
+    both = [forecasting.forecast(evaluation, settings_mod.Spending(batch_judges=b), units, solo)[0].usd
+            for b in (False, True)]
+    agent = interactive[0].usd
+    assert both[1] - agent == pytest.approx((both[0] - agent) / 2)
+
+
+def test_the_forecast_of_the_example_is_within_a_quarter_of_what_the_bench_measured():
+    # calibration.MEASURED: what hack/bench-llm example cost, per model and spending mode
+    tasks = ingesting.load_tasks(runs.ROOT / "examples/tasks.jsonl")
+    apps = ingesting.discover_apps(runs.ROOT / "examples/apps", [t.id for t in tasks]).apps
+    cases = {t.id: len(t.ui_tests) for t in tasks}
+    units = forecasting.Units(apps=len(apps), tested=sum(1 for a in apps if cases[a.task_id]),
+                              cases=sum(cases[a.task_id] for a in apps))
+    for (model, batch), measured in calibration.MEASURED.items():
+        evaluation = _evaluation(exploration__max_steps=15, judging__model=model)
+        lines = forecasting.forecast(evaluation, settings_mod.Spending(batch_judges=batch), units,
+                                     forecasting.profiles_for(evaluation, None))
+        total = sum(line.usd for line in lines)
+        assert abs(total - measured) <= 0.25 * measured, (model, batch, total, measured)

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 
-from fakes.judge_evidence import TODO_TASK, ScriptedJudge, sample_files
+from fakes.anthropic_server import tool_use
+from fakes.judge_evidence import TODO_TASK, ScriptedJudge, png, sample_files
 
 from iwcbench.pipeline.contracts import artifacts, metrics, results, settings as settings_mod
 from iwcbench.pipeline.kits import llm_accounting, store as store_mod
-from iwcbench.pipeline.runs import assistants, judging_pass
+from iwcbench.pipeline.runs import assistants, judging_pass, uitests
 
 MODELS = ("model-a", "model-b", "model-c")
 DIMS = ("aesthetics", "usability")
@@ -102,3 +103,35 @@ def test_a_reached_budget_leaves_the_remaining_apps_unscored_and_a_higher_one_go
     more = _judge(config, store, first, limit=100.0)
     assert [r.scores["usability"].value for r in more] == [60.0] * 3
     assert len(fake_anthropic.requests) == sent + 2 * 2 * 7  # the first app was not judged again
+
+
+def _looks(body):
+    """The appearance judge's answer; anything else is a mistake of the test."""
+    assert body["tools"][0]["name"] == "rate_appearance", body["tools"]
+    return tool_use("rate_appearance", {"score": 4, "justification": "shots/0000.png is tidy."})
+
+
+def test_batch_mode_judges_the_waiting_appearance_scores_in_the_same_batches(fake_anthropic, tmp_path):
+    fake_anthropic.handler = _looks
+    config, store, found = _run(tmp_path, batch_judges=True)
+    waiting = metrics.score("appearance", None, uitests.APPEARANCE_PENDING, status="pending")
+    found = [r.model_copy(update={"scores": {"coverage": r.scores["coverage"], "appearance": waiting}}) for r in found]
+    for seed, r in enumerate(found):  # the apps look different: three requests, not one
+        store.put_bytes(f"{r.evidence}/shots/0000.png", png(lambda d, seed=seed: d.rectangle((0, 0, 9 + seed, 9), fill="black")))
+    judged = _judge(config, store, found)
+    assert [r.scores["appearance"].value for r in judged] == [4.0] * 3
+    assert judged[0].scores["appearance"].raw["screenshots"][0] == "shots/0000.png", "the first screen first"
+    assert fake_anthropic.requests == []  # nothing interactive
+    assert sum(len(b.requests) for b in fake_anthropic.batches.created) == 3  # one per app, each batched
+    saved = results.AppResult.model_validate(store_mod.get_json(store, f"apps/model-b/{TODO_TASK.id}/result.json"))
+    assert saved.scores["appearance"].value == 4.0
+    assert saved.llm_usage.purposes["uitest.appearance"].batched_calls == 1
+
+
+def test_an_appearance_that_is_not_waiting_is_not_judged_again(fake_anthropic, tmp_path):
+    fake_anthropic.handler = _looks
+    config, store, found = _run(tmp_path, batch_judges=True)
+    done = metrics.score("appearance", 3.0, "vision judge on 1 screenshot")
+    found = [r.model_copy(update={"scores": {"appearance": done}}) for r in found]
+    assert _judge(config, store, found) == found
+    assert fake_anthropic.batches.created == [] and fake_anthropic.requests == []
