@@ -68,6 +68,9 @@ class Options:
     # Below both, the browser reaches only the app's origin (kits/egress.py).
     hermetic: routing.Router | None = None
     accessibility: bool = True
+    # How many new DOM snapshots to probe in the live page for the quality stage
+    # (kits/page/probe.mjs; stored as artifacts.PROBES), the first ones; 0: none.
+    probes: int = 0
     # When exploring must be done (the app's hard deadline, less what later stages keep);
     # None: app_timeout_s from now. Every page load waits no longer than what is left.
     deadline: clock.Deadline | None = None
@@ -140,6 +143,7 @@ class _Exploring:
                                  self.facts if counted else None, self.own_map if counted else None)
         made.session = session
         made.deadline = self.deadline
+        made.probes_left = self.options.probes
         # (the random clicker stays the bare baseline it is measured as)
         session.virtual_time = (counted and self.settings.virtual_time and self.chooser.name != "random"
                                 and _schedules_time(self.facts))

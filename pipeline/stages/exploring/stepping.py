@@ -11,10 +11,11 @@ import collections
 import contextlib
 import dataclasses
 import hashlib
+import json
 import time
 from typing import Callable, Iterator
 
-from iwcbench.pipeline.contracts import evidence, settings
+from iwcbench.pipeline.contracts import artifacts, evidence, settings
 from iwcbench.pipeline.kits import browser, browser_events, clock, inspecting
 from iwcbench.pipeline.kits.mirror import routing
 from iwcbench.pipeline.stages.exploring import acting, coverage as istanbul, crediting, observing
@@ -98,6 +99,7 @@ class Explorer:
         self.shot_states: set[str] = set()
         self.last_shot = -SHOT_EVERY
         self.last_dom: tuple[bytes, str] | None = None  # digest and key of the last snapshot
+        self.probes_left = 0  # new DOM snapshots still to probe for the quality stage (set by the stage)
         self.externals: set[str] = set()
         self.axe: dict[int, tuple[evidence.AxeViolation, ...]] = {}
         self.axe_version: str | None = None
@@ -279,7 +281,24 @@ class Explorer:
         key = f"dom/{index:04d}.html"
         self.sink(key, data)
         self.last_dom = (digest, key)
+        if self.probes_left > 0:
+            self.probes_left -= 1
+            with self._timed("probe"):
+                self._probe(key)
         return key, volatile
+
+    def _probe(self, dom: str) -> None:
+        """The probe's facts of the live page beside its new snapshot (artifacts.PROBES),
+        so that the quality stage need not render the snapshot again. Nothing when the
+        page is scrolled or the probe fails: the stage renders that state itself."""
+        try:
+            facts = inspecting.probe(self.tab, HANG_S)
+        except (browser.PageLost, browser.BrowserGone):
+            raise
+        except browser.BrowserError:
+            return
+        if facts is not None:
+            self.sink(artifacts.probe_of(dom), json.dumps(facts, separators=(",", ":")).encode())
 
     def _shoot(self, index: int, obs: observing.Observation) -> bool:
         """A screenshot for each new state; for a new look of a known state (typed
