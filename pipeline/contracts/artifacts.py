@@ -69,8 +69,9 @@ DOM = _app("dom/", None, "stages.exploring", "DOM snapshot after step NNNN: dom/
 SHOTS = _app("shots/", None, "stages.exploring", "screenshot after step NNNN when the look changed: shots/NNNN.png",
              form="png")
 PROBES = _app("probes/", None, "stages.exploring",
-              "the probe's facts (kits/page/probe.mjs) of the live page beside DOM snapshot dom/NNNN.html, taken "
-              "when the page was at its top, for the quality stage: probes/NNNN.json")
+              "the probe's facts (kits/page/probe.mjs) of the live page beside DOM snapshot dom/NNNN.html, as on "
+              "the page seen from its top (none for a scrolled page with a fixed or sticky box), for the quality "
+              "stage: probes/NNNN.json")
 ACCESSIBILITY = _app("a11y.json", evidence.AccessibilityReport, "stages.exploring",
                      "axe-core's violations per new state", schema="a11y")
 COVERAGE = _app("coverage.json", None, "stages.exploring",

@@ -57,4 +57,4 @@ class QualityReport(base.Stored):
     states_rendered: tuple[str, ...] = ()  # state ids whose DOM snapshots were rendered and probed
     states_reused: tuple[str, ...] = ()  # state ids probed by the explorer in its live page (not rendered)
     seconds: float = 0.0  # the whole stage, wall time (tools that run side by side overlap in it)
-    metrics_s: float = 0.0  # of which computing the metrics from what the tools gave (this process)
+    metrics_s: float = 0.0  # computing the metrics (this process; partly while the tools run)

@@ -66,10 +66,11 @@ def shows_nothing(tab: browser.Tab, deadline_s: float = 5.0) -> str | None:
 
 def probe(tab: browser.Tab, deadline_s: float = 5.0) -> dict | None:
     """The probe's facts of the page as it is now (kits/page/probe.mjs, read in an
-    isolated world), or None when the page is scrolled: a fixed or sticky box is then
-    somewhere else than on the page seen from its top, where the quality stage renders
-    a stored snapshot (so that state is left to it)."""
+    isolated world), as they are on the page seen from its top, where the quality stage
+    renders a stored snapshot: boxes are in page coordinates, so a scrolled page gives
+    the same facts, unless it has a fixed or sticky box (which moves with the scroll):
+    then None, and that state is left to the stage."""
     facts = tab.isolated(PROBE, {"max": PROBE_MAX}, deadline_s)
-    if not isinstance(facts, dict) or any(facts.get("scroll") or ()):
+    if not isinstance(facts, dict) or (any(facts.get("scroll") or ()) and facts.get("pinned", True)):
         return None
     return facts

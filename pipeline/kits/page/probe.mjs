@@ -70,10 +70,12 @@ export default function probe(options) {
   const shown = seen.visible;
   const all = [...document.querySelectorAll('body *')];
   const components = [];
+  let pinned = false;  // a fixed or sticky box: where it is on the page depends on the scroll
   const push = (role, el, cs, extra) => { if (components.length < MAX) components.push({ role, path: pathOf(el), style: styleOf(cs, extra ? el.getBoundingClientRect().height : undefined) }); };
   for (const el of all) {
     const tag = el.tagName.toLowerCase();
     const cs = getComputedStyle(el);
+    if (cs.position === 'fixed' || cs.position === 'sticky') pinned = true;
     if (!shown(el, cs)) continue;
     const type = (el.getAttribute('type') || '').toLowerCase();
     if (tag === 'button' || el.getAttribute('role') === 'button' || (tag === 'input' && ['submit', 'button', 'reset'].includes(type))) push('button', el, cs, true);
@@ -206,7 +208,7 @@ export default function probe(options) {
   const meta = document.querySelector('meta[name=viewport]');
   return {
     url: location.href, title: cap(document.title, 200), viewport: [innerWidth, innerHeight], screen: [screen.width, screen.height],
-    scroll: [Math.round(scrollX), Math.round(scrollY)],
+    scroll: [Math.round(scrollX), Math.round(scrollY)], pinned,
     document: [document.documentElement.scrollWidth, document.documentElement.scrollHeight],
     meta_viewport: meta ? meta.getAttribute('content') : null, components, icons, texts, text_chars: chars,
     media, boxes, landmarks, targets, links,

@@ -290,7 +290,8 @@ class Explorer:
     def _probe(self, dom: str) -> None:
         """The probe's facts of the live page beside its new snapshot (artifacts.PROBES),
         so that the quality stage need not render the snapshot again. Nothing when the
-        page is scrolled or the probe fails: the stage renders that state itself."""
+        page is scrolled and has a fixed or sticky box, or the probe fails: the stage
+        renders that state itself."""
         try:
             facts = inspecting.probe(self.tab, HANG_S)
         except (browser.PageLost, browser.BrowserGone):

@@ -25,6 +25,7 @@ import logging
 import pathlib
 import re
 import tempfile
+import threading
 import time
 import urllib.parse
 from typing import Callable
@@ -45,6 +46,9 @@ RENDERED = {"wcb_component_consistency", "wcb_icon_consistency", "wcb_layout_con
 PHONE = {"wcb_mobile", "wcb_resource_validity"}
 STATIC = {"wcb_error_handling", "wcb_linting", "wcb_redundancy", "wcb_comments", "wcb_copywriting"}
 LIGHTHOUSE = set(pages.LIGHTHOUSE)
+# computed from the exploration's evidence and the states alone: while the other tools run
+EARLY = {"wcb_console_errors", "wcb_component_consistency", "wcb_icon_consistency", "wcb_layout_consistency",
+         "wcb_layout_sparsity", "wcb_visual_harmony", "wcb_media_quality", "wcb_placeholders"}
 BROWSER_SERVICES = re.compile(r"[./ ](mozilla\.(com|net|org)|firefox\.com|mozaws\.net)(:\d+)?(/|$)")
 
 
@@ -165,10 +169,12 @@ def _in_time(deadline: clock.Deadline, run: _Run, tool: str, call: Callable[[], 
 
 
 def _use_tools(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror, tools: tooling.Tools,
-               nodes: list[evidence.StateNode], units: list[sources.Unit]) -> _Measured:
+               nodes: list[evidence.StateNode], units: list[sources.Unit],
+               meanwhile: Callable[[_Measured], None] = lambda got: None) -> _Measured:
     """The page loads and tool runs the selected metrics need, each timed: the states
     the explorer did not probe first (the spelling check reads their text), then the
-    static tools, the phone and Firefox side by side, then Lighthouse alone (what it
+    static tools, the phone and Firefox side by side — and ``meanwhile(got)``, in a
+    thread of its own, with the states there —, then Lighthouse alone (what it
     measures is time: nothing of ours competes with its page)."""
     wanted = set(settings.selected())
     got = _Measured(run=_Run(), rendered=rendering.Rendered())
@@ -184,7 +190,10 @@ def _use_tools(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirro
                     deadline.cap(settings.tool_timeout_s)))
             if "states" in rendered.problems:
                 run.failed("chromium-states", rendered.problems["states"])
+        beside = threading.Thread(target=meanwhile, args=(got,), daemon=True, name="iwc-quality-metrics")
+        beside.start()
         _side_by_side(inputs, settings, tools, got, files, units)
+        beside.join()
         if wanted & LIGHTHOUSE and settings.lighthouse:
             got.lighthouse = _in_time(deadline, run, "lighthouse", lambda: tools.lighthouse(
                 inputs.start_url, files, deadline.cap(settings.lighthouse_timeout_s)))
@@ -312,17 +321,27 @@ def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror, 
     kept = inputs.files.load_or_none(artifacts.SOURCES)
     units = sources.units(kept) if kept is not None else []
     tools.admit(routing.origin_of(inputs.start_url))  # the browsers below reach this app's server only
-    got = _use_tools(inputs, settings, mirror, tools, nodes, units)
+    early: dict[str, metrics.Score] = {}
+    computing = [0.0]  # seconds spent computing metrics
+
+    def meanwhile(got: _Measured) -> None:
+        began = time.monotonic()
+        table = _metrics(inputs, got, nodes, units, kept)
+        early.update({name: _guard(name, table[name]) for name in NAMES if name in wanted & EARLY})
+        computing[0] += time.monotonic() - began
+
+    got = _use_tools(inputs, settings, mirror, tools, nodes, units, meanwhile)
     # the app's pages tried to reach something else (Firefox's own services are not the app)
     fenced = [r.rsplit(" (", 1)[0] for r in tools.refused()]
     got.rendered.phone_requests += [(r, None, "refused by the network guard") for r in fenced
                                     if not BROWSER_SERVICES.search(r)]
-    computing = time.monotonic()
+    began = time.monotonic()
     table = _metrics(inputs, got, nodes, units, kept)
-    scores = {name: _guard(name, table[name]) for name in NAMES if name in wanted}
+    scores = {name: early[name] if name in early else _guard(name, table[name]) for name in NAMES if name in wanted}
     done = time.monotonic()
+    computing[0] += done - began
     reused = got.rendered.reused
     report = records.QualityReport(tools=got.run.report, states_reused=tuple(reused),
                                    states_rendered=tuple(s for s in got.rendered.states if s not in reused),
-                                   seconds=round(done - started, 3), metrics_s=round(done - computing, 3))
+                                   seconds=round(done - started, 3), metrics_s=round(computing[0], 3))
     return scores, report

@@ -3,9 +3,10 @@ stored states rendered again, and the start page on a phone.
 
 * States: the probe (kits/page/probe.mjs) reads components, icons, text, media and
   boxes of each chosen state at 1280×800. The explorer probed its live page beside
-  each new DOM snapshot (artifacts.PROBES) when it was at the page's top: those facts
-  are used as they are, nothing is loaded again. A state without them (the page was
-  scrolled, the explorer's viewport was another, evidence of an older run) has its
+  each new DOM snapshot (artifacts.PROBES), as on the page seen from its top: those
+  facts are used as they are, nothing is loaded again. A state without them (scrolled
+  with a fixed or sticky box, the explorer's viewport was another, evidence of an
+  older run) has its
   DOM snapshot shown again at its own address in a 1280×800 page with JavaScript off
   (stylesheets, fonts and images load under the sandbox's rules), then probed.
   Nothing the app does at runtime runs again, so such a state costs a render, not a

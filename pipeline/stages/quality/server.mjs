@@ -3,7 +3,7 @@
 //
 // job:    {"kind": "static" | "lighthouse" | "firefox" | "states" | "phone" | "warm", "tools": "<node_modules>", ...}
 // answer: the kind's answer (static.mjs, lighthouse.mjs, firefox.mjs, render.mjs), or {"error"}
-// together: {"kind": "together", "jobs": [job + "limit_ms"]} runs its jobs side by side
+// together: {"kind": "together", "jobs": [job + "limit_ms"]} runs its jobs (one of each kind) side by side
 //   → {"answers": [answer], "seconds": [s], "overran": bool}; a job past its limit_ms
 //   is answered {"error"} and the answer says "overran" (the caller then stops this
 //   server: what overran may still be running).

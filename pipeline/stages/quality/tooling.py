@@ -168,8 +168,11 @@ class Tools:
 
     def together(self, jobs: Sequence[Job]) -> list[dict | ToolFailure]:
         """The answers to ``jobs``, run side by side by the server (each within its
-        own timeout). When one overran, the server is stopped afterwards (what overran
-        may still be running; the next job starts a fresh one)."""
+        own timeout), one of each kind (a tool's module holds one job's state at a
+        time). When one overran, the server is stopped afterwards (what overran may
+        still be running; the next job starts a fresh one)."""
+        if len({job.kind for job in jobs}) != len(jobs):
+            raise ValueError("Tools.together runs one job of each kind")
         if not jobs:
             return []
         raw = self._request(lambda server: {"kind": "together", "jobs": [

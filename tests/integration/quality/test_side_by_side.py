@@ -22,12 +22,15 @@ def _units() -> list[dict]:
 
 def test_jobs_side_by_side_answer_in_order_as_alone(tools):
     alone = tools.static_tools(_units(), ["helo"], 60)
-    both = tools.together([tooling.static_job(_units(), ["helo"], 60), tooling.static_job(_units(), [], 60)])
+    warm = tooling.Job("warm", {"chromium": False, "firefox": None}, 60, "warming")
+    both = tools.together([tooling.static_job(_units(), ["helo"], 60), warm])
     assert len(both) == 2 and all(isinstance(a, dict) for a in both), both
-    assert both[0]["_seconds"] >= 0 and both[1]["_seconds"] >= 0
-    first = {k: v for k, v in both[0].items() if k not in ("_seconds", "versions")}
-    assert first == {k: v for k, v in alone.items() if k != "versions"}
-    assert both[0]["unknown_words"] == alone["unknown_words"] and both[1]["unknown_words"] == []
+    assert both[0]["_seconds"] >= 0 and both[1]["_seconds"] >= 0 and both[1]["failed"] == []
+    assert {k: v for k, v in both[0].items() if k not in ("_seconds", "versions")} == {
+        k: v for k, v in alone.items() if k != "versions"}
+    assert both[0]["unknown_words"] == ["helo"]
+    with pytest.raises(ValueError):
+        tools.together([tooling.static_job(_units(), [], 60), tooling.static_job(_units(), [], 60)])
 
 
 def test_a_job_past_its_limit_fails_alone_and_the_server_is_stopped():

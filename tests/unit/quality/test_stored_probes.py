@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from iwcbench.pipeline.contracts import artifacts, evidence, settings
+from iwcbench.pipeline.kits import inspecting
 from iwcbench.pipeline.stages import quality
 from iwcbench.pipeline.stages.quality import rendering
 
@@ -65,3 +66,21 @@ def test_the_explorer_probes_only_for_a_rendered_metric_at_the_measured_viewport
     assert quality.probes_wanted(wanted, settings.Exploration(viewport_width=1024)) == 0
     only_code = settings.Quality(metrics=["wcb_linting"])
     assert quality.probes_wanted(only_code, settings.Exploration()) == 0
+
+
+class _Tab:
+    def __init__(self, facts: dict) -> None:
+        self.facts = facts
+
+    def isolated(self, source, arg=None, deadline_s=10.0):
+        assert arg == {"max": inspecting.PROBE_MAX}
+        return self.facts
+
+
+def test_a_scrolled_page_is_probed_unless_a_box_moves_with_the_scroll():
+    at_top = {"scroll": [0, 0], "pinned": True, "boxes": []}
+    scrolled = {"scroll": [0, 300], "pinned": False, "boxes": []}
+    assert inspecting.probe(_Tab(at_top)) == at_top  # type: ignore[arg-type]
+    assert inspecting.probe(_Tab(scrolled)) == scrolled  # type: ignore[arg-type]
+    assert inspecting.probe(_Tab({**scrolled, "pinned": True})) is None  # type: ignore[arg-type]
+    assert inspecting.probe(_Tab(None)) is None  # type: ignore[arg-type]
