@@ -22,7 +22,6 @@ const globals = tools('globals');
 const PAGE = [
   'pipeline/kits/page/*.mjs',
   'pipeline/stages/exploring/*.mjs',
-  'pipeline/stages/quality/probe.mjs',
 ];
 
 export default [

@@ -68,6 +68,10 @@ TRACE = _app("trace.json", evidence.Trace, "stages.exploring", "every step of th
 DOM = _app("dom/", None, "stages.exploring", "DOM snapshot after step NNNN: dom/NNNN.html", form="html")
 SHOTS = _app("shots/", None, "stages.exploring", "screenshot after step NNNN when the look changed: shots/NNNN.png",
              form="png")
+PROBES = _app("probes/", None, "stages.exploring",
+              "the probe's facts (kits/page/probe.mjs) of the live page beside DOM snapshot dom/NNNN.html, as on "
+              "the page seen from its top (none for a scrolled page with a fixed or sticky box), for the quality "
+              "stage: probes/NNNN.json")
 ACCESSIBILITY = _app("a11y.json", evidence.AccessibilityReport, "stages.exploring",
                      "axe-core's violations per new state", schema="a11y")
 COVERAGE = _app("coverage.json", None, "stages.exploring",
@@ -104,10 +108,16 @@ ROBUSTNESS = _run(analyses.ROBUSTNESS, analyses.Robustness, "stages.analysing", 
 REPORT = _run("report/", None, "stages.reporting", "the HTML report (index.html, apps/<m>/<t>.html, assets/)",
               form="html")
 
-APP: tuple[Artifact, ...] = (SOURCES, INSTRUMENT, COVERAGE_MAP, TRACE, DOM, SHOTS, ACCESSIBILITY, COVERAGE, GRAPH,
-                             UI_TESTS, QUALITY, RESULT, ERROR, REPLAY_CHECKS)
+APP: tuple[Artifact, ...] = (SOURCES, INSTRUMENT, COVERAGE_MAP, TRACE, DOM, SHOTS, PROBES, ACCESSIBILITY, COVERAGE,
+                             GRAPH, UI_TESTS, QUALITY, RESULT, ERROR, REPLAY_CHECKS)
 RUN: tuple[Artifact, ...] = (RESULTS, RUN_MARKER, BATCHES, REPLAYS, AGREEMENT, COMPARISON, ROBUSTNESS, REPORT)
 ALL: tuple[Artifact, ...] = APP + RUN
+
+
+def probe_of(dom: str) -> str:
+    """The key of the probe's facts stored beside a DOM snapshot: dom/0003.html →
+    probes/0003.json."""
+    return PROBES.key + dom.rsplit("/", 1)[-1].rsplit(".", 1)[0] + ".json"
 
 
 class Unreadable(ValueError):

@@ -189,6 +189,10 @@ class Trace(base.Stored):
     mirrored_requests: tuple[str, ...] = ()  # CDN URLs answered from the local mirror
     # the page had Playwright's clock: "fast:ms" waits and holds ran its timers ahead
     virtual_time: bool = False
+    # seconds per part of the exploration (launch, start, load, choose, act, settle,
+    # observe, coverage, crediting, screenshot, snapshot, axe, load-times), each without
+    # the parts inside it: where exploring's time went (hack/bench)
+    parts: dict[str, float] = {}
 
     @property
     def final_coverage(self) -> CoverageSummary:

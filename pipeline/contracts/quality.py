@@ -55,4 +55,6 @@ class ToolRun(base.Model):
 class QualityReport(base.Stored):
     tools: dict[str, ToolRun] = {}  # "lighthouse", "linters", "firefox", "chromium-probe", ...
     states_rendered: tuple[str, ...] = ()  # state ids whose DOM snapshots were rendered and probed
-    seconds: float = 0.0
+    states_reused: tuple[str, ...] = ()  # state ids probed by the explorer in its live page (not rendered)
+    seconds: float = 0.0  # the whole stage, wall time (tools that run side by side overlap in it)
+    metrics_s: float = 0.0  # computing the metrics (this process; partly while the tools run)

@@ -1,5 +1,5 @@
-"""Reading what a page runs, for the explorer: the event listeners elements carry (through the DevTools protocol), and whether the page shows
-anything at all. Calls go through kits/browser.py's Tab (its watchdog bounds each
+"""Reading what a page runs, for the explorer: the event listeners elements carry (through the DevTools protocol), whether the page shows
+anything at all, and the quality stage's probe of what it shows (kits/page/probe.mjs). Calls go through kits/browser.py's Tab (its watchdog bounds each
 one); this module reads, it never changes the page or decides anything.
 """
 
@@ -13,6 +13,9 @@ from iwcbench.pipeline.kits import browser, injecting
 HANDLER_CHARS = 4000  # of a handler's source kept (enough for its first counters and calls)
 LISTENER_GROUP = "iwc-listeners"
 SHOWS = injecting.function(browser.PAGE / "shows.mjs")  # why the page shows nothing, or null
+PROBE_SCRIPT = browser.PAGE / "probe.mjs"  # styles, icons, text, media, boxes, links of what a page shows
+PROBE_MAX = 400  # items the probe lists per kind (components, texts, boxes, ...)
+PROBE = injecting.function(PROBE_SCRIPT)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,3 +62,15 @@ def shows_nothing(tab: browser.Tab, deadline_s: float = 5.0) -> str | None:
     """Why the page shows nothing at all (no text, media, control or painted box
     in its body), or None when it shows something (kits/page/shows.mjs)."""
     return tab.evaluate(SHOWS, None, deadline_s)
+
+
+def probe(tab: browser.Tab, deadline_s: float = 5.0) -> dict | None:
+    """The probe's facts of the page as it is now (kits/page/probe.mjs, read in an
+    isolated world), as they are on the page seen from its top, where the quality stage
+    renders a stored snapshot: boxes are in page coordinates, so a scrolled page gives
+    the same facts, unless it has a fixed or sticky box (which moves with the scroll):
+    then None, and that state is left to the stage."""
+    facts = tab.isolated(PROBE, {"max": PROBE_MAX}, deadline_s)
+    if not isinstance(facts, dict) or (any(facts.get("scroll") or ()) and facts.get("pinned", True)):
+        return None
+    return facts

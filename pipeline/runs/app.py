@@ -270,6 +270,7 @@ def _explore_app(prepared: Prepared, url: str, ctx: Context, assistant: AppAssis
         start_url, evaluation.exploration, files.put, prepared.instrumented,
         exploring.Options(policy=assistant.policy if assistant is not None else None, hermetic=hermetic,
                           accessibility=evaluation.scoring.accessibility,
+                          probes=quality.probes_wanted(evaluation.quality, evaluation.exploration),
                           deadline=doing.deadline.sooner(_kept_for_later(evaluation)))))
     telemetry.record_stage("explore", timings["explore"])
     trace = explored.trace

@@ -1,8 +1,8 @@
-// The quality stage's probe's helpers (pipeline/stages/quality/probe.mjs): capping,
+// The quality stage's probe's helpers (pipeline/kits/page/probe.mjs): capping,
 // element paths, style facts, cards, icon fonts, emoji icons.
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { cap, fontIconSet, isCard, isEmojiIcon, pathOf, styleOf, STYLE } from '../../pipeline/stages/quality/probe.mjs';
+import { cap, fontIconSet, isCard, isEmojiIcon, pathOf, styleOf, STYLE } from '../../pipeline/kits/page/probe.mjs';
 import { Element, box, page } from './fakedom.mjs';
 
 test('cap folds whitespace and cuts (no ellipsis: evidence, not prose)', () => {

@@ -1,6 +1,6 @@
 // What "visible" means, once, for every script of ours that asks: the explorer's
 // observer (stages/exploring/observe.mjs), the quality stage's probe
-// (stages/quality/probe.mjs) and the blank-page check (shows.mjs). It reads styles and
+// (probe.mjs) and the blank-page check (shows.mjs). It reads styles and
 // boxes; it never changes the page.
 //
 // An element is visible when it paints something a person could see on the page, now

@@ -68,6 +68,9 @@ class Options:
     # Below both, the browser reaches only the app's origin (kits/egress.py).
     hermetic: routing.Router | None = None
     accessibility: bool = True
+    # How many new DOM snapshots to probe in the live page for the quality stage
+    # (kits/page/probe.mjs; stored as artifacts.PROBES), the first ones; 0: none.
+    probes: int = 0
     # When exploring must be done (the app's hard deadline, less what later stages keep);
     # None: app_timeout_s from now. Every page load waits no longer than what is left.
     deadline: clock.Deadline | None = None
@@ -130,6 +133,8 @@ class _Exploring:
         self.blank: str | None = None
         self.load_time: float | None = None
         self.original_load_time: float | None = None
+        # seconds outside the steps: the browser's start, the first load, the load times
+        self.outer: dict[str, float] = {}
 
     def _make(self, session: browser.Session, cmap: dict | None) -> stepping.Explorer:
         counted = cmap is not None
@@ -138,6 +143,7 @@ class _Exploring:
                                  self.facts if counted else None, self.own_map if counted else None)
         made.session = session
         made.deadline = self.deadline
+        made.probes_left = self.options.probes
         # (the random clicker stays the bare baseline it is measured as)
         session.virtual_time = (counted and self.settings.virtual_time and self.chooser.name != "random"
                                 and _schedules_time(self.facts))
@@ -150,11 +156,16 @@ class _Exploring:
         context = browser.ContextOptions(
             viewport_width=settings.viewport_width, viewport_height=settings.viewport_height, seed=settings.seed)
         hashes = crediting.hashes(self.sites)
+        began = time.monotonic()
         with browser.Session(context, allow=(routing.origin_of(url),),
                              coverage_hashes=hashes if self.coverage_map is not None else frozenset()) as session:
             self.router.install(session.context)
+            self.outer["launch"] = time.monotonic() - began
+            began = time.monotonic()
             begun = starting.start(url, lambda cmap: self._make(session, cmap), self.coverage_map, self.originals,
                                    session, self.deadline)
+            # the first load and its look; the look's own parts are the explorer's
+            self.outer["start"] = time.monotonic() - began - sum(begun.explorer.parts.values())
             self.explorer, self.load_error, self.fallback, self.blank = (
                 begun.explorer, begun.load_error, begun.fallback, begun.blank)
             if self.load_error is not None:
@@ -181,7 +192,9 @@ class _Exploring:
             self.stop_reason = str(stop)
         self.chooser.end(self.stop_reason)
         if explorer.instrumented and self.originals:
+            began = time.monotonic()
             self.load_time, self.original_load_time = starting.load_times(explorer, self.url, self.originals)
+            self.outer["load-times"] = time.monotonic() - began
 
     def exploration(self) -> Exploration:
         """What the stage hands back: the trace, axe-core's report, the final coverage."""
@@ -202,6 +215,7 @@ class _Exploring:
             duration_s=round(time.monotonic() - self.started, 3),
             mirrored_requests=tuple(dict.fromkeys(explorer.mirrored)),
             virtual_time=explorer.virtual_time,
+            parts=self.parts(explorer),
         )
         a11y = evidence.AccessibilityReport(
             version=explorer.axe_version, pages=explorer.axe, error=explorer.axe_error)
@@ -210,3 +224,11 @@ class _Exploring:
         return Exploration(trace=trace, a11y=a11y, coverage=counted, fallback=self.fallback, blank=self.blank,
                            load_time_s=self.load_time, original_load_time_s=self.original_load_time,
                            parts={part: round(seconds, 3) for part, seconds in sorted(explorer.parts.items())})
+
+    def parts(self, explorer: stepping.Explorer) -> dict[str, float]:
+        """Seconds per part of the whole exploration: the steps' parts and the ones
+        outside them (launch, start, load-times)."""
+        every = {**explorer.parts}
+        for part, seconds in self.outer.items():
+            every[part] = every.get(part, 0.0) + seconds
+        return {part: round(max(0.0, seconds), 3) for part, seconds in sorted(every.items())}

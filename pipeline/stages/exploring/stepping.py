@@ -11,10 +11,11 @@ import collections
 import contextlib
 import dataclasses
 import hashlib
+import json
 import time
 from typing import Callable, Iterator
 
-from iwcbench.pipeline.contracts import evidence, settings
+from iwcbench.pipeline.contracts import artifacts, evidence, settings
 from iwcbench.pipeline.kits import browser, browser_events, clock, inspecting
 from iwcbench.pipeline.kits.mirror import routing
 from iwcbench.pipeline.stages.exploring import acting, coverage as istanbul, crediting, observing
@@ -71,8 +72,10 @@ class Explorer:
         self.never_loaded: str | None = None  # the URL of a page whose load event did not come
         self.virtual_time = False  # its tabs have Playwright's clock (set by the stage)
         # seconds spent per part of the steps (choose, act, settle, observe, coverage,
-        # screenshot, snapshot, axe): where a step's time goes (hack/bench-explore)
+        # crediting, screenshot, snapshot, axe), each without the parts inside it: where
+        # a step's time goes (hack/bench-explore, hack/bench)
         self.parts: collections.Counter[str] = collections.Counter()
+        self._inside = 0.0  # seconds of the parts timed inside the one being timed
         self.sink = sink
         self.coverage_map = coverage_map
         # the app's own code (coverage_map without recognised library code)
@@ -96,6 +99,7 @@ class Explorer:
         self.shot_states: set[str] = set()
         self.last_shot = -SHOT_EVERY
         self.last_dom: tuple[bytes, str] | None = None  # digest and key of the last snapshot
+        self.probes_left = 0  # new DOM snapshots still to probe for the quality stage (set by the stage)
         self.externals: set[str] = set()
         self.axe: dict[int, tuple[evidence.AxeViolation, ...]] = {}
         self.axe_version: str | None = None
@@ -136,7 +140,8 @@ class Explorer:
         unconfirmed = {c: n for c, n in crediting.claims(self.coverage_claimed()).items()
                        if c not in self.confirmed}
         if unconfirmed and unconfirmed != self._unconfirmed:
-            self.confirmed |= crediting.confirmations(self.sites, self.tab.take_coverage(HANG_S))
+            with self._timed("crediting"):
+                self.confirmed |= crediting.confirmations(self.sites, self.tab.take_coverage(HANG_S))
             unconfirmed = {c: n for c, n in unconfirmed.items() if c not in self.confirmed}
         self._unconfirmed = unconfirmed
         if len(unconfirmed) > self.forged_noted:
@@ -176,15 +181,16 @@ class Explorer:
         """A new tab on the start URL. A load that does not end in time is a note (the
         page is observed as it is), not a failure of ours; a lost page or browser is."""
         self._page_left()
-        self.tab = self.session.new_tab()
-        try:
-            return self.tab.goto(self.url, timeout_s)
-        except (browser.PageLost, browser.BrowserGone):
-            raise
-        except browser.BrowserError as error:
-            if notes is not None:
-                notes.append(f"the fresh page did not finish loading within {timeout_s:g} s ({error})")
-            return None
+        with self._timed("load"):
+            self.tab = self.session.new_tab()
+            try:
+                return self.tab.goto(self.url, timeout_s)
+            except (browser.PageLost, browser.BrowserGone):
+                raise
+            except browser.BrowserError as error:
+                if notes is not None:
+                    notes.append(f"the fresh page did not finish loading within {timeout_s:g} s ({error})")
+                return None
 
     def _settle(self, notes: list[str]) -> None:
         # (the page runs on while this process sleeps: no browser round trip needed)
@@ -275,7 +281,25 @@ class Explorer:
         key = f"dom/{index:04d}.html"
         self.sink(key, data)
         self.last_dom = (digest, key)
+        if self.probes_left > 0:
+            self.probes_left -= 1
+            with self._timed("probe"):
+                self._probe(key)
         return key, volatile
+
+    def _probe(self, dom: str) -> None:
+        """The probe's facts of the live page beside its new snapshot (artifacts.PROBES),
+        so that the quality stage need not render the snapshot again. Nothing when the
+        page is scrolled and has a fixed or sticky box, or the probe fails: the stage
+        renders that state itself."""
+        try:
+            facts = inspecting.probe(self.tab, HANG_S)
+        except (browser.PageLost, browser.BrowserGone):
+            raise
+        except browser.BrowserError:
+            return
+        if facts is not None:
+            self.sink(artifacts.probe_of(dom), json.dumps(facts, separators=(",", ":")).encode())
 
     def _shoot(self, index: int, obs: observing.Observation) -> bool:
         """A screenshot for each new state; for a new look of a known state (typed
@@ -418,11 +442,15 @@ class Explorer:
 
     @contextlib.contextmanager
     def _timed(self, part: str) -> Iterator[None]:
-        began = time.monotonic()
+        """Time ``part``; a part timed inside it counts for itself, not twice."""
+        began, outer = time.monotonic(), self._inside
+        self._inside = 0.0
         try:
             yield
         finally:
-            self.parts[part] += time.monotonic() - began
+            spent = time.monotonic() - began
+            self.parts[part] += spent - self._inside
+            self._inside = outer + spent
 
     def load_s(self) -> float:
         """Seconds a page load may take now: the load timeout, or a third of what is

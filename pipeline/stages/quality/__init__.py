@@ -3,10 +3,11 @@
 ``keep_sources(src)`` picks the app's authored HTML, CSS and JavaScript before it is
 instrumented (stored as ``sources.json``). ``measure(inputs, settings, mirror)`` then
 computes the rule metrics the settings select from the evidence the exploration
-stored (trace, DOM snapshots, screenshots, state graph, sources) plus a few page loads
-of its own: the stored states rendered again in Chromium (probe.mjs reads styles,
-icons, text, media and boxes), the start page on a 375×667 touch screen, in Firefox
-ESR and under Lighthouse. Every load follows the sandbox's rules: the app's own
+stored (trace, DOM snapshots, screenshots, the probe's facts of its live pages — styles,
+icons, text, media and boxes, kits/page/probe.mjs —, state graph, sources) plus a few
+page loads of its own: the stored states the explorer did not probe rendered again in
+Chromium, the start page on a 375×667 touch screen, in Firefox ESR and under
+Lighthouse. Every load follows the sandbox's rules: the app's own
 server, the CDN files the exploration was answered with, nothing else.
 
 Metric functions are pure (modules code, runtime, styles, content, visual, pages);
@@ -24,6 +25,7 @@ import logging
 import pathlib
 import re
 import tempfile
+import threading
 import time
 import urllib.parse
 from typing import Callable
@@ -44,6 +46,9 @@ RENDERED = {"wcb_component_consistency", "wcb_icon_consistency", "wcb_layout_con
 PHONE = {"wcb_mobile", "wcb_resource_validity"}
 STATIC = {"wcb_error_handling", "wcb_linting", "wcb_redundancy", "wcb_comments", "wcb_copywriting"}
 LIGHTHOUSE = set(pages.LIGHTHOUSE)
+# computed from the exploration's evidence and the states alone: while the other tools run
+EARLY = {"wcb_console_errors", "wcb_component_consistency", "wcb_icon_consistency", "wcb_layout_consistency",
+         "wcb_layout_sparsity", "wcb_visual_harmony", "wcb_media_quality", "wcb_placeholders"}
 BROWSER_SERVICES = re.compile(r"[./ ](mozilla\.(com|net|org)|firefox\.com|mozaws\.net)(:\d+)?(/|$)")
 
 
@@ -73,6 +78,10 @@ class _Run:
         finally:
             previous = self.report.get(tool, records.ToolRun())
             self.report[tool] = previous.model_copy(update={"seconds": round(time.monotonic() - started, 3)})
+
+    def took(self, tool: str, seconds: float) -> None:
+        previous = self.report.get(tool, records.ToolRun())
+        self.report[tool] = previous.model_copy(update={"seconds": round(seconds, 3)})
 
     def failed(self, tool: str, reason: str) -> None:
         self.report[tool] = self.report.get(tool, records.ToolRun()).model_copy(update={"error": reason})
@@ -121,6 +130,14 @@ def _guard(name: str, compute: Callable[[], metrics.Score]) -> metrics.Score:
         return metrics.score(name, None, f"could not be computed on our side: {type(exc).__name__}: {exc}")
 
 
+def probes_wanted(settings: settings_mod.Quality, exploration: settings_mod.Exploration) -> int:
+    """How many new DOM snapshots the explorer should probe in its live page for this
+    stage (exploring.Options.probes): the states it then need not render again."""
+    if not set(settings.selected()) & RENDERED:
+        return 0
+    return rendering.probes_wanted(settings.max_states, (exploration.viewport_width, exploration.viewport_height))
+
+
 def warm(settings: settings_mod.Quality, tools: tooling.Tools) -> None:
     """Start, in the background, the tools ``measure`` will use (a no-op once they
     run): call it before exploring, so their start-up overlaps the exploration."""
@@ -152,40 +169,73 @@ def _in_time(deadline: clock.Deadline, run: _Run, tool: str, call: Callable[[], 
 
 
 def _use_tools(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror, tools: tooling.Tools,
-               nodes: list[evidence.StateNode], units: list[sources.Unit]) -> _Measured:
-    """The page loads and tool runs the selected metrics need, each timed."""
+               nodes: list[evidence.StateNode], units: list[sources.Unit],
+               meanwhile: Callable[[_Measured], None] = lambda got: None) -> _Measured:
+    """The page loads and tool runs the selected metrics need, each timed: the states
+    the explorer did not probe first (the spelling check reads their text), then the
+    static tools, the phone and Firefox side by side — and ``meanwhile(got)``, in a
+    thread of its own, with the states there —, then Lighthouse alone (what it
+    measures is time: nothing of ours competes with its page)."""
     wanted = set(settings.selected())
-    origin = routing.origin_of(inputs.start_url)
     got = _Measured(run=_Run(), rendered=rendering.Rendered())
     run, rendered, deadline = got.run, got.rendered, inputs.deadline
-    late = f"not run: {deadline.why()}"
     with tempfile.TemporaryDirectory(prefix="iwc-cdn-") as tmp:
         files = _cdn_files(inputs.trace, mirror, pathlib.Path(tmp))
-        for part, asked, render in (
-                ("states", bool(wanted & RENDERED and nodes), lambda: rendering.render_states(
-                    tools, nodes, inputs.files.raw, origin, files, rendered, deadline.cap(settings.tool_timeout_s))),
-                ("phone", bool(wanted & PHONE), lambda: rendering.load_phone(
-                    tools, inputs.start_url, origin, files, rendered, inputs.load_timeout_s,
-                    deadline.cap(inputs.load_timeout_s + 10)))):
-            if asked and deadline.spent():
-                rendered.problems[part] = late
-            elif asked:
-                run.timed(f"chromium-{part}", render)
-            if part in rendered.problems:
-                run.failed(f"chromium-{part}", rendered.problems[part])
-        if wanted & STATIC and units:
-            words = content.spelling_candidates(rendered.states, inputs.prompt) if "wcb_copywriting" in wanted else []
-            got.static = _in_time(deadline, run, "static-tools", lambda: tools.static_tools(
-                [u.job() for u in units], words, deadline.cap(settings.tool_timeout_s)))
-        if "wcb_cross_browser" in wanted and settings.second_engine == "firefox":
-            got.engine = _in_time(deadline, run, "firefox", lambda: tools.firefox(
-                inputs.start_url, origin, files, *rendering.DESKTOP,
-                max(clock.MARGIN_S, deadline.cap(settings.tool_timeout_s + 10) - 10)))
+        if wanted & RENDERED and nodes:
+            if deadline.spent():
+                rendered.problems["states"] = f"not run: {deadline.why()}"
+            else:
+                run.timed("chromium-states", lambda: rendering.render_states(
+                    tools, nodes, inputs.files.raw, routing.origin_of(inputs.start_url), files, rendered,
+                    deadline.cap(settings.tool_timeout_s)))
+            if "states" in rendered.problems:
+                run.failed("chromium-states", rendered.problems["states"])
+        beside = threading.Thread(target=meanwhile, args=(got,), daemon=True, name="iwc-quality-metrics")
+        beside.start()
+        _side_by_side(inputs, settings, tools, got, files, units)
+        beside.join()
         if wanted & LIGHTHOUSE and settings.lighthouse:
             got.lighthouse = _in_time(deadline, run, "lighthouse", lambda: tools.lighthouse(
                 inputs.start_url, files, deadline.cap(settings.lighthouse_timeout_s)))
     _note_versions(got)
     return got
+
+
+def _side_by_side(inputs: Inputs, settings: settings_mod.Quality, tools: tooling.Tools, got: _Measured,
+                  files: dict[str, dict], units: list[sources.Unit]) -> None:
+    """The static tools, the phone load and Firefox, as one job of the server: the
+    browsers load their pages while the linters run."""
+    wanted, deadline, rendered, run = set(settings.selected()), inputs.deadline, got.rendered, got.run
+    origin = routing.origin_of(inputs.start_url)
+    late = tooling.ToolFailure(f"not run: {deadline.why()}")
+    asked: dict[str, tooling.Job | tooling.ToolFailure] = {}
+    if wanted & STATIC and units:
+        words = content.spelling_candidates(rendered.states, inputs.prompt) if "wcb_copywriting" in wanted else []
+        asked["static-tools"] = late if deadline.spent() else tooling.static_job(
+            [u.job() for u in units], words, deadline.cap(settings.tool_timeout_s))
+    if wanted & PHONE:
+        asked["chromium-phone"] = late if deadline.spent() else rendering.phone_job(
+            inputs.start_url, origin, files, inputs.load_timeout_s, deadline.cap(inputs.load_timeout_s + 10))
+    if "wcb_cross_browser" in wanted and settings.second_engine == "firefox":
+        asked["firefox"] = late if deadline.spent() else tooling.firefox_job(
+            inputs.start_url, origin, files, *rendering.DESKTOP,
+            max(clock.MARGIN_S, deadline.cap(settings.tool_timeout_s + 10) - 10))
+    jobs = {tool: job for tool, job in asked.items() if isinstance(job, tooling.Job)}
+    started = time.monotonic()
+    answers = dict(zip(jobs, tools.together(list(jobs.values()))))
+    wall = round(time.monotonic() - started, 3)
+    for tool, job in asked.items():
+        answer = answers.get(tool, job)
+        seconds = answer.pop("_seconds", wall) if isinstance(answer, dict) else (wall if tool in jobs else 0.0)
+        run.took(tool, seconds)
+        if tool == "static-tools":
+            got.static = answer
+        elif tool == "firefox":
+            got.engine = answer
+        else:
+            rendering.take_phone(answer, rendered)
+            if "phone" in rendered.problems:
+                run.failed(tool, rendered.problems["phone"])
 
 
 def _note_versions(got: _Measured) -> None:
@@ -273,13 +323,27 @@ def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror, 
     kept = inputs.files.load_or_none(artifacts.SOURCES)
     units = sources.units(kept) if kept is not None else []
     tools.admit(routing.origin_of(inputs.start_url))  # the browsers below reach this app's server only
-    got = _use_tools(inputs, settings, mirror, tools, nodes, units)
+    early: dict[str, metrics.Score] = {}
+    computing = [0.0]  # seconds spent computing metrics
+
+    def meanwhile(got: _Measured) -> None:
+        began = time.monotonic()
+        table = _metrics(inputs, got, nodes, units, kept)
+        early.update({name: _guard(name, table[name]) for name in NAMES if name in wanted & EARLY})
+        computing[0] += time.monotonic() - began
+
+    got = _use_tools(inputs, settings, mirror, tools, nodes, units, meanwhile)
     # the app's pages tried to reach something else (Firefox's own services are not the app)
     fenced = [r.rsplit(" (", 1)[0] for r in tools.refused()]
     got.rendered.phone_requests += [(r, None, "refused by the network guard") for r in fenced
                                     if not BROWSER_SERVICES.search(r)]
+    began = time.monotonic()
     table = _metrics(inputs, got, nodes, units, kept)
-    scores = {name: _guard(name, table[name]) for name in NAMES if name in wanted}
-    report = records.QualityReport(tools=got.run.report, states_rendered=tuple(got.rendered.states),
-                                   seconds=round(time.monotonic() - started, 3))
+    scores = {name: early[name] if name in early else _guard(name, table[name]) for name in NAMES if name in wanted}
+    done = time.monotonic()
+    computing[0] += done - began
+    reused = got.rendered.reused
+    report = records.QualityReport(tools=got.run.report, states_reused=tuple(reused),
+                                   states_rendered=tuple(s for s in got.rendered.states if s not in reused),
+                                   seconds=round(done - started, 3), metrics_s=round(computing[0], 3))
     return scores, report

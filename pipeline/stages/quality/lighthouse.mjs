@@ -7,8 +7,14 @@
 //          "console": [text], "console_items": [{text, source, url}], "runtime_error", "seconds"}
 //
 // Only the audits that carry weight in the performance, accessibility and
-// best-practices categories run (the categories' scores are the same; the
-// diagnostics are skipped). Nothing leaves the machine: every host name but the
+// best-practices categories run, and only the gatherers they need: the config is
+// Lighthouse's default one with every other audit and every weight-0 reference left
+// out, resolved once per server. A category's score is the weighted mean of its
+// references, so the scores are the same; the diagnostics (and their gatherers: JS and
+// CSS coverage, trace elements, the back/forward cache check, image optimisation,
+// compression) are skipped. (Lighthouse's own `onlyCategories` flag would keep every
+// audit of the categories, `onlyAudits` beside it adds to them, and either way the
+// whole default config is resolved again on every run.) Nothing leaves the machine: every host name but the
 // loopback app server fails to resolve, and the CDN files the exploration used are
 // answered from the local mirror copies named in "cdn" before any lookup happens.
 // It runs in the server's Chromium (chromium.mjs), in a browser context of its own.
@@ -26,11 +32,25 @@ async function tools(folder) {
     const defaults = await mod('lighthouse/core/config/default-config.js');
     kit = {
       lighthouse: await mod('lighthouse/core/index.js'),
-      weighted: CATEGORIES.flatMap((c) => defaults.categories[c].auditRefs.filter((r) => r.weight > 0).map((r) => r.id)),
+      config: weightedConfig(defaults),
       version: JSON.parse(fs.readFileSync(path.join(folder, 'lighthouse', 'package.json'), 'utf8')).version,
     };
   }
   return kit;
+}
+
+// Lighthouse's default config with only the weighted audits of CATEGORIES (their
+// default settings, gatherers and groups as they are). Exported for tests/js.
+export function weightedConfig(defaults) {
+  const scored = (c) => defaults.categories[c].auditRefs.filter((r) => r.weight > 0);
+  const weighted = new Set(CATEGORIES.flatMap((c) => scored(c).map((r) => r.id)));
+  const id = (audit) => (typeof audit === 'string' ? audit : audit.path).split('/').pop();
+  return {
+    artifacts: defaults.artifacts,
+    groups: defaults.groups,
+    audits: defaults.audits.filter((a) => weighted.has(id(a))),
+    categories: Object.fromEntries(CATEGORIES.map((c) => [c, { ...defaults.categories[c], auditRefs: scored(c) }])),
+  };
 }
 
 export async function warm(job, folder) {
@@ -64,10 +84,8 @@ export async function run(job, folder) {
         } catch { /* the page moved on */ }
       });
     }
-    const result = await k.lighthouse(job.url, {
-      output: 'json', logLevel: 'error', onlyCategories: CATEGORIES, onlyAudits: k.weighted,
-      disableFullPageScreenshot: true,
-    }, undefined, page);
+    const result = await k.lighthouse(job.url, { output: 'json', logLevel: 'error', disableFullPageScreenshot: true },
+      k.config, page);
     const lhr = result.lhr;
     const audits = {};
     for (const [id, a] of Object.entries(lhr.audits)) {

@@ -7,7 +7,8 @@
 //   then probed. Nothing the app does at runtime runs again.
 // phone:  {"chrome", "origin", "cdn", "probe", "url", "width", "height", "settle_ms", "timeout_ms"}
 //   → {"probe", "requests": [[url, status|null, failure|null]], "errors": [text], "status"}
-//   The start page loaded live on a 375×667 touch screen (the viewport meta tag applies).
+//   The start page loaded live on a 375×667 touch screen (the viewport meta tag applies);
+//   the browser's own /favicon.ico request is not one of the page's (unless it links it).
 import * as shared from './chromium.mjs';
 
 const strip = (url) => url.split('#')[0];
@@ -58,7 +59,12 @@ export async function phone(job, folder) {
     out.status = response ? response.status() : null;
     await new Promise((r) => setTimeout(r, job.settle_ms || 400));
     out.probe = await page.evaluate(job.probe);
-    out.requests = log;
+    // The browser asks for /favicon.ico by itself, when it gets round to it: not a
+    // resource the app requested (whether it was logged depended on how long the page
+    // stayed open), unless the page names it in an icon link.
+    const icons = await page.evaluate(() => [...document.querySelectorAll('link[rel~="icon" i]')].map((l) => l.href))
+      .catch(() => []);
+    out.requests = log.filter(([url]) => !(/^[^?#]*\/\/[^/]+\/favicon\.ico([?#]|$)/.test(url) && !icons.includes(url)));
   } catch (err) {
     out.error = String(err && err.message ? err.message : err).slice(0, 300);
   } finally {

@@ -3,6 +3,10 @@
 //
 // job:    {"kind": "static" | "lighthouse" | "firefox" | "states" | "phone" | "warm", "tools": "<node_modules>", ...}
 // answer: the kind's answer (static.mjs, lighthouse.mjs, firefox.mjs, render.mjs), or {"error"}
+// together: {"kind": "together", "jobs": [job + "limit_ms"]} runs its jobs (one of each kind) side by side
+//   → {"answers": [answer], "seconds": [s], "overran": bool}; a job past its limit_ms
+//   is answered {"error"} and the answer says "overran" (the caller then stops this
+//   server: what overran may still be running).
 //
 // It keeps what is slow to start — the linters and dictionaries, Lighthouse's Chromium,
 // Firefox — between jobs, and exits (closing both browsers) when stdin closes, so it
@@ -28,17 +32,46 @@ async function warm(job, folder) {
     failed: settled.filter((s) => s.status === 'rejected').map((s) => String(s.reason).slice(0, 200)) };
 }
 
+// Jobs side by side: the browsers work while the static tools run here (a job that
+// does not stop in time is answered as failed; the caller stops the server).
+async function together(job) {
+  let overran = false;
+  const one = async (sub) => {
+    const started = Date.now();
+    let timer = null;
+    const limit = new Promise((resolve) => {
+      timer = setTimeout(() => { overran = true; resolve({ error: `did not answer within ${sub.limit_ms / 1000} s` }); },
+        sub.limit_ms || 60000);
+    });
+    try {
+      const out = await Promise.race([perform(sub), limit]);
+      return [out, (Date.now() - started) / 1000];
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  const done = await Promise.all((job.jobs || []).map(one));
+  return { answers: done.map((d) => d[0]), seconds: done.map((d) => d[1]), overran };
+}
+
 const KINDS = { static: staticTools.run, lighthouse: lighthouse.run, firefox: firefox.run,
-  states: render.states, phone: render.phone, warm };
+  states: render.states, phone: render.phone, warm, together };
+
+async function perform(job) {
+  try {
+    const kind = KINDS[job.kind];
+    return kind ? await kind(job, job.tools) : { error: `unknown job kind ${job.kind}` };
+  } catch (err) {
+    return { error: String(err && err.message ? err.message : err).slice(0, 500) };
+  }
+}
 const lines = readline.createInterface({ input: process.stdin, terminal: false });
 let queue = Promise.resolve();
 
 async function answer(line) {
   let out;
   try {
-    const job = JSON.parse(line);
-    const kind = KINDS[job.kind];
-    out = kind ? await kind(job, job.tools) : { error: `unknown job kind ${job.kind}` };
+    out = await perform(JSON.parse(line));
   } catch (err) {
     out = { error: String(err && err.message ? err.message : err).slice(0, 500) };
   }

@@ -32,15 +32,13 @@ import os
 import pathlib
 import shutil
 import threading
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from iwcbench.pipeline.kits import browser_events, egress, injecting, launching, processes
+from iwcbench.pipeline.kits import browser_events, egress, injecting, inspecting, launching, processes
 
 log = logging.getLogger(__name__)
 HERE = pathlib.Path(__file__).resolve().parent
 SERVER = HERE / "server.mjs"
-PROBE = HERE / "probe.mjs"
-PROBE_MAX = 400  # items the probe lists per kind (components, texts, boxes, ...)
 # Every page a job opens evaluates it on each new document: a page's console is bounded
 # here as in the explorer (its reports are not read: the jobs keep 50 errors at most)
 QUIET = browser_events.quiet_script("tools")
@@ -54,6 +52,18 @@ class ToolFailure:
 
     reason: str
     seconds: float = 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    """One job for the server: its kind, its fields, how long it may take, what it is
+    called in a failure's reason, whether an ``error`` past its launch is the page's."""
+
+    kind: str
+    fields: Mapping[str, Any]
+    timeout_s: float
+    what: str
+    app_errors: bool = False
 
 
 class _Server:
@@ -149,31 +159,60 @@ class Tools:
             app_errors: bool = False) -> dict | ToolFailure:
         """The server's answer to one job. ``app_errors``: an ``error`` a job reports past
         its ``launch`` stage is the page's (kept in the answer), not the tool's."""
+        return self.run(Job(kind, job, timeout_s, what, app_errors))
+
+    def run(self, job: Job) -> dict | ToolFailure:
+        """The server's answer to one job (see ``ask``)."""
+        raw = self._request(lambda server: self._fields(server, job), job.timeout_s, job.what)
+        return raw if isinstance(raw, ToolFailure) else _checked(_parsed(raw), job)
+
+    def together(self, jobs: Sequence[Job]) -> list[dict | ToolFailure]:
+        """The answers to ``jobs``, run side by side by the server (each within its
+        own timeout), one of each kind (a tool's module holds one job's state at a
+        time). When one overran, the server is stopped afterwards (what overran may
+        still be running; the next job starts a fresh one)."""
+        if len({job.kind for job in jobs}) != len(jobs):
+            raise ValueError("Tools.together runs one job of each kind")
+        if not jobs:
+            return []
+        raw = self._request(lambda server: {"kind": "together", "jobs": [
+            {**self._fields(server, job), "limit_ms": int(job.timeout_s * 1000)} for job in jobs]},
+            max(job.timeout_s for job in jobs) + 5.0, " and ".join(job.what for job in jobs))
+        if isinstance(raw, ToolFailure):
+            return [raw] * len(jobs)
+        answer = _parsed(raw)
+        answers = answer.get("answers") if isinstance(answer, dict) else None
+        if not isinstance(answers, list) or len(answers) != len(jobs):
+            return [ToolFailure(f"{job.what} gave an answer that is not JSON") for job in jobs]
+        if answer.get("overran"):
+            self.close()
+        seconds = answer.get("seconds") or [0.0] * len(jobs)
+        out = []
+        for job, one, took in zip(jobs, answers, seconds):
+            checked = _checked(one, job)
+            out.append(checked if isinstance(checked, ToolFailure) else {**checked, "_seconds": took})
+        return out
+
+    @staticmethod
+    def _fields(server: _Server, job: Job) -> dict:
+        return {"kind": job.kind, "tools": str(processes.node_tools_dir()), "chrome": server.chrome,
+                "chrome_args": server.chrome_args, "guard_port": server.guard.port, "quiet": QUIET, **job.fields}
+
+    def _request(self, line: Callable[[_Server], dict], timeout_s: float, what: str) -> bytes | ToolFailure:
+        """One line to the server, its raw answer (the server's start is allowed for)."""
         try:
             server = self._running()
             started = not server.service.running
-            line = json.dumps({"kind": kind, "tools": str(processes.node_tools_dir()), "chrome": server.chrome,
-                               "chrome_args": server.chrome_args, "guard_port": server.guard.port, "quiet": QUIET,
-                               **job}).encode()
-            raw = server.service.request(line, timeout_s + (START_S if started else 0.0))
+            return server.service.request(json.dumps(line(server)).encode(), timeout_s + (START_S if started else 0.0))
         except processes.ServiceFailed as failed:  # (a RuntimeError too: first)
             server.reap()
             return ToolFailure(f"{what} failed: {failed}")
         except (processes.ToolMissing, RuntimeError, OSError) as missing:
             return ToolFailure(f"{what} could not start: {missing}")
-        try:
-            answer = json.loads(raw.decode("utf-8", "replace"))
-        except json.JSONDecodeError:
-            answer = None
-        if not isinstance(answer, dict):
-            return ToolFailure(f"{what} gave an answer that is not JSON")
-        if answer.get("error") and not (app_errors and answer.get("stage") not in (None, "launch")):
-            return ToolFailure(f"{what} failed: {answer['error']}")
-        return answer
 
     def static_tools(self, units: Sequence[dict], words: Sequence[str], timeout_s: float) -> dict | ToolFailure:
         """Lint findings, clones, comment lines, error-handling facts, unknown words."""
-        return self.ask("static", {"units": list(units), "words": list(words)}, timeout_s, "the static tools (Node)")
+        return self.run(static_job(units, words, timeout_s))
 
     def lighthouse(self, url: str, cdn: Mapping[str, dict], timeout_s: float) -> dict | ToolFailure:
         """Lighthouse's three categories on ``url`` in Debian's Chromium."""
@@ -182,18 +221,46 @@ class Tools:
     def firefox(self, url: str, origin: str, cdn: Mapping[str, dict], width: int, height: int,
                 timeout_s: float) -> dict | ToolFailure:
         """The start page in Firefox ESR: its errors and the probe's facts."""
-        binary = firefox_path()
-        if binary is None:
-            return ToolFailure("Firefox is not installed (hack/setup installs Debian's firefox-esr)")
-        return self.ask("firefox", {"firefox": binary, "url": url, "origin": origin, "cdn": dict(cdn),
-                                    "probe": probe_expression(), "width": width, "height": height,
-                                    "settle_ms": 500, "timeout_ms": int(timeout_s * 1000)},
-                        timeout_s + 10, "Firefox", app_errors=True)
+        job = firefox_job(url, origin, cdn, width, height, timeout_s)
+        return job if isinstance(job, ToolFailure) else self.run(job)
+
+
+def static_job(units: Sequence[dict], words: Sequence[str], timeout_s: float) -> Job:
+    """Lint findings, clones, comment lines, error-handling facts, unknown words."""
+    return Job("static", {"units": list(units), "words": list(words)}, timeout_s, "the static tools (Node)")
+
+
+def firefox_job(url: str, origin: str, cdn: Mapping[str, dict], width: int, height: int,
+                timeout_s: float) -> Job | ToolFailure:
+    """The start page in Firefox ESR: its errors and the probe's facts."""
+    binary = firefox_path()
+    if binary is None:
+        return ToolFailure("Firefox is not installed (hack/setup installs Debian's firefox-esr)")
+    return Job("firefox", {"firefox": binary, "url": url, "origin": origin, "cdn": dict(cdn),
+                           "probe": probe_expression(), "width": width, "height": height,
+                           "settle_ms": 500, "timeout_ms": int(timeout_s * 1000)},
+               timeout_s + 10, "Firefox", app_errors=True)
+
+
+def _parsed(raw: bytes) -> Any:
+    try:
+        return json.loads(raw.decode("utf-8", "replace"))
+    except json.JSONDecodeError:
+        return None
+
+
+def _checked(answer: Any, job: Job) -> dict | ToolFailure:
+    """A job's answer, or why it is none: not JSON, or an error of the tool's own."""
+    if not isinstance(answer, dict):
+        return ToolFailure(f"{job.what} gave an answer that is not JSON")
+    if answer.get("error") and not (job.app_errors and answer.get("stage") not in (None, "launch")):
+        return ToolFailure(f"{job.what} failed: {answer['error']}")
+    return answer
 
 
 def probe_expression() -> str:
     """The probe, ready to evaluate in a page (server.mjs's jobs evaluate it as it is)."""
-    return injecting.call(PROBE, {"max": PROBE_MAX})
+    return injecting.call(inspecting.PROBE_SCRIPT, {"max": inspecting.PROBE_MAX})
 
 
 def firefox_path() -> str | None:

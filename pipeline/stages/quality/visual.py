@@ -8,6 +8,7 @@ Pure: PNG bytes and probe facts in, scores out (Pillow decodes; nothing is writt
 from __future__ import annotations
 
 import colorsys
+import functools
 import io
 import re
 import statistics
@@ -37,6 +38,7 @@ def _pixels(img: Image.Image):
     return getattr(img, "get_flattened_data", img.getdata)()
 
 
+@functools.lru_cache(maxsize=8)  # sparsity and harmony read the same screenshots: decoded once
 def _image(png: bytes) -> Image.Image:
     return Image.open(io.BytesIO(png)).convert("RGB")
 

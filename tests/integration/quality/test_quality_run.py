@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from iwcbench.pipeline.contracts import metrics
+from iwcbench.pipeline.contracts import artifacts, metrics
 
 pytestmark = pytest.mark.browser
 
@@ -71,7 +71,24 @@ def test_the_tools_that_ran_are_named_with_their_versions(quality_run):
     assert tools["lighthouse"]["version"] == "12.8.2" and tools["lighthouse"]["error"] is None
     assert tools["firefox"]["version"].startswith("firefox/") and tools["firefox"]["error"] is None
     assert "eslint 9.39.5" in tools["static-tools"]["version"]
-    assert report["states_rendered"]
+    assert report["states_reused"] or report["states_rendered"]
+
+
+def test_states_the_explorer_probed_are_not_rendered_again(quality_run):
+    """The explorer probes its live page beside each new DOM snapshot (1280×800, as
+    seen from the page's top): the quality stage uses those facts and loads none of
+    those states."""
+    _, out = quality_run
+    for app in ("polished-1b", "sloppy-1b"):
+        folder = out / "apps" / app / "notes"
+        report = json.loads((folder / "quality.json").read_text())
+        graph = json.loads((folder / "graph.json").read_text())
+        probed = {n["id"] for n in graph["nodes"][:4]
+                  if n["dom"] and (folder / artifacts.probe_of(n["dom"])).is_file()}
+        assert probed and set(report["states_reused"]) == probed, (app, report)
+        assert not set(report["states_rendered"]) & probed
+        facts = json.loads((folder / artifacts.probe_of(graph["nodes"][0]["dom"])).read_text())
+        assert facts["viewport"] == [1280, 800] and facts["boxes"] and "pinned" in facts
     sources = json.loads((out / "apps/sloppy-1b/notes/sources.json").read_text())
     assert [f["path"] for f in sources["files"]] == ["index.html"]
 

@@ -3,6 +3,7 @@ exploration stops with a reason instead of failing on our side."""
 
 from __future__ import annotations
 
+import collections
 import types
 
 import pytest
@@ -30,6 +31,7 @@ def _explorer(session) -> stepping.Explorer:
     explorer.config = types.SimpleNamespace(load_timeout_s=20.0)
     explorer.deadline = clock.Deadline.after(60)
     explorer.url = "http://127.0.0.1:1/index.html"
+    explorer.parts, explorer._inside = collections.Counter(), 0.0  # where its seconds go
     return explorer
 
 

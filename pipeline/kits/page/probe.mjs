@@ -1,12 +1,14 @@
 // What a rendered page shows, measured in the page itself (the quality stage's probe).
 //
 // One function, evaluated by puppeteer in Chromium and in Firefox alike (kits/injecting.py
-// puts it together; tooling.py hands the expression to server.mjs), so both engines report
-// the same facts in the same shape. It only reads the DOM, computed styles and boxes; it
+// puts it together; stages/quality/tooling.py hands the expression to server.mjs), and
+// by the explorer in its own live page next to each new DOM snapshot
+// (kits/inspecting.probe), so every engine and page reports the same facts in the same
+// shape. It only reads the DOM, computed styles and boxes; it
 // never changes the page, never runs app code and never talks to the network. Texts are
 // capped: this is evidence, not a copy. What counts as shown is kits/page/visible.mjs, as
 // for the explorer. The helpers above `probe` are exported for tests/js.
-import { visibility } from '../../kits/page/visible.mjs';
+import { visibility } from './visible.mjs';
 
 export const cap = (s, n = 200) => { s = String(s || '').replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n) : s; };
 
@@ -68,10 +70,12 @@ export default function probe(options) {
   const shown = seen.visible;
   const all = [...document.querySelectorAll('body *')];
   const components = [];
+  let pinned = false;  // a fixed or sticky box: where it is on the page depends on the scroll
   const push = (role, el, cs, extra) => { if (components.length < MAX) components.push({ role, path: pathOf(el), style: styleOf(cs, extra ? el.getBoundingClientRect().height : undefined) }); };
   for (const el of all) {
     const tag = el.tagName.toLowerCase();
     const cs = getComputedStyle(el);
+    if (cs.position === 'fixed' || cs.position === 'sticky') pinned = true;
     if (!shown(el, cs)) continue;
     const type = (el.getAttribute('type') || '').toLowerCase();
     if (tag === 'button' || el.getAttribute('role') === 'button' || (tag === 'input' && ['submit', 'button', 'reset'].includes(type))) push('button', el, cs, true);
@@ -204,6 +208,7 @@ export default function probe(options) {
   const meta = document.querySelector('meta[name=viewport]');
   return {
     url: location.href, title: cap(document.title, 200), viewport: [innerWidth, innerHeight], screen: [screen.width, screen.height],
+    scroll: [Math.round(scrollX), Math.round(scrollY)], pinned,
     document: [document.documentElement.scrollWidth, document.documentElement.scrollHeight],
     meta_viewport: meta ? meta.getAttribute('content') : null, components, icons, texts, text_chars: chars,
     media, boxes, landmarks, targets, links,

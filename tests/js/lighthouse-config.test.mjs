@@ -1,0 +1,42 @@
+// The quality stage's Lighthouse config (pipeline/stages/quality/lighthouse.mjs): only
+// the audits that carry weight, so the three categories score as Lighthouse's default
+// config scores them, without the diagnostics and their gatherers.
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { weightedConfig } from '../../pipeline/stages/quality/lighthouse.mjs';
+
+const modules = new URL('../../pipeline/kits/node/node_modules/', import.meta.url);
+const load = async (rel) => import(pathToFileURL(path.join(modules.pathname, rel)).href);
+const CATEGORIES = ['performance', 'accessibility', 'best-practices'];
+
+test('the config keeps every weighted audit of the three categories and nothing else, and the default weights', async () => {
+  const defaults = (await load('lighthouse/core/config/default-config.js')).default;
+  const config = weightedConfig(defaults);
+  assert.deepEqual(Object.keys(config.categories), CATEGORIES);
+  for (const c of CATEGORIES) {
+    const scored = defaults.categories[c].auditRefs.filter((r) => r.weight > 0);
+    assert.deepEqual(config.categories[c].auditRefs, scored, c);
+  }
+  const kept = config.audits.map((a) => (typeof a === 'string' ? a : a.path).split('/').pop()).sort();
+  const wanted = CATEGORIES.flatMap((c) => config.categories[c].auditRefs.map((r) => r.id)).sort();
+  assert.deepEqual(kept, [...new Set(wanted)]);
+});
+
+test('Lighthouse resolves it to the weighted audits and fewer gatherers than its default', async () => {
+  const { initializeConfig } = await load('lighthouse/core/config/config.js');
+  const defaults = (await load('lighthouse/core/config/default-config.js')).default;
+  const ours = (await initializeConfig('navigation', weightedConfig(defaults), { disableFullPageScreenshot: true })).resolvedConfig;
+  const before = (await initializeConfig('navigation', undefined, { onlyCategories: CATEGORIES, disableFullPageScreenshot: true })).resolvedConfig;
+  const ids = (audits) => audits.map((a) => a.implementation.meta.id);
+  const weighted = CATEGORIES.flatMap((c) => before.categories[c].auditRefs.filter((r) => r.weight > 0).map((r) => r.id));
+  assert.deepEqual(new Set(ids(ours.audits)), new Set(weighted));
+  assert.ok(ours.artifacts.length < before.artifacts.length);
+  for (const gatherer of ['JsUsage', 'CSSUsage', 'BFCacheFailures']) {
+    assert.ok(!ours.artifacts.some((a) => a.id === gatherer), gatherer);
+  }
+  for (const needed of ['Trace', 'DevtoolsLog', 'Accessibility', 'ConsoleMessages']) {
+    assert.ok(ours.artifacts.some((a) => a.id === needed), needed);
+  }
+});
