@@ -62,8 +62,7 @@ export async function phone(job, folder) {
     // The browser asks for /favicon.ico by itself, when it gets round to it: not a
     // resource the app requested (whether it was logged depended on how long the page
     // stayed open), unless the page names it in an icon link.
-    const icons = await page.evaluate(() => [...document.querySelectorAll('link[rel~="icon" i]')].map((l) => l.href))
-      .catch(() => []);
+    const icons = await page.$$eval('link[rel~="icon" i]', (links) => links.map((l) => l.href)).catch(() => []);
     out.requests = log.filter(([url]) => !(/^[^?#]*\/\/[^/]+\/favicon\.ico([?#]|$)/.test(url) && !icons.includes(url)));
   } catch (err) {
     out.error = String(err && err.message ? err.message : err).slice(0, 300);
