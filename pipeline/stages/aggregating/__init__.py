@@ -280,8 +280,8 @@ def bootstrap_ranks(
     return out
 
 
-def _columns(pooled: Sequence[results.AppResult], metrics: Sequence[str], directions: Mapping[str, bool],
-             sample_z: Mapping[str, Mapping[str, float | None]] | None,
+def _columns(pooled: Sequence[results.AppResult], models: Sequence[str], metrics: Sequence[str],
+             directions: Mapping[str, bool], sample_z: Mapping[str, Mapping[str, float | None]] | None,
              given: Mapping[str, Mapping[str, float | None]],
              fixed: Mapping[str, tuple[float, float]] | None) -> tuple[dict, dict]:
     """Model → metric → value, and model → metric → z, each metric by its aggregation
@@ -289,7 +289,6 @@ def _columns(pooled: Sequence[results.AppResult], metrics: Sequence[str], direct
     ``pooled_instructions``) are the value ``given``, every other metric the mean of the
     model's app values; the z is over the models' values, or, when the leaderboard ranks
     as WebCoderBench's Table 4, ``sample_z`` (the mean of the model's apps' z over all apps)."""
-    models = sorted({a.model for a in pooled} | set(given))
     pooled_names = set(metric_table.names_aggregated(*metric_table.POOLED))
     means = _model_table(pooled, [m for m in metrics if m not in pooled_names])
     values = {model: {m: (given.get(model, {}).get(m) if m in pooled_names else means.get(model, {}).get(m))
@@ -319,7 +318,8 @@ def aggregate(
     pooled_names = metric_table.names_aggregated(*metric_table.POOLED)
     metrics = _metrics(pooled)
     metrics += [m for m in pooled_names if m not in metrics and any(row.get(m) is not None for row in given.values())]
-    directions = {m: True for m in pooled_names} | _directions(pooled)
+    directions = _directions(pooled)  # the pooled UI-test rows: higher is better, the default
+    models = sorted({a.model for a in pooled})
     app_fixed = reference.app_stats if reference is not None else None
     model_fixed = reference.model_stats if reference is not None else None
 
@@ -331,16 +331,15 @@ def aggregate(
         "overall": next(overall_of) if a.outcome not in results.OUR_FAULT else None}) for a in apps)
 
     sample_z = _mean_sample_z(pooled, app_z, metrics) if table4 else None
-    values, z = _columns(pooled, metrics, directions, sample_z, given, model_fixed)
-    overall = {model: (_table4_sum if table4 else weighted)(z[model], weights)
-               for model in {a.model for a in pooled}}
+    values, z = _columns(pooled, models, metrics, directions, sample_z, given, model_fixed)
+    overall = {model: (_table4_sum if table4 else weighted)(z[model], weights) for model in models}
     for a in apps:  # a model whose every app failed on our side still gets a row
         overall.setdefault(a.model, None)
     ranks = _ranks(overall)
     ranked_on = {model: {m for m in metrics if weights.get(m, 0) > 0 and z.get(model, {}).get(m) is not None}
                  for model in overall}
     every = set().union(*ranked_on.values()) if ranked_on else set()
-    many = len({a.model for a in pooled}) > 1
+    many = len(models) > 1
     intervals = bootstrap_ranks(pooled, weights, bootstrap, reference=reference) if bootstrap and many else {}
     rows = []
     for model in sorted(overall, key=lambda m: (ranks[m], m)):
