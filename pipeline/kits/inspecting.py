@@ -64,13 +64,19 @@ def shows_nothing(tab: browser.Tab, deadline_s: float = 5.0) -> str | None:
     return tab.evaluate(SHOWS, None, deadline_s)
 
 
-def probe(tab: browser.Tab, deadline_s: float = 5.0) -> dict | None:
+OVER_BUDGET: dict = {"over_budget": True}  # probe(): the page is too big to probe in the budget
+
+
+def probe(tab: browser.Tab, deadline_s: float = 5.0, budget_ms: int | None = None) -> dict | None:
     """The probe's facts of the page as it is now (kits/page/probe.mjs, read in an
     isolated world), as they are on the page seen from its top, where the quality stage
     renders a stored snapshot: boxes are in page coordinates, so a scrolled page gives
     the same facts, unless it has a fixed or sticky box (which moves with the scroll):
-    then None, and that state is left to the stage."""
-    facts = tab.isolated(PROBE, {"max": PROBE_MAX}, deadline_s)
+    then None, and that state is left to the stage. With ``budget_ms``, the probe
+    stops walking the page once that long has passed: OVER_BUDGET."""
+    facts = tab.isolated(PROBE, {"max": PROBE_MAX, "budget_ms": budget_ms}, deadline_s)
+    if isinstance(facts, dict) and facts.get("over_budget"):
+        return OVER_BUDGET
     if not isinstance(facts, dict) or (any(facts.get("scroll") or ()) and facts.get("pinned", True)):
         return None
     return facts

@@ -66,6 +66,13 @@ export const TEXTLIKE = new Set(['text', 'email', 'password', 'search', 'tel', '
 export default function probe(options) {
   const seen = visibility(window);
   const MAX = (options && options.max) || 400;
+  // With a budget, give up once it has passed (checked every 256 elements): a caller
+  // whose watchdog kills a renderer that does not answer in time gets an answer.
+  const budget = options && options.budget_ms;
+  const started = performance.now();
+  let ticks = 0;
+  const over = () => !!budget && (++ticks & 255) === 0 && performance.now() - started > budget;
+  const OVER = { over_budget: true };
   const box = (el) => { const r = el.getBoundingClientRect(); return [Math.round(r.left + scrollX), Math.round(r.top + scrollY), Math.round(r.width), Math.round(r.height)]; };
   const shown = seen.visible;
   const all = [...document.querySelectorAll('body *')];
@@ -73,6 +80,7 @@ export default function probe(options) {
   let pinned = false;  // a fixed or sticky box: where it is on the page depends on the scroll
   const push = (role, el, cs, extra) => { if (components.length < MAX) components.push({ role, path: pathOf(el), style: styleOf(cs, extra ? el.getBoundingClientRect().height : undefined) }); };
   for (const el of all) {
+    if (over()) return OVER;
     const tag = el.tagName.toLowerCase();
     const cs = getComputedStyle(el);
     if (cs.position === 'fixed' || cs.position === 'sticky') pinned = true;
@@ -95,6 +103,7 @@ export default function probe(options) {
     icons.push({ kind, set, size: Math.round(Math.max(r.width, r.height)), path: pathOf(el) });
   };
   for (const el of all) {
+    if (over()) return OVER;
     const tag = el.tagName.toLowerCase();
     if (tag === 'svg' && !(el.parentElement && el.parentElement.closest('svg'))) {
       const r = el.getBoundingClientRect();
@@ -115,6 +124,7 @@ export default function probe(options) {
   const textSeen = new Set();
   let chars = 0;
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (over()) return OVER;
     const value = node.nodeValue;
     if (!value || !value.trim()) continue;
     const el = node.parentElement;
@@ -177,6 +187,7 @@ export default function probe(options) {
   // content boxes: leaves of layout (text blocks, media, controls) for alignment and for comparing engines
   const boxes = [];
   for (const el of all) {
+    if (over()) return OVER;
     if (boxes.length >= MAX) break;
     const tag = el.tagName.toLowerCase();
     if (['script', 'style', 'br', 'option', 'source', 'track', 'path', 'g'].includes(tag) || (el.closest('svg') && tag !== 'svg')) continue;

@@ -27,6 +27,10 @@ SHOT_EVERY = 3  # a look that changed without a new state is shot at most every 
 MAX_PAGE_FAILURES = 2  # hung or crashed pages tolerated before stopping
 MAX_AXE_STATES = 25  # axe-core runs per exploration (one per new state)
 AXE_LIMIT_S = 8.0
+# axe-core's rules do not yield: on ~50,000 elements one run outlasts 13 s here, and
+# only killing the renderer ends it. A page with more elements than this is not checked.
+MAX_AXE_ELEMENTS = 15_000
+PROBE_BUDGET_MS = 2500  # the probe gives up (the quality stage renders that state) past this
 LOAD_SHARE = 1 / 3  # of what is left of the deadline: the most one page load may take
 STILL_LOADING_S = 0.5  # a page whose load already never came is waited on this long per step
 FLOOD_POPUPS = 50  # windows opened during a failed load that make it a window.open flood
@@ -106,6 +110,7 @@ class Explorer:
         self.axe_error: str | None = None
         self.axe_states: set[str] = set()
         self.failures = 0
+        self.overran = False  # a script of ours (axe-core, the probe) outlasted the watchdog
         self.mirrored: list[str] = []
         self.session: browser.Session | None = None
         self.tab: browser.Tab | None = None
@@ -236,11 +241,14 @@ class Explorer:
             obs, listeners={c.selector: self.heard.get((obs.doc, c.ref), ()) for c in obs.candidates},
             page_listeners=self.heard_page[1])
 
-    def _lost(self, error: browser.PageLost, notes: list[str], after: str = "") -> None:
+    def _lost(self, error: browser.PageLost, notes: list[str], after: str = "", counted: bool = True) -> None:
         """A hung or crashed page: note it, count it, reload the app or stop. A fresh
-        page that is lost too (its renderer may be the one that crashed) counts again."""
+        page that is lost too (its renderer may be the one that crashed) counts again.
+        ``counted`` False: the page was killed because a script of ours ran too long on
+        it (it had just answered), which is not the app's failure."""
         while True:
-            self.failures += 1
+            self.failures += 1 if counted else 0
+            counted = True
             notes.append(f"{error}{after}")
             self._page_left()
             if self.failures >= MAX_PAGE_FAILURES:
@@ -261,7 +269,19 @@ class Explorer:
             return
         self.axe_states.add(layout)
         try:
+            elements = self.tab.isolated("() => document.getElementsByTagName('*').length", None, HANG_S)
+            if isinstance(elements, int) and elements > MAX_AXE_ELEMENTS:
+                self.axe_error = self.axe_error or (f"step {index}: the page has {elements:,} elements, more "
+                                                    f"than the {MAX_AXE_ELEMENTS:,} axe-core is run on")
+                notes.append(f"axe-core not run: {elements:,} elements")
+                return
             result = browser.inject_axe(self.tab, max(clock.MARGIN_S, self.deadline.cap(AXE_LIMIT_S)))
+        except browser.PageHung as error:
+            # axe-core's rules run without yielding, so its own time limit cannot stop
+            # them on a page of tens of thousands of elements: not run again on this app
+            self.accessibility, self.overran = False, True
+            self.axe_error = self.axe_error or f"step {index}: axe-core ran too long ({error}); not run again"
+            raise
         except browser.PageLost:
             raise
         except browser.BrowserError as error:
@@ -293,12 +313,17 @@ class Explorer:
         page is scrolled and has a fixed or sticky box, or the probe fails: the stage
         renders that state itself."""
         try:
-            facts = inspecting.probe(self.tab, HANG_S)
+            facts = inspecting.probe(self.tab, HANG_S + PROBE_BUDGET_MS / 1000, PROBE_BUDGET_MS)
+        except browser.PageHung:
+            self.probes_left, self.overran = 0, True
+            raise
         except (browser.PageLost, browser.BrowserGone):
             raise
         except browser.BrowserError:
             return
-        if facts is not None:
+        if facts is inspecting.OVER_BUDGET:
+            self.probes_left = 0  # a page this heavy: the stage renders its states
+        elif facts is not None:
             self.sink(artifacts.probe_of(dom), json.dumps(facts, separators=(",", ":")).encode())
 
     def _shoot(self, index: int, obs: observing.Observation) -> bool:
@@ -343,8 +368,10 @@ class Explorer:
                     break
                 except browser.PageLost as again:
                     after.forget()
+                    ours, self.overran = self.overran, False
                     # raises Stop, or gives a fresh page to look at
-                    self._lost(again, notes, f" (after {action.label()})" if index else " (while loading)")
+                    self._lost(again, notes, f" (after {action.label()})" if index else " (while loading)",
+                               counted=not ours)
                 except browser.BrowserGone:
                     raise
                 except browser.BrowserError as failed:

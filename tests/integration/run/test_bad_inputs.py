@@ -65,6 +65,18 @@ def test_hostile_but_loadable_apps_are_explored(outcome, task_id):
     assert app.exploration.steps >= 1
 
 
+def test_a_huge_page_is_not_charged_for_our_tools(bad_run, outcome):
+    """50,000 cells: axe-core (whose rules do not yield) is not run on it, rather than
+    outlasting the watchdog, and the page is never counted as hung for our scripts."""
+    _, out = bad_run
+    app = outcome["huge-dom"]
+    trace = json.loads((out / app.evidence / "trace.json").read_text())
+    notes = [n for step in trace["steps"] for n in step["notes"]]
+    assert not [n for n in notes if "stopped responding" in n], notes
+    a11y = json.loads((out / app.evidence / "a11y.json").read_text())
+    assert "elements, more than the" in a11y["error"]
+
+
 def test_syntax_error_is_recorded_not_fatal(bad_run, outcome):
     _, out = bad_run
     app = outcome["syntax-error"]

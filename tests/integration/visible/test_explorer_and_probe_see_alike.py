@@ -70,3 +70,19 @@ def test_a_page_whose_only_content_nobody_sees_is_blank():
         assert inspecting.shows_nothing(tab) == "its body has no visible text, image, canvas, control or painted box"
         tab.goto(_page(shown), 20)
         assert inspecting.shows_nothing(tab) is None
+
+
+def test_the_probe_gives_up_within_its_budget_on_a_huge_page():
+    """50,000 cells: with a budget the probe answers OVER_BUDGET instead of outlasting
+    the watchdog (which would kill the renderer and charge the page a hang); without
+    one, or on a small page, it gives its facts."""
+    huge = "<!doctype html><body><table>" + "<tr>" + "<td>1</td>" * 25 + "</tr>" * 1 + "</table><script>" \
+        "const t=document.querySelector('table');for(let r=0;r<2000;r++){const row=t.insertRow();" \
+        "for(let c=0;c<25;c++)row.insertCell().textContent=String(r*c%1000);}</script></body>"
+    with browser.Session(browser.ContextOptions()) as session:
+        tab = session.new_tab()
+        tab.goto(_page(huge), 20)
+        assert inspecting.probe(tab, 30.0, budget_ms=1) is inspecting.OVER_BUDGET
+        tab.goto(_page(PAGE), 20)
+        facts = inspecting.probe(tab, 30.0, budget_ms=2500)
+    assert facts is not inspecting.OVER_BUDGET and facts["texts"]
