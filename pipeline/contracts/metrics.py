@@ -278,8 +278,8 @@ WEBCODER: tuple[Metric, ...] = (
                     "of the three)"),
     _wcb(name="wcb_console_errors", kind="rule", perspective="code_quality",
          definition="4 Runtime Console Errors: 100 × 0.8^u, u = 2 per distinct uncaught page error + 1 per "
-                    "distinct console error over the load and the whole exploration (numbers and URLs "
-                    "folded, so a repeated error counts once)"),
+                    "distinct console error over the load and its idle window, step 0 (quality.states explored: the "
+                    "whole exploration); numbers and URLs folded, so a repeated error counts once"),
     _wcb(name="wcb_linting", kind="rule", perspective="code_quality",
          definition="5 Static Syntax Checking: HTMLHint (its default rules), Stylelint (config-recommended) "
                     "and ESLint (js recommended; no-undef off, top-level names exempt from no-unused-vars) "
@@ -291,7 +291,8 @@ WEBCODER: tuple[Metric, ...] = (
                     "layout, readability and polish 0-10 against a written rubric; ×10"),
     _wcb(name="wcb_component_consistency", kind="rule", perspective="visual_quality",
          definition="7 Component Style Consistency: computed styles of same-role elements (buttons, text "
-                    "inputs, headings of one level, cards) over the rendered states; per role with 2+ "
+                    "inputs, headings of one level, cards) over the rendered states (the page as loaded; "
+                    "quality.states explored: the first explored states); per role with 2+ "
                     "elements the mean share of the most common value of each style property (font, size, "
                     "weight, colours, radius, border, padding, height, shadow); mean over roles ×100"),
     _wcb(name="wcb_icon_consistency", kind="rule", perspective="visual_quality",
@@ -332,7 +333,7 @@ WEBCODER: tuple[Metric, ...] = (
                     "placeholder services"),
     _wcb(name="wcb_resource_validity", kind="rule", perspective="content_quality",
          definition="15 Resource Validity: share of the distinct resources and same-origin links the app "
-                    "requested (exploration, probe loads, link targets) that were answered, broken ones (4xx/5xx, "
+                    "requested (the load, the phone load, link targets; quality.states explored: every step) that were answered, broken ones (4xx/5xx, "
                     "failed) counting against it; ×100. A request our sandbox refused (an outside host, a CDN "
                     "file the mirror lacks) is left out as blocked_by_sandbox, not counted as invalid"),
     _wcb(name="wcb_performance", kind="rule", perspective="performance",

@@ -198,8 +198,14 @@ class Quality(Section):
     second_engine: Literal["firefox", "none"] = pydantic.Field(
         "firefox", description="the second browser engine for cross-browser compatibility (default firefox: "
         "Debian's firefox-esr); none: unscored")
+    states: Literal["initial", "explored"] = pydantic.Field(
+        "initial", description="what the render, console and resource metrics read. initial (default): the "
+        "page as loaded, as WebCoderBench measures it — the start state, and the load with its idle window "
+        "(step 0) — so that no explorer, seed or step budget changes them; explored: the first max_states "
+        "explored states and the whole trace (an extension of ours)")
     max_states: int = pydantic.Field(
-        8, ge=1, le=50, description="explored states whose DOM snapshots are rendered and probed (default 8)")
+        8, ge=1, le=50, description="with states explored: the explored states whose DOM snapshots are "
+        "rendered and probed (default 8)")
     lighthouse_timeout_s: float = pydantic.Field(90.0, gt=0, description="seconds for one Lighthouse run (default 90)")
     tool_timeout_s: float = pydantic.Field(
         60.0, gt=0, description="seconds for the linters, duplication and spelling, and for Firefox (default 60)")

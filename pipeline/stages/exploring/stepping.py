@@ -109,8 +109,7 @@ class Explorer:
         self.axe_version: str | None = None
         self.axe_error: str | None = None
         self.axe_states: set[str] = set()
-        self.failures = 0
-        self.overran = False  # a script of ours (axe-core, the probe) outlasted the watchdog
+        self.failures, self.overran = 0, False  # overran: a script of ours outlasted the watchdog
         self.mirrored: list[str] = []
         self.session: browser.Session | None = None
         self.tab: browser.Tab | None = None

@@ -135,7 +135,8 @@ def probes_wanted(settings: settings_mod.Quality, exploration: settings_mod.Expl
     stage (exploring.Options.probes): the states it then need not render again."""
     if not set(settings.selected()) & RENDERED:
         return 0
-    return rendering.probes_wanted(settings.max_states, (exploration.viewport_width, exploration.viewport_height))
+    return rendering.probes_wanted(settings.max_states, (exploration.viewport_width, exploration.viewport_height),
+                                   settings.states == "initial")
 
 
 def warm(settings: settings_mod.Quality, tools: tooling.Tools) -> None:
@@ -266,6 +267,8 @@ def _metrics(inputs: Inputs, got: _Measured, nodes: list[evidence.StateNode], un
     shots = [(n.id, data) for n in nodes if n.screenshot and (data := inputs.files.raw(n.screenshot))]
     start_state = states.get(graph.nodes[0].id) if graph and graph.nodes else None
 
+    thin = content.thin(states)  # the page shows almost nothing: what measures what it shows gives 0
+
     def from_static(name: str, compute: Callable[[dict], metrics.Score]) -> metrics.Score:
         if static_answer is None:
             return metrics.score(name, None, f"not measured: {static_why}")
@@ -275,7 +278,7 @@ def _metrics(inputs: Inputs, got: _Measured, nodes: list[evidence.StateNode], un
         if not states:
             why = rendered.problems.get("states") or "no explored state has a DOM snapshot"
             return metrics.score(name, None, f"not measured: {why}")
-        return compute()
+        return metrics.score(name, 0.0, thin) if thin else compute()
 
     table: dict[str, Callable[[], metrics.Score]] = {
         "wcb_error_handling": lambda: from_static("wcb_error_handling", code.error_handling),
@@ -287,7 +290,7 @@ def _metrics(inputs: Inputs, got: _Measured, nodes: list[evidence.StateNode], un
         "wcb_layout_consistency": lambda: rendered_or("wcb_layout_consistency",
                                                       lambda: visual.layout_consistency(states)),
         "wcb_layout_sparsity": lambda: visual.layout_sparsity(shots),
-        "wcb_visual_harmony": lambda: visual.visual_harmony(shots, states),
+        "wcb_visual_harmony": lambda: visual.visual_harmony(shots, states, thin),
         "wcb_copywriting": lambda: rendered_or("wcb_copywriting", lambda: content.copywriting(
             states, static_answer.get("unknown_words") if static_answer else None, inputs.prompt)),
         "wcb_media_quality": lambda: rendered_or("wcb_media_quality", lambda: content.media_quality(
@@ -299,7 +302,8 @@ def _metrics(inputs: Inputs, got: _Measured, nodes: list[evidence.StateNode], un
             engine if isinstance(engine, dict) else None,
             engine.reason if isinstance(engine, tooling.ToolFailure) else
             "no second engine (quality.second_engine is none)", start_state,
-            [*(trace.steps[0].page_errors if trace.steps else ()), *rendered.phone_errors]),
+            [*(trace.steps[0].page_errors if trace.steps else ()), *rendered.phone_errors],
+            content.thin({"start": start_state}) if start_state else None),
         "wcb_mobile": lambda: pages.mobile(rendered.phone, rendered.problems.get("phone")),
         "wcb_redundancy": lambda: from_static("wcb_redundancy", lambda a: code.redundancy(a, units)),
         "wcb_comments": lambda: from_static("wcb_comments", lambda a: code.comments(a, units)),
@@ -313,13 +317,24 @@ def _metrics(inputs: Inputs, got: _Measured, nodes: list[evidence.StateNode], un
     return table
 
 
+def at_load(trace: evidence.Trace) -> evidence.Trace:
+    """The trace as WebCoderBench sees the app: its load alone — step 0, the page
+    loaded and left idle until its first DOM snapshot —, so that no explorer, seed or
+    step budget changes what the console and resource metrics count. The CDN files the
+    exploration was answered with are left out too (the phone load, made by this
+    stage, lists those the start page asks for)."""
+    return trace.model_copy(update={"steps": trace.steps[:1], "mirrored_requests": ()})
+
+
 def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror, tools: tooling.Tools
             ) -> tuple[dict[str, metrics.Score], records.QualityReport]:
     """The selected rule metrics of one explored app, and what the tools did.
     ``tools``: the worker's (see tooling.Tools); this app is admitted to them."""
     started = time.monotonic()
     wanted = set(settings.selected())
-    nodes = rendering.chosen_states(inputs.graph, settings.max_states)
+    initial = settings.states == "initial"
+    nodes = rendering.chosen_states(inputs.graph, settings.max_states, initial)
+    seen = dataclasses.replace(inputs, trace=at_load(inputs.trace)) if initial else inputs  # what metrics read
     kept = inputs.files.load_or_none(artifacts.SOURCES)
     units = sources.units(kept) if kept is not None else []
     tools.admit(routing.origin_of(inputs.start_url))  # the browsers below reach this app's server only
@@ -328,7 +343,7 @@ def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror, 
 
     def meanwhile(got: _Measured) -> None:
         began = time.monotonic()
-        table = _metrics(inputs, got, nodes, units, kept)
+        table = _metrics(seen, got, nodes, units, kept)
         early.update({name: _guard(name, table[name]) for name in NAMES if name in wanted & EARLY})
         computing[0] += time.monotonic() - began
 
@@ -338,7 +353,7 @@ def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror, 
     got.rendered.phone_requests += [(r, None, "refused by the network guard") for r in fenced
                                     if not BROWSER_SERVICES.search(r)]
     began = time.monotonic()
-    table = _metrics(inputs, got, nodes, units, kept)
+    table = _metrics(seen, got, nodes, units, kept)
     scores = {name: early[name] if name in early else _guard(name, table[name]) for name in NAMES if name in wanted}
     done = time.monotonic()
     computing[0] += done - began

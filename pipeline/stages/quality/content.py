@@ -18,6 +18,10 @@ from iwcbench.pipeline.kits.mirror import rule
 
 WORD = re.compile(r"[^\W\d_](?:[^\W\d_']*[^\W\d_])?")
 MIN_WORDS = 20  # fewer checkable words: spelling says nothing
+# A page with fewer words, no media and fewer content boxes shows almost nothing: the
+# metrics that measure what it shows score it 0 rather than unscored or a constant 100
+THIN_WORDS = 5
+THIN_BOXES = 3
 MISSPELLED_ZERO = 0.05
 TRUNCATION_WEIGHT = 10
 LOREM = re.compile(r"lorem ipsum|dolor sit amet|consectetur adipiscing", re.IGNORECASE)
@@ -43,6 +47,21 @@ def _texts(states: Mapping[str, dict]) -> list[dict]:
         for t in facts.get("texts", []):
             seen.setdefault((t["path"], t["text"]), t)
     return list(seen.values())
+
+
+def thin(states: Mapping[str, dict]) -> str | None:
+    """Why the rendered states show almost nothing — fewer than THIN_WORDS words, no
+    image or media and fewer than THIN_BOXES content boxes, all states together —, or
+    None (also when no state was rendered: that is ours, not the app's)."""
+    if not states:
+        return None
+    words = sum(len(WORD.findall(t["text"])) for t in _texts(states))
+    media = sum(len(facts.get("media", [])) for facts in states.values())
+    boxes = max(sum(1 for b in facts.get("boxes", []) if b.get("leaf")) for facts in states.values())
+    if words >= THIN_WORDS or media or boxes >= THIN_BOXES:
+        return None
+    return (f"the page as loaded shows almost nothing ({words} word{'s' * (words != 1)}, {boxes} content "
+            f"box{'es' * (boxes != 1)}, no image or media): nothing here to measure, scored 0")
 
 
 def _tokens(text: str) -> list[str]:

@@ -113,7 +113,9 @@ def arrangement(chromium: Sequence[dict], firefox: Mapping[str, Sequence[int]]) 
 
 
 def cross_browser(answer: dict | None, why_not: str | None, chromium: dict | None,
-                  chromium_errors: Sequence[str]) -> metrics.Score:
+                  chromium_errors: Sequence[str], thin: str | None = None) -> metrics.Score:
+    """Firefox against Chromium on the start page; ``thin``: why the page shows almost
+    nothing (content.thin), which scores 0 once Firefox has shown it."""
     name = "wcb_cross_browser"
     if answer is None:
         return metrics.score(name, None, why_not or "the second engine did not run")
@@ -122,20 +124,25 @@ def cross_browser(answer: dict | None, why_not: str | None, chromium: dict | Non
                              f"{answer['error']}".replace("  ", " "))
     if chromium is None:
         return metrics.score(name, None, "not measured: the start state was not rendered in Chromium")
+    if thin:
+        return metrics.score(name, 0.0, thin)
     ours = {runtime.fold(e.split(": ", 1)[-1]) for e in chromium_errors}
     only_firefox = runtime._distinct(e for e in answer.get("errors", []) if runtime.fold(e) not in ours)
     errors_part = 100.0 * ENGINE_ERROR_BASE ** len(only_firefox)
     firefox_boxes = {b["path"]: b["box"] for b in (answer.get("probe") or {}).get("boxes", [])}
     leaves = [b for b in chromium.get("boxes", []) if b.get("leaf")]
     same, compared, moved = arrangement(leaves, firefox_boxes)
-    layout_part = 100.0 * same / compared if compared else 100.0
-    value = statistics.fmean((errors_part, layout_part))
+    # fewer than two content boxes: no arrangement to compare, the part is left out
+    # (a page that shows almost nothing is scored 0 by the stage: content.thin)
+    layout_part = 100.0 * same / compared if compared else None
+    value = statistics.fmean((errors_part, layout_part)) if layout_part is not None else errors_part
     engine = answer.get("version") or "Firefox"
     reason = f"{engine}: {len(only_firefox)} page error{'s' * (len(only_firefox) != 1)} only Firefox raised; "
     reason += (f"{same} of {compared} neighbouring boxes arranged as in Chromium" if compared
-               else "too few boxes to compare")
+               else "fewer than 2 content boxes: layout not compared")
     return metrics.score(name, round(value, 2), reason, [*only_firefox[:3], *moved[:8]][:8],
-                         {"firefox_only_errors": only_firefox[:10], "layout": round(layout_part, 2),
+                         {"firefox_only_errors": only_firefox[:10],
+                          "layout": round(layout_part, 2) if layout_part is not None else None,
                           "errors": round(errors_part, 2), "engine": answer.get("version")})
 
 

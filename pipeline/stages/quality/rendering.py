@@ -45,10 +45,13 @@ class Rendered:
     problems: dict[str, str] = dataclasses.field(default_factory=dict)  # "states" | "phone" → why
 
 
-def chosen_states(graph: evidence.StateGraph | None, limit: int) -> list[evidence.StateNode]:
-    """The first ``limit`` states in visiting order that have a DOM snapshot."""
+def chosen_states(graph: evidence.StateGraph | None, limit: int, initial: bool = False) -> list[evidence.StateNode]:
+    """The first ``limit`` states in visiting order that have a DOM snapshot; with
+    ``initial``, the start state alone (the page as loaded: step 0's), or none."""
     if graph is None:
         return []
+    if initial:
+        return [n for n in graph.nodes[:1] if n.id != CRASH and n.dom and n.steps and n.steps[0] == 0]
     return [n for n in graph.nodes if n.id != CRASH and n.dom][:limit]
 
 
@@ -56,12 +59,15 @@ def _job(origin: str, cdn: Mapping[str, dict]) -> dict:
     return {"origin": origin, "cdn": dict(cdn), "probe": tooling.probe_expression()}
 
 
-def probes_wanted(max_states: int, viewport: tuple[int, int]) -> int:
+def probes_wanted(max_states: int, viewport: tuple[int, int], initial: bool = False) -> int:
     """How many of an exploration's new DOM snapshots to probe in the live page: none
-    when its viewport is not the one states are measured at; else enough that the
-    first ``max_states`` states most likely have theirs (a state is often seen in a
-    few snapshots that differ only in what the normal form folds)."""
-    return 4 * max_states if tuple(viewport) == DESKTOP else 0
+    when its viewport is not the one states are measured at; with ``initial``, the
+    first (the page as loaded); else enough that the first ``max_states`` states most
+    likely have theirs (a state is often seen in a few snapshots that differ only in
+    what the normal form folds)."""
+    if tuple(viewport) != DESKTOP:
+        return 0
+    return 1 if initial else 4 * max_states
 
 
 def stored_facts(read: Callable[[str], bytes | None], node: evidence.StateNode) -> dict | None:

@@ -1,4 +1,5 @@
-"""Runtime metrics: 4 console errors over the exploration, 15 resource validity
+"""Runtime metrics: 4 console errors (over the trace it is given: the load alone, or the
+whole exploration), 15 resource validity
 (definitions in contracts/metrics.py).
 
 Pure: the trace, the phone load's requests and the link checks in, scores out.
@@ -47,10 +48,11 @@ def console_errors(trace: evidence.Trace | None) -> metrics.Score:
     lines = sum(s.unlisted.console_lines for s in trace.steps)
     more = (f"; {unlisted:,} more errors counted, not listed (not told apart)" if unlisted else "") + (
         f"; the page flooded its console: {lines:,} lines counted, not kept" if lines else "")
+    over = "at load (step 0)" if len(trace.steps) == 1 else f"over {len(trace.steps)} steps"
     return metrics.score(
         name, round(value, 2),
         f"{len(page)} distinct uncaught page error{'s' * (len(page) != 1)} and {len(console)} distinct console "
-        f"error{'s' * (len(console) != 1)} over {len(trace.steps)} step{'s' * (len(trace.steps) != 1)}{more}",
+        f"error{'s' * (len(console) != 1)} {over}{more}",
         steps, {"page_errors": page[:20], "console_errors": console[:20], "units": units})
 
 

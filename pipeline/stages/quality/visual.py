@@ -180,19 +180,26 @@ def _contrast_share(states: Mapping[str, dict]) -> tuple[float, int] | None:
     return sum(seen.values()) / len(seen), len(seen)
 
 
-def visual_harmony(shots: Sequence[tuple[str, bytes]], states: Mapping[str, dict]) -> metrics.Score:
+def visual_harmony(shots: Sequence[tuple[str, bytes]], states: Mapping[str, dict],
+                   thin: str | None = None) -> metrics.Score:
+    """Palette, hue harmony and text contrast; ``thin``: why the page shows almost
+    nothing (content.thin), which scores 0."""
     name = "wcb_visual_harmony"
     if not shots:
         return metrics.score(name, None, "not measured: no screenshot was taken")
+    if thin:
+        return metrics.score(name, 0.0, thin)
     images = [_image(png) for _, png in shots]
     sizes = [palette_size(img) for img in images]
     palette = statistics.fmean(100.0 * min(1.0, max(0.0, (PALETTE_BAD - k) / (PALETTE_BAD - PALETTE_GOOD)))
                                for k in sizes)
     fits = [f for img in images if (f := hue_fit(img)) is not None]
-    parts = {"palette": palette, "hue harmony": 100.0 * statistics.fmean(fits) if fits else 100.0}
+    parts = {"palette": palette}
+    if fits:  # a page without saturated colour has no hues to judge: the part is left out
+        parts["hue harmony"] = 100.0 * statistics.fmean(fits)
     notes = [f"{statistics.fmean(sizes):.1f} colours cover 95 % of a screen",
              f"{100 * statistics.fmean(fits):.0f} % of coloured pixels fit a harmonic template" if fits
-             else "no saturated colour (greyscale fits any template)"]
+             else "no saturated colour: hue harmony left out"]
     share = _contrast_share(states)
     if share is not None:
         parts["contrast"] = 100.0 * share[0]

@@ -32,3 +32,16 @@ def quality_run(tmp_path_factory):
     config = runs.quick_settings(FIXTURES / "tasks.jsonl", base / "apps", out, base / "mirror",
                                  quality={"max_states": 4}, max_steps=6)
     return local.execute(config), out
+
+
+@pytest.fixture(scope="session")
+def quality_run_elsewhere(tmp_path_factory):
+    """The polished and the sloppy app again, explored another way: the random clicker
+    with another seed and a third of the steps (RunResults, out folder)."""
+    base: pathlib.Path = tmp_path_factory.mktemp("quality-elsewhere")
+    shutil.copytree(FIXTURES / "apps", base / "apps")
+    out = base / "out"
+    config = runs.quick_settings(FIXTURES / "tasks.jsonl", base / "apps", out, base / "mirror",
+                                 quality={"max_states": 4}, max_steps=2, policy="random", seed=7)
+    config = config.model_copy(update={"models": ("polished-1b", "sloppy-1b")})
+    return local.execute(config), out

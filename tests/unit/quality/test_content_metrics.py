@@ -91,3 +91,18 @@ def test_placeholders_left_in_text_links_and_images():
     score = content.placeholders(dirty)
     assert score.value == pytest.approx(100 * 0.8 ** 6, abs=0.01)
     assert "6 placeholders left" in score.reason
+
+
+def test_a_page_that_shows_almost_nothing_is_thin_and_one_that_shows_something_is_not():
+    """Fewer than 5 words, no media and fewer than 3 content boxes: the metrics that
+    measure what a page shows score it 0 with this reason, not a constant 100 or
+    unscored (issue 19, item 5). No state rendered is ours: not thin."""
+    leaf = {"leaf": True, "path": "p:1", "box": [0, 0, 100, 20]}
+    bare = {"S0": {"texts": [{"path": "h1:1", "text": "Hello"}], "media": [], "boxes": [leaf]}}
+    why = content.thin(bare)
+    assert why and "1 word" in why and "1 content box" in why and "scored 0" in why
+    worded = {"S0": {**bare["S0"], "texts": [{"path": "p:1", "text": "A list of the things to do today"}]}}
+    pictured = {"S0": {**bare["S0"], "media": [{"tag": "img", "path": "img:1"}]}}
+    boxed = {"S0": {**bare["S0"], "boxes": [leaf, leaf, leaf]}}
+    assert content.thin(worded) is None and content.thin(pictured) is None and content.thin(boxed) is None
+    assert content.thin({}) is None

@@ -105,3 +105,15 @@ def test_mobile_checks_viewport_overflow_targets_and_text():
     overflowing = pages.mobile(_phone(document=1200, targets=[(48, 48)], texts=[("x" * 10, 16)]), None)
     assert overflowing.value == 75.0 and desktop.value < overflowing.value < good.value
     assert pages.mobile(None, "the start page did not load").value is None
+
+
+def test_cross_browser_without_two_boxes_is_no_constant_100():
+    """One content box has no arrangement to compare: the layout part is left out, not
+    100; a page that shows almost nothing (content.thin's reason) scores 0."""
+    one = {"boxes": _boxes((10, 10, 100, 20))}
+    erring = {"version": "firefox/140", "errors": ["TypeError: x is undefined"], "probe": {"boxes": one["boxes"]}}
+    score = pages.cross_browser(erring, None, one, [])
+    assert score.value == pytest.approx(70.0) and score.raw["layout"] is None
+    assert "layout not compared" in score.reason
+    thin = pages.cross_browser(erring, None, one, [], "the page as loaded shows almost nothing")
+    assert thin.value == 0.0 and "almost nothing" in thin.reason

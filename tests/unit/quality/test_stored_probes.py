@@ -62,7 +62,9 @@ def test_the_probe_key_sits_beside_the_snapshot():
 
 def test_the_explorer_probes_only_for_a_rendered_metric_at_the_measured_viewport():
     wanted = settings.Quality()
-    assert quality.probes_wanted(wanted, settings.Exploration()) == 4 * wanted.max_states
+    assert quality.probes_wanted(wanted, settings.Exploration()) == 1  # the page as loaded
+    explored = settings.Quality(states="explored")
+    assert quality.probes_wanted(explored, settings.Exploration()) == 4 * explored.max_states
     assert quality.probes_wanted(wanted, settings.Exploration(viewport_width=1024)) == 0
     only_code = settings.Quality(metrics=["wcb_linting"])
     assert quality.probes_wanted(only_code, settings.Exploration()) == 0
@@ -73,7 +75,7 @@ class _Tab:
         self.facts = facts
 
     def isolated(self, source, arg=None, deadline_s=10.0):
-        assert arg == {"max": inspecting.PROBE_MAX}
+        assert arg == {"max": inspecting.PROBE_MAX, "budget_ms": None}
         return self.facts
 
 

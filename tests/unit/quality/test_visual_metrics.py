@@ -87,3 +87,10 @@ def test_a_label_closer_to_its_input_than_to_the_next_field_is_regular():
             _box("label:3", 40, 236, h=20, tag="label"), _box("input:3", 40, 260, tag="input")]
     score = visual.layout_consistency({"S0": {"boxes": form}})
     assert score.raw["parts"]["spacing"] == 100.0  # label → input 4 px each time, input → label 14 px
+
+
+def test_harmony_leaves_hue_out_of_a_page_without_colour_and_scores_a_thin_page_0():
+    grey = _png(lambda d: d.rectangle((0, 0, 1280, 80), fill="#444444"))
+    score = visual.visual_harmony([("S0", grey)], {})
+    assert "hue harmony" not in score.raw["parts"] and "hue harmony left out" in score.reason
+    assert visual.visual_harmony([("S0", _png())], {}, "shows almost nothing").value == 0.0
