@@ -59,7 +59,8 @@ POD_ENV: dict[str, str] = {
 
 
 def add_evaluation_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--settings", help="the evaluation settings as one JSON document (flags below override it)")
+    p.add_argument("--settings", help="the evaluation settings as one JSON document, or a file holding one "
+                   "(flags below override it)")
     p.add_argument("--max-steps", type=int, help="actions per app (default 100)")
     p.add_argument("--seed", type=int, help="explorer seed (default 0)")
     p.add_argument("--explorer", choices=typing.get_args(settings_mod.ChosenPolicy),
@@ -148,7 +149,10 @@ def evaluation_data(args: argparse.Namespace, environ: dict[str, str] | None = N
             section, field = path.split(".")
             data.setdefault(section, {})[field] = environ[var]
     if getattr(args, "settings", None):
-        document = settings_mod.parse_document(args.settings).model_dump(exclude_defaults=True)
+        text = args.settings
+        if not text.lstrip().startswith("{") and pathlib.Path(text).is_file():
+            text = pathlib.Path(text).read_text(encoding="utf-8")  # a file holding the document
+        document = settings_mod.parse_document(text).model_dump(exclude_defaults=True)
         for section, fields in document.items():
             data[section] = {**data.get(section, {}), **fields} if isinstance(fields, dict) else fields
     for flag, (path, read) in _FIELDS.items():

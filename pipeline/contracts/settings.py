@@ -463,6 +463,6 @@ def describe_error(error: pydantic.ValidationError) -> str:
     """A one-line-per-problem message naming each bad field by its dotted path."""
     lines = []
     for item in error.errors():
-        where = field_path(item)
+        where = field_path(item) or ("the settings document (--settings)" if item["type"] == "json_invalid" else "")
         lines.append(f"{where}: {problem_message(item)}" if where else problem_message(item))
     return "invalid configuration:\n  " + "\n  ".join(lines)

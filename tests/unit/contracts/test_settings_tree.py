@@ -61,3 +61,13 @@ def test_cli_flags_override_the_settings_document():
     built = options.evaluation(args)
     assert (built.exploration.max_steps, built.exploration.seed) == (12, 4)
     assert (built.judging.model, built.judging.runs, built.scoring.accessibility) == ("claude-x", 3, False)
+
+
+def test_the_settings_document_may_be_a_file_and_bad_json_names_the_option(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text('{"quality": {"states": "explored"}}')
+    assert options.evaluation(argparse.Namespace(settings=str(path))).quality.states == "explored"
+    with pytest.raises(pydantic.ValidationError) as caught:
+        options.evaluation(argparse.Namespace(settings="nope{"))
+    assert settings.describe_error(caught.value).startswith(
+        "invalid configuration:\n  the settings document (--settings): Invalid JSON")
