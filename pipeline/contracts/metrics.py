@@ -15,6 +15,7 @@ no I/O, nothing computed from evidence.
 
 from __future__ import annotations
 
+import math
 from typing import Iterable, Literal, Mapping
 
 import pydantic
@@ -119,48 +120,57 @@ class Metric(base.Model):
     definition: str
 
 
-# Offline (``default``) weights: coverage 0.25 (how much of the code a tester reached),
-# runtime errors 0.15, richness of the state space 0.20, responsiveness 0.20,
-# accessibility 0.15, sandbox escapes 0.05. IWC (§4.4): 1/3 aesthetics, 1/3 usability,
-# 1/9 per alignment sub-dimension.
+# Offline (``default``) weights, for a run with no judge (issue 19 item 8; docs/usage.md
+# says why each is what it is): what measures the app, not how much of it we saw.
+# WebCoderBench's 19 rule metrics 0.55 together, in Table 6's "ALL" proportions
+# (``OFFLINE_WCB``, given in ``_shared``); runtime errors 0.10; what the app does when
+# used: states 0.10, transitions 0.05, clicks with no effect 0.10, dead ends 0.05;
+# axe-core accessibility 0.05 (WCB's own accessibility metrics carry the rest). Coverage
+# and blocked requests weigh 0: coverage says how much of the app the evidence covers and
+# is reported beside the score (an app whose own code never ran takes the floor of what
+# the explorer measures: aggregating.with_floors); a blocked request is our sandbox's
+# doing. Where a metric is not scored (no quality suite, say) the weights of the others
+# are renormalised. IWC (§4.4): 1/3 aesthetics, 1/3 usability, 1/9 per alignment
+# sub-dimension.
+OFFLINE_WCB = 0.55
 TABLE: tuple[Metric, ...] = (
     Metric(name="coverage_statements", unit="%", higher_is_better=True, floor=0.0,
            kind="rule", producer="scoring", perspective="code_quality",
-           weights={"default": 0.15}, aggregation="mean",
+           weights={}, aggregation="mean",
            definition="share of the app's own JavaScript statements executed during exploration (Istanbul; "
                       "recognised library code left out)"),
     Metric(name="coverage_functions", unit="%", higher_is_better=True, floor=0.0,
            kind="rule", producer="scoring", perspective="code_quality",
-           weights={"default": 0.05}, aggregation="mean",
+           weights={}, aggregation="mean",
            definition="share of the app's own JavaScript functions executed during exploration (Istanbul; "
                       "recognised library code left out)"),
     Metric(name="coverage_branches", unit="%", higher_is_better=True, floor=0.0,
            kind="rule", producer="scoring", perspective="code_quality",
-           weights={"default": 0.05}, aggregation="mean",
+           weights={}, aggregation="mean",
            definition="share of the app's own branch arms taken during exploration (Istanbul; recognised "
                       "library code left out)"),
     Metric(name="runtime_errors", unit="errors", higher_is_better=False, floor=None,
            kind="rule", producer="scoring", perspective="code_quality",
-           weights={"default": 0.15}, aggregation="mean",
+           weights={"default": 0.10}, aggregation="mean",
            definition="uncaught page errors plus console errors over the whole exploration"),
     Metric(name="blocked_requests", unit="requests", higher_is_better=False, floor=None,
            kind="rule", producer="scoring", perspective="content_quality",
-           weights={"default": 0.05}, aggregation="mean",
+           weights={}, aggregation="mean",
            definition="requests the sandbox refused: the app tried to reach outside its server and the CDN "
                       "mirror"),
     Metric(name="states", unit="states", higher_is_better=True, floor=0.0,
            kind="rule", producer="scoring",
-           weights={"default": 0.125}, aggregation="mean",
+           weights={"default": 0.10}, aggregation="mean",
            definition="distinct states reached (identical normalised DOMs are one state; the crash state not "
                       "counted)"),
     Metric(name="transitions", unit="transitions", higher_is_better=True, floor=0.0,
            kind="rule", producer="scoring",
-           weights={"default": 0.075}, aggregation="mean",
+           weights={"default": 0.05}, aggregation="mean",
            definition="distinct (state, other state, action) edges of the state graph; self-loops not "
                       "counted"),
     Metric(name="dead_end_ratio", unit="%", higher_is_better=False, floor=100.0,
            kind="rule", producer="scoring",
-           weights={"default": 0.10}, aggregation="mean",
+           weights={"default": 0.05}, aggregation="mean",
            definition="share of the states acted in where no action led to another state"),
     Metric(name="no_effect_ratio", unit="%", higher_is_better=False, floor=100.0,
            kind="rule", producer="scoring",
@@ -169,7 +179,7 @@ TABLE: tuple[Metric, ...] = (
                       "neither the state nor coverage"),
     Metric(name="accessibility", unit="0-100", higher_is_better=True, floor=0.0,
            kind="rule", producer="scoring", perspective="accessibility",
-           weights={"default": 0.15}, aggregation="mean",
+           weights={"default": 0.05}, aggregation="mean",
            definition="100 minus the impact-weighted axe-core rules violated per page (critical 10, serious "
                       "6, moderate 3, minor 1), averaged per state then over states"),
     Metric(name="aesthetics", unit="0-100", higher_is_better=True, floor=0.0,
@@ -344,8 +354,8 @@ WEBCODER: tuple[Metric, ...] = (
          definition="17 Accessibility Core Metrics: Lighthouse 12 accessibility category score ×100 on the "
                     "start page (beside IWC's axe-core `accessibility` over every state)"),
     _wcb(name="wcb_cross_browser", kind="rule", perspective="accessibility",
-         definition="18 Cross-Browser Compatibility: the start page loaded in Firefox ESR and in Chromium at "
-                    "1280×800; mean of 100 × 0.7^e (e = distinct page errors only Firefox raised) and the "
+         definition="18 Cross-Browser Compatibility: the start page loaded live in Firefox ESR and in Chromium "
+                    "alike (1280×800, 500 ms after the load event, the same probe); mean of 100 × 0.7^e (e = distinct page errors only Firefox raised) and the "
                     "share of neighbouring content boxes (document order) arranged alike in both engines "
                     "(beside, below, on top, 4 px), a box Firefox does not show counting against it; 0 when "
                     "Firefox cannot load it"),
@@ -372,10 +382,17 @@ WEBCODER: tuple[Metric, ...] = (
 
 
 def _shared(entries: tuple[Metric, ...]) -> tuple[Metric, ...]:
-    """Each entry with an equal share of its perspective's weight in every WebCoderBench set."""
+    """Each entry with an equal share of its perspective's weight in every WebCoderBench set,
+    and each rule metric its part of ``OFFLINE_WCB`` in the offline set, in the proportions
+    of the ``wcb`` set."""
     members = {p: sum(1 for m in entries if m.perspective == p) for p in TABLE6}
-    return tuple(m.model_copy(update={"weights": {ws: perspective_weight(ws, m.perspective) / members[m.perspective]
-                                                  for ws in WEBCODER_SETS}}) for m in entries)
+    shared = [{ws: perspective_weight(ws, m.perspective) / members[m.perspective] for ws in WEBCODER_SETS}
+              for m in entries]
+    rules = math.fsum(w["wcb"] for m, w in zip(entries, shared) if m.kind == "rule")
+    for m, w in zip(entries, shared):
+        if m.kind == "rule":
+            w["default"] = w["wcb"] * OFFLINE_WCB / rules
+    return tuple(m.model_copy(update={"weights": w}) for m, w in zip(entries, shared))
 
 
 WEBCODER = _shared(WEBCODER)

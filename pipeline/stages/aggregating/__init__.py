@@ -22,6 +22,9 @@ Rules:
   model pool, overall = Σ weight·z over the metrics present (renormalised). Rank 1
   is best; equal overalls share the lowest rank (1, 1, 3); rows are ordered by
   (rank, model name); models with no overall come last, sharing one rank.
+* An app whose own code never ran (statement coverage 0 of its own statements) takes the
+  floor of the behaviour metrics (``BEHAVIOUR``): coverage weighs nothing in any set, and
+  this is the one way it enters a score.
 * Weights: the metric table's ``iwc`` set when any app has a scored judged dimension
   (aesthetics, usability, alignment_*), otherwise its ``default`` set. Metrics outside the weights
   are still reported (mean and z) but do not enter the overall.
@@ -79,7 +82,7 @@ def with_floors(apps: Sequence[results.AppResult]) -> list[results.AppResult]:
     out = []
     for app in apps:
         if app.outcome not in results.MODEL_FAULT:
-            out.append(app)
+            out.append(_code_never_ran(app))
             continue
         # UI-test rows apply only to tasks with UI test cases: the run floors those itself
         # (runs/uitests.with_start_failures), knowing the tasks
@@ -92,6 +95,21 @@ def with_floors(apps: Sequence[results.AppResult]) -> list[results.AppResult]:
         why = f"floor: the app could not be measured ({app.outcome.replace('_', ' ')}: {app.reason})"
         out.append(app.model_copy(update={"scores": {**app.scores, **metric_table.floors(missing, why)}}))
     return out
+
+
+# What the explorer measured of an app's behaviour: an app whose own code never ran did
+# none of it with its code, so it takes their floors (the one way coverage enters a score).
+BEHAVIOUR = ("states", "transitions", "dead_end_ratio", "no_effect_ratio")
+
+
+def _code_never_ran(app: results.AppResult) -> results.AppResult:
+    """The app with the floor of each ``BEHAVIOUR`` metric when it has code of its own
+    and none of it ran (statement coverage 0: not even its top level); else unchanged."""
+    coverage = app.scores.get("coverage_statements")
+    if coverage is None or coverage.value != 0 or not (coverage.raw or {}).get("total"):
+        return app
+    why = f"floor: the app's own code never ran ({coverage.reason})"
+    return app.model_copy(update={"scores": {**app.scores, **metric_table.floors(BEHAVIOUR, why)}})
 
 
 def _value(score: metric_table.Score | None) -> float | None:

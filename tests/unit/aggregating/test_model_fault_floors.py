@@ -80,3 +80,35 @@ def test_a_metric_nobody_was_scored_on_gets_no_floor():
     broken = next(a for a in scored if a.model == "b")
     assert set(broken.scores) == {"states"} and broken.scores["states"].value == 0.0
     assert aggregating.weights_for(scored) == metrics.weights("default")
+
+
+def _with_coverage(app: results.AppResult, covered: int, total: int) -> results.AppResult:
+    pct = 100.0 * covered / total
+    cov = metrics.score("coverage_statements", pct, f"{covered} of {total} statements executed",
+                        raw={"covered": covered, "total": total, "library": 0})
+    return app.model_copy(update={"scores": {**app.scores, "coverage_statements": cov}})
+
+
+def test_coverage_floors_only_an_app_whose_own_code_never_ran():
+    # coverage weighs nothing offline: 100 % or 5 % of the code run leaves the overall alone
+    assert not {n for n in metrics.weights("default") if n.startswith("coverage_")}
+    offline = metrics.weights("default")
+    seen_all = _with_coverage(_measured("m", "t1", 0.6), 40, 40)
+    seen_little = _with_coverage(_measured("m", "t1", 0.6), 2, 40)
+    other = _measured("n", "t1", 0.4)
+    high = aggregating.aggregate([seen_all, other], weights=offline, bootstrap=0)[0][0].overall
+    low = aggregating.aggregate([seen_little, other], weights=offline, bootstrap=0)[0][0].overall
+    assert high == pytest.approx(low)
+    # none of its 40 statements ran, not even its top level: what the explorer saw the page
+    # do, it did without its code, so the behaviour metrics are at their floors
+    never = aggregating.aggregate([_with_coverage(_measured("m", "t1", 0.6), 0, 40), other], weights=offline, bootstrap=0)[0][0]
+    for name in aggregating.BEHAVIOUR:
+        assert never.scores[name].value == metrics.BY_NAME[name].floor, name
+        assert "own code never ran" in never.scores[name].reason
+    assert never.overall < high
+    # a page with no script of its own (coverage unscored) is not floored
+    css_only = _measured("m", "t1", 0.6).model_copy(update={"scores": {
+        **_measured("m", "t1", 0.6).scores,
+        "coverage_statements": metrics.score("coverage_statements", None, "not measured in black-box mode")}})
+    kept = aggregating.aggregate([css_only, other], weights=offline, bootstrap=0)[0][0]
+    assert kept.scores["states"].value == css_only.scores["states"].value

@@ -23,7 +23,15 @@ def test_weights_sum_to_one_and_name_the_real_scores():
     default, iwc = metrics.weights("default"), metrics.weights("iwc")
     assert math.isclose(sum(default.values()), 1.0)
     assert math.isclose(sum(iwc.values()), 1.0)
-    assert set(default) == set(scoring.NAMES)
+    # offline: what measures the app — WebCoderBench's rule metrics and the explorer's
+    # behaviour, errors and axe; never coverage or what our sandbox blocked (issue 19 item 8)
+    rules = {m.name for m in metrics.WEBCODER if m.kind == "rule"}
+    assert set(default) == rules | set(scoring.NAMES) - {"coverage_statements", "coverage_functions",
+                                                         "coverage_branches", "blocked_requests"}
+    assert math.fsum(default[n] for n in rules) == pytest.approx(metrics.OFFLINE_WCB)
+    # in Table 6's proportions: Lighthouse performance is the one metric of its perspective
+    assert default["wcb_performance"] / default["wcb_comments"] == pytest.approx(
+        metrics.perspective_weight("wcb", "performance") / (metrics.perspective_weight("wcb", "maintainability") / 2))
     # the IWC judges' rows; WebCoderBench's LLM metrics are judged too but weigh in the wcb set
     assert set(iwc) == set(judging.SCORE_NAMES) - set(judging.FILLS["wcb"])
     assert iwc["aesthetics"] == pytest.approx(1 / 3)
