@@ -42,6 +42,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "judge_protocol": ("judging.protocol", lambda v: v),
     "reference": ("scoring.reference", lambda v: v),
     "no_build": ("build.enabled", lambda v: False if v else None),
+    "require_lockfile": ("build.require_lockfile", lambda v: True if v else None),
     "npm_registry": ("build.registry", lambda v: v),
     "npm_cache": ("build.npm_cache_dir", lambda v: v),
     "build_timeout": ("build.build_timeout_s", lambda v: v),
@@ -90,6 +91,8 @@ def add_evaluation_options(p: argparse.ArgumentParser) -> None:
                    help="only these WebCoderBench rule metrics, e.g. wcb_linting wcb_mobile (default all 19)")
     p.add_argument("--no-build", action="store_true",
                    help="do not build Vite/Next.js/CRA/Astro apps (they run as black boxes)")
+    p.add_argument("--require-lockfile", action="store_true",
+                   help="refuse built apps without package-lock.json (default: npm install resolves their ranges)")
     p.add_argument("--npm-registry", help="npm registry or mirror the builds install from (default the npm registry)")
     p.add_argument("--npm-cache", help="npm cache folder shared by the builds (default ~/.cache/iwc-bench/npm)")
     p.add_argument("--build-timeout", type=float, help="seconds for one app's build (default 600)")

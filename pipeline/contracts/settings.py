@@ -114,8 +114,9 @@ class Build(Section):
     npm_cache_seed: str | None = pydantic.Field(
         None, description="read-only npm cache copied into npm_cache_dir when that is empty (the runner image's)")
     require_lockfile: bool = pydantic.Field(
-        True, description="refuse apps without package-lock.json; off: npm install resolves package.json "
-                          "ranges (default true)")
+        False, description="refuse apps without package-lock.json (start_failed); off: npm install resolves "
+                           "package.json's ranges from the registry, within the same limits, and the build's "
+                           "reason says so (default false)")
     allow_scripts: tuple[str, ...] = pydantic.Field(
         ("esbuild", "@swc/core"),
         description="dependencies whose install scripts run (npm rebuild) after the scripts-off install")

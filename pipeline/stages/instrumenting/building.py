@@ -26,6 +26,7 @@ import os
 import pathlib
 import shutil
 import time
+import urllib.parse
 
 from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.contracts import evidence
@@ -68,6 +69,9 @@ def build(src: pathlib.Path, work: pathlib.Path, framework: str, settings: setti
     problem = reasons.lockfile_problem(app, settings.registry)
     if problem and (settings.require_lockfile or not problem.startswith("missing lockfile")):
         return run.failed(framework, problem)
+    if problem:  # no lockfile: a model often leaves it out; the app is installed as its README would be
+        run.notes.append(f"{problem}: installed with npm install, package.json's ranges resolved from "
+                         f"{settings.registry} today (build.require_lockfile refuses such apps)")
 
     installed = run.install(with_lockfile=problem is None)
     if installed is not None:
@@ -211,11 +215,32 @@ class _Runner:
             (self.app / rel).write_text(text)
         shutil.rmtree(self.work / COVERAGE_OUT, ignore_errors=True)
         started = time.monotonic()
-        done = self._run(step.argv, self.settings.build_timeout_s, self.settings.isolate_network, step.env)
+        isolated = self.settings.isolate_network
+        env = {**step.env, **(step.offline_env if isolated else {})}
+        done = self._run(step.argv, self.settings.build_timeout_s, isolated, env)
         self.build_s += time.monotonic() - started
+        self._note_stand_ins()
         if done.ok:
             return None
         return reasons.failure_reason(name, done, self.settings.build_timeout_s, self.settings.memory_mib * 2**20)
+
+    def _note_stand_ins(self) -> None:
+        """Fonts the build asked the network for and was given a local stand-in for
+        (js/next-fonts.cjs, its log), once, into the reason."""
+        log = self.app / recipes.NEXT_FONTS_LOG
+        try:
+            rows = [line.split("\t") for line in log.read_text(errors="replace").splitlines()]
+            log.unlink()
+        except OSError:
+            return
+        query = (urllib.parse.parse_qs(urllib.parse.urlsplit(row[0]).query) for row in rows)
+        names = sorted({spec.split(":")[0] for q in query for spec in q.get("family", [])})
+        local = sorted({pathlib.Path(row[1]).stem for row in rows if len(row) > 1 and row[1] != "none"})
+        note = (f"next/font/google: the build has no network, so {', '.join(names) or 'its fonts'} "
+                f"came from {'the local font ' + ', '.join(local) if local else 'the fallback font'} "
+                f"in place of Google Fonts' files")
+        if note not in self.notes:
+            self.notes.append(note)
 
     def report(self, framework: str, result: evidence.BuildResult, reason: str, log_tail: str) -> evidence.BuildReport:
         reason = "; ".join([*self.notes, reason])

@@ -30,6 +30,11 @@ class Step:
     env: dict[str, str]  # added to the build environment
     files: dict[str, str]  # shims to write first: relative path -> text
     renames: dict[str, str]  # app files to move aside first: from -> to (relative)
+    offline_env: dict[str, str] = dataclasses.field(default_factory=dict)  # added when the build has no network
+
+
+# next/font/google fetches fonts while building: with no network, js/next-fonts.cjs stands in
+NEXT_FONTS_LOG = ".iwc-next-fonts.log"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,10 +120,11 @@ def _next(root: pathlib.Path, node: str) -> Recipe:
         argv.append("--webpack")  # Turbopack, the default from 16 on, ignores webpack rules
     env = {"NEXT_TELEMETRY_DISABLED": "1", "IWC_NEXT_EXPORT": "1"}
     files = {"next.config.mjs": shim}
+    offline = {"NEXT_FONT_GOOGLE_MOCKED_RESPONSES": _js("next-fonts.cjs")}
     return Recipe(
         framework="next",
-        instrumented=Step(tuple(argv), {**env, "IWC_INSTRUMENT": "1"}, files, renames),
-        plain=Step(tuple(argv), {**env, "IWC_INSTRUMENT": "0"}, files, renames),
+        instrumented=Step(tuple(argv), {**env, "IWC_INSTRUMENT": "1"}, files, renames, offline),
+        plain=Step(tuple(argv), {**env, "IWC_INSTRUMENT": "0"}, files, renames, offline),
         output="out",
     )
 

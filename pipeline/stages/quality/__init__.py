@@ -218,9 +218,12 @@ def _side_by_side(inputs: Inputs, settings: settings_mod.Quality, tools: tooling
         asked["chromium-phone"] = late if deadline.spent() else rendering.phone_job(
             inputs.start_url, origin, files, inputs.load_timeout_s, deadline.cap(inputs.load_timeout_s + 10))
     if "wcb_cross_browser" in wanted and settings.second_engine == "firefox":
+        engine_s = max(clock.MARGIN_S, deadline.cap(settings.tool_timeout_s + 10) - 10)
         asked["firefox"] = late if deadline.spent() else tooling.firefox_job(
-            inputs.start_url, origin, files, *rendering.DESKTOP,
-            max(clock.MARGIN_S, deadline.cap(settings.tool_timeout_s + 10) - 10))
+            inputs.start_url, origin, files, *rendering.DESKTOP, engine_s)
+        # the same page in Chromium, loaded the same way, for Firefox to be compared with
+        asked["chromium-desktop"] = late if deadline.spent() else rendering.desktop_job(
+            inputs.start_url, origin, files, engine_s)
     jobs = {tool: job for tool, job in asked.items() if isinstance(job, tooling.Job)}
     started = time.monotonic()
     answers = dict(zip(jobs, tools.together(list(jobs.values()))))
@@ -233,6 +236,8 @@ def _side_by_side(inputs: Inputs, settings: settings_mod.Quality, tools: tooling
             got.static = answer
         elif tool == "firefox":
             got.engine = answer
+        elif tool == "chromium-desktop":
+            rendering.take_desktop(answer, rendered)
         else:
             rendering.take_phone(answer, rendered)
             if "phone" in rendered.problems:
@@ -298,12 +303,7 @@ def _metrics(inputs: Inputs, got: _Measured, nodes: list[evidence.StateNode], un
         "wcb_placeholders": lambda: rendered_or("wcb_placeholders", lambda: content.placeholders(states)),
         "wcb_resource_validity": lambda: runtime.resource_validity(
             trace, rendered.phone_requests, _links(states, inputs.start_url, inputs.site), rendered.phone is not None),
-        "wcb_cross_browser": lambda: pages.cross_browser(
-            engine if isinstance(engine, dict) else None,
-            engine.reason if isinstance(engine, tooling.ToolFailure) else
-            "no second engine (quality.second_engine is none)", start_state,
-            [*(trace.steps[0].page_errors if trace.steps else ()), *rendered.phone_errors],
-            content.thin({"start": start_state}) if start_state else None),
+        "wcb_cross_browser": lambda: _cross_browser(trace, engine, rendered, start_state),
         "wcb_mobile": lambda: pages.mobile(rendered.phone, rendered.problems.get("phone")),
         "wcb_redundancy": lambda: from_static("wcb_redundancy", lambda a: code.redundancy(a, units)),
         "wcb_comments": lambda: from_static("wcb_comments", lambda a: code.comments(a, units)),
@@ -315,6 +315,20 @@ def _metrics(inputs: Inputs, got: _Measured, nodes: list[evidence.StateNode], un
     for name, score in pages.lighthouse(answer, lighthouse_why, routing.origin_of(inputs.start_url)).items():
         table[name] = lambda score=score: score
     return table
+
+
+def _cross_browser(trace: evidence.Trace | None, engine: Answer, rendered: rendering.Rendered,
+                   start_state: dict | None) -> metrics.Score:
+    """Firefox's live load against Chromium's live desktop load; an error only Firefox
+    raised is one no Chromium load of the page (exploration, phone, desktop) raised."""
+    seen = start_state or rendered.desktop
+    return pages.cross_browser(
+        engine if isinstance(engine, dict) else None,
+        engine.reason if isinstance(engine, tooling.ToolFailure) else
+        "no second engine (quality.second_engine is none)", rendered.desktop,
+        [*(trace.steps[0].page_errors if trace and trace.steps else ()), *rendered.phone_errors,
+         *rendered.desktop_errors],
+        content.thin({"start": seen}) if seen else None, rendered.problems.get("desktop"))
 
 
 def at_load(trace: evidence.Trace) -> evidence.Trace:

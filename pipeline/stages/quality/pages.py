@@ -113,9 +113,12 @@ def arrangement(chromium: Sequence[dict], firefox: Mapping[str, Sequence[int]]) 
 
 
 def cross_browser(answer: dict | None, why_not: str | None, chromium: dict | None,
-                  chromium_errors: Sequence[str], thin: str | None = None) -> metrics.Score:
-    """Firefox against Chromium on the start page; ``thin``: why the page shows almost
-    nothing (content.thin), which scores 0 once Firefox has shown it."""
+                  chromium_errors: Sequence[str], thin: str | None = None,
+                  chromium_trouble: str | None = None) -> metrics.Score:
+    """Firefox against Chromium on the start page, both loaded live the same way (the
+    probe's facts of each); ``thin``: why the page shows almost nothing (content.thin),
+    which scores 0 once Firefox has shown it; ``chromium_trouble``: why Chromium's load
+    gave no facts."""
     name = "wcb_cross_browser"
     if answer is None:
         return metrics.score(name, None, why_not or "the second engine did not run")
@@ -123,7 +126,7 @@ def cross_browser(answer: dict | None, why_not: str | None, chromium: dict | Non
         return metrics.score(name, 0.0, f"Firefox {answer.get('version') or ''} could not show the start page: "
                              f"{answer['error']}".replace("  ", " "))
     if chromium is None:
-        return metrics.score(name, None, "not measured: the start state was not rendered in Chromium")
+        return metrics.score(name, None, f"not measured: {chromium_trouble or 'the start page was not loaded in Chromium'}")
     if thin:
         return metrics.score(name, 0.0, thin)
     ours = {runtime.fold(e.split(": ", 1)[-1]) for e in chromium_errors}

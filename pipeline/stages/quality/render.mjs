@@ -9,6 +9,10 @@
 //   → {"probe", "requests": [[url, status|null, failure|null]], "errors": [text], "status"}
 //   The start page loaded live on a 375×667 touch screen (the viewport meta tag applies);
 //   the browser's own /favicon.ico request is not one of the page's (unless it links it).
+// desktop: {"chrome", "origin", "cdn", "probe", "url", "width", "height", "settle_ms", "timeout_ms"}
+//   → {"probe", "errors": [text], "status"}
+//   The start page loaded live as firefox.mjs loads it (same viewport, same wait after
+//   the load event, same probe), the Chromium half of wcb_cross_browser.
 import * as shared from './chromium.mjs';
 
 const strip = (url) => url.split('#')[0];
@@ -44,30 +48,43 @@ export async function states(job, folder) {
   return out;
 }
 
-export async function phone(job, folder) {
+// The start page loaded live in a fresh context: ``view(page, browser)`` sets its screen,
+// ``after(page, log, out)`` reads more once it is probed. Page errors in ``out.errors``.
+async function live(job, folder, view, after = async () => {}) {
   const out = { errors: [] };
   const browser = await shared.chromium(job, folder);
   const context = await browser.createBrowserContext(shared.CONTEXT);
   try {
     const page = await context.newPage();
     if (job.quiet) await page.evaluateOnNewDocument(job.quiet);  // the page's console bounded (kits/page/quiet.mjs)
-    await page.emulate({ userAgent: await browser.userAgent(), viewport: {
-      width: job.width || 375, height: job.height || 667, isMobile: true, hasTouch: true, deviceScaleFactor: 2 } });
+    await view(page, browser);
     page.on('pageerror', (e) => out.errors.length < 50 && out.errors.push(String(e && e.message ? e.message : e).slice(0, 300)));
     const log = await shared.hermetic(page, job);
     const response = await page.goto(job.url, { waitUntil: 'load', timeout: job.timeout_ms || 20000 });
     out.status = response ? response.status() : null;
     await new Promise((r) => setTimeout(r, job.settle_ms || 400));
     out.probe = await page.evaluate(job.probe);
-    // The browser asks for /favicon.ico by itself, when it gets round to it: not a
-    // resource the app requested (whether it was logged depended on how long the page
-    // stayed open), unless the page names it in an icon link.
-    const icons = await page.$$eval('link[rel~="icon" i]', (links) => links.map((l) => l.href)).catch(() => []);
-    out.requests = log.filter(([url]) => !(/^[^?#]*\/\/[^/]+\/favicon\.ico([?#]|$)/.test(url) && !icons.includes(url)));
+    await after(page, log, out);
   } catch (err) {
     out.error = String(err && err.message ? err.message : err).slice(0, 300);
   } finally {
     await context.close().catch(() => {});
   }
   return out;
+}
+
+export async function phone(job, folder) {
+  return live(job, folder, async (page, browser) => page.emulate({ userAgent: await browser.userAgent(), viewport: {
+    width: job.width || 375, height: job.height || 667, isMobile: true, hasTouch: true, deviceScaleFactor: 2 } }),
+  async (page, log, out) => {
+    // The browser asks for /favicon.ico by itself, when it gets round to it: not a
+    // resource the app requested (whether it was logged depended on how long the page
+    // stayed open), unless the page names it in an icon link.
+    const icons = await page.$$eval('link[rel~="icon" i]', (links) => links.map((l) => l.href)).catch(() => []);
+    out.requests = log.filter(([url]) => !(/^[^?#]*\/\/[^/]+\/favicon\.ico([?#]|$)/.test(url) && !icons.includes(url)));
+  });
+}
+
+export async function desktop(job, folder) {
+  return live(job, folder, (page) => page.setViewport({ width: job.width || 1280, height: job.height || 800 }));
 }

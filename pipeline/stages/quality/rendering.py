@@ -13,6 +13,9 @@ stored states rendered again, and the start page on a phone.
   replay.
 * Phone: the start page loaded live at 375×667 with touch (the viewport meta tag
   applies), probed, with every request it made and what answered it.
+* Desktop: the start page loaded live at 1280×800 as Firefox loads it (the same wait
+  after the load event, the same probe): the Chromium side of cross-browser, like
+  against like.
 
 It must not score anything; trouble is recorded in ``Rendered.problems``.
 """
@@ -42,7 +45,9 @@ class Rendered:
     phone: dict | None = None
     phone_requests: list[tuple[str, int | None, str | None]] = dataclasses.field(default_factory=list)
     phone_errors: list[str] = dataclasses.field(default_factory=list)
-    problems: dict[str, str] = dataclasses.field(default_factory=dict)  # "states" | "phone" → why
+    desktop: dict | None = None  # the live desktop load's probe facts
+    desktop_errors: list[str] = dataclasses.field(default_factory=list)
+    problems: dict[str, str] = dataclasses.field(default_factory=dict)  # "states" | "phone" | "desktop" → why
 
 
 def chosen_states(graph: evidence.StateGraph | None, limit: int, initial: bool = False) -> list[evidence.StateNode]:
@@ -144,3 +149,22 @@ def take_phone(answer: dict | tooling.ToolFailure, out: Rendered) -> None:
     out.phone = answer.get("probe")
     out.phone_requests = [tuple(r) for r in answer.get("requests") or []]
     out.phone_errors = list(answer.get("errors") or [])
+
+
+def desktop_job(url: str, origin: str, cdn: Mapping[str, dict], timeout_s: float) -> tooling.Job:
+    """The start page loaded live at 1280×800 as Firefox loads it (``take_desktop`` reads
+    the answer); ``timeout_s``: the load's, as Firefox's job is given."""
+    job = {**_job(origin, cdn), "url": url, "width": DESKTOP[0], "height": DESKTOP[1],
+           "settle_ms": tooling.SETTLE_MS, "timeout_ms": int(timeout_s * 1000)}
+    return tooling.Job("desktop", job, timeout_s + 10, "the live desktop load")
+
+
+def take_desktop(answer: dict | tooling.ToolFailure, out: Rendered) -> None:
+    """What the live desktop load found, into ``out`` (trouble in ``out.problems["desktop"]``)."""
+    if isinstance(answer, tooling.ToolFailure):
+        out.problems["desktop"] = answer.reason
+        return
+    if answer.get("error"):
+        out.problems["desktop"] = f"the start page did not load live in Chromium: {answer['error']}"
+    out.desktop = answer.get("probe")
+    out.desktop_errors = list(answer.get("errors") or [])

@@ -1,7 +1,7 @@
 // The quality stage's Node side, kept running by kits/processes.Service for one worker:
 // one JSON job per stdin line, one JSON answer per stdout line, in order.
 //
-// job:    {"kind": "static" | "lighthouse" | "firefox" | "states" | "phone" | "warm", "tools": "<node_modules>", ...}
+// job:    {"kind": "static" | "lighthouse" | "firefox" | "states" | "phone" | "desktop" | "warm", "tools": "<node_modules>", ...}
 // answer: the kind's answer (static.mjs, lighthouse.mjs, firefox.mjs, render.mjs), or {"error"}
 // together: {"kind": "together", "jobs": [job + "limit_ms"]} runs its jobs (one of each kind) side by side
 //   → {"answers": [answer], "seconds": [s], "overran": bool}; a job past its limit_ms
@@ -55,7 +55,7 @@ async function together(job) {
 }
 
 const KINDS = { static: staticTools.run, lighthouse: lighthouse.run, firefox: firefox.run,
-  states: render.states, phone: render.phone, warm, together };
+  states: render.states, phone: render.phone, desktop: render.desktop, warm, together };
 
 async function perform(job) {
   try {

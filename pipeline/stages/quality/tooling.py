@@ -230,6 +230,11 @@ def static_job(units: Sequence[dict], words: Sequence[str], timeout_s: float) ->
     return Job("static", {"units": list(units), "words": list(words)}, timeout_s, "the static tools (Node)")
 
 
+# How long a live load waits after the load event before it is probed: Firefox's, and
+# the Chromium load it is compared with (rendering.desktop_job).
+SETTLE_MS = 500
+
+
 def firefox_job(url: str, origin: str, cdn: Mapping[str, dict], width: int, height: int,
                 timeout_s: float) -> Job | ToolFailure:
     """The start page in Firefox ESR: its errors and the probe's facts."""
@@ -238,7 +243,7 @@ def firefox_job(url: str, origin: str, cdn: Mapping[str, dict], width: int, heig
         return ToolFailure("Firefox is not installed (hack/setup installs Debian's firefox-esr)")
     return Job("firefox", {"firefox": binary, "url": url, "origin": origin, "cdn": dict(cdn),
                            "probe": probe_expression(), "width": width, "height": height,
-                           "settle_ms": 500, "timeout_ms": int(timeout_s * 1000)},
+                           "settle_ms": SETTLE_MS, "timeout_ms": int(timeout_s * 1000)},
                timeout_s + 10, "Firefox", app_errors=True)
 
 

@@ -14,8 +14,16 @@ from iwcbench.pipeline.stages.instrumenting import building
 pytestmark = pytest.mark.build
 
 
-def test_an_app_without_a_lockfile_is_not_installed(built):
+def test_an_app_without_a_lockfile_is_installed_from_its_ranges_and_says_so(built):
     result = built("failures/no-lockfile", "vite")
+    assert result.report.result == "instrumented" and (result.site / "index.html").is_file(), result.report.reason
+    assert result.report.reason.startswith("missing lockfile: package.json without package-lock.json"), \
+        result.report.reason
+    assert "installed with npm install" in result.report.reason and result.report.install_s > 0
+
+
+def test_an_app_without_a_lockfile_is_refused_when_lockfiles_are_required(built):
+    result = built("failures/no-lockfile", "vite", require_lockfile=True)
     assert result.report.result == "failed" and result.site is None
     assert result.report.reason.startswith("missing lockfile")
     assert result.report.install_s == 0  # refused before npm ran

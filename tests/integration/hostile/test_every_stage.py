@@ -67,7 +67,7 @@ def test_every_stage_ran_on_both_apps_and_none_ends_as_error(every_stage):
         assert app["outcome"] == "evaluated", app["reason"]
         evidence = every_stage["out"] / app["evidence"]
         tools = json.loads((evidence / "quality.json").read_text())["tools"]
-        for tool in ("chromium-states", "chromium-phone", "firefox", "lighthouse"):
+        for tool in ("chromium-states", "chromium-phone", "chromium-desktop", "firefox", "lighthouse"):
             assert tool in tools and not tools[tool].get("error"), (task_id, tool, tools.get(tool))
         cases = json.loads((evidence / "uitests.json").read_text())["cases"]
         assert cases and cases[0]["steps"] >= 0 and cases[0]["trace"], cases

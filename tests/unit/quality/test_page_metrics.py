@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from iwcbench.pipeline.stages.quality import pages
+from iwcbench.pipeline.stages.quality import pages, rendering, tooling
 
 
 def _lighthouse(perf=0.9, a11y=0.8, bp=1.0, error=None) -> dict:
@@ -85,6 +85,25 @@ def test_cross_browser_counts_firefox_only_errors_and_rearranged_boxes():
     assert "1 page error only Firefox raised; 1 of 2 neighbouring boxes" in bad.reason
     assert pages.cross_browser({"error": "net::ERR_TIMED_OUT", "stage": "load"}, None, chromium, []).value == 0.0
     assert pages.cross_browser(None, "Firefox is not installed", chromium, []).value is None
+    # Chromium's own live load gave nothing: not measured, and the reason says why
+    lost = pages.cross_browser(alike, None, None, [], None, "the start page did not load live in Chromium: boom")
+    assert lost.value is None and lost.reason == "not measured: the start page did not load live in Chromium: boom"
+
+
+def test_the_live_desktop_load_is_the_chromium_side_of_cross_browser():
+    out = rendering.Rendered()
+    rendering.take_desktop({"probe": {"boxes": []}, "errors": ["x is not defined"], "status": 200}, out)
+    assert out.desktop == {"boxes": []} and out.desktop_errors == ["x is not defined"] and not out.problems
+    job = rendering.desktop_job("http://127.0.0.1:9/", "http://127.0.0.1:9", {}, 20.0)
+    # loaded as Firefox's job loads it: the same viewport, the same wait, the same probe
+    firefox = tooling.firefox_job("http://127.0.0.1:9/", "http://127.0.0.1:9", {}, *rendering.DESKTOP, 20.0)
+    if isinstance(firefox, tooling.Job):
+        for field in ("width", "height", "settle_ms", "probe", "url", "timeout_ms"):
+            assert job.fields[field] == firefox.fields[field], field
+    assert (job.kind, job.fields["width"], job.fields["settle_ms"]) == ("desktop", 1280, tooling.SETTLE_MS)
+    failed = rendering.Rendered()
+    rendering.take_desktop({"error": "net::ERR_CONNECTION_REFUSED"}, failed)
+    assert failed.desktop is None and "did not load live in Chromium" in failed.problems["desktop"]
 
 
 def _phone(meta="width=device-width, initial-scale=1", layout=375, document=375, targets=(), texts=()):
