@@ -139,12 +139,10 @@ def phone_job(url: str, origin: str, cdn: Mapping[str, dict], load_timeout_s: fl
 
 def take_phone(answer: dict | tooling.ToolFailure, out: Rendered) -> None:
     """What the phone load found, into ``out`` (trouble in ``out.problems["phone"]``)."""
-    if isinstance(answer, tooling.ToolFailure):
-        out.problems["phone"] = answer.reason
+    answer = _answer(answer, out, "phone", "on the phone viewport")
+    if not answer:
         return
-    if answer.get("error"):
-        out.problems["phone"] = f"the start page did not load on the phone viewport: {answer['error']}"
-    elif (answer.get("status") or 200) >= 400:
+    if not answer.get("error") and (answer.get("status") or 200) >= 400:
         out.problems["phone"] = f"HTTP {answer['status']} for the start page on the phone viewport"
     out.phone = answer.get("probe")
     out.phone_requests = [tuple(r) for r in answer.get("requests") or []]
@@ -161,10 +159,16 @@ def desktop_job(url: str, origin: str, cdn: Mapping[str, dict], timeout_s: float
 
 def take_desktop(answer: dict | tooling.ToolFailure, out: Rendered) -> None:
     """What the live desktop load found, into ``out`` (trouble in ``out.problems["desktop"]``)."""
-    if isinstance(answer, tooling.ToolFailure):
-        out.problems["desktop"] = answer.reason
-        return
-    if answer.get("error"):
-        out.problems["desktop"] = f"the start page did not load live in Chromium: {answer['error']}"
+    answer = _answer(answer, out, "desktop", "live in Chromium")
     out.desktop = answer.get("probe")
     out.desktop_errors = list(answer.get("errors") or [])
+
+
+def _answer(answer: dict | tooling.ToolFailure, out: Rendered, key: str, where: str) -> dict:
+    """A live load's answer ({} when the tool failed); its trouble in ``out.problems[key]``."""
+    if isinstance(answer, tooling.ToolFailure):
+        out.problems[key] = answer.reason
+        return {}
+    if answer.get("error"):
+        out.problems[key] = f"the start page did not load {where}: {answer['error']}"
+    return answer
