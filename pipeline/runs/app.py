@@ -138,11 +138,14 @@ def prepare_app(
     work: pathlib.Path,
     store: store_mod.Store,
     evaluation: settings_mod.Evaluation,
+    tools: quality.Tools | None = None,
 ) -> Prepared | results.AppResult:
     """Materialise and instrument one app into ``work/site``.
 
     Returns the Prepared app, or the recorded result when the app itself is defective
-    (the result is also written to the store)."""
+    (the result is also written to the store). An app whose build failed still has its
+    source scored by the metrics that read source alone (``tools``: the worker's quality
+    tools; None: its own, for that)."""
     started = time.monotonic()
     files = stored.AppEvidence.of(store, app)
     src_root = work / "src"
@@ -178,6 +181,7 @@ def prepare_app(
             app, "start_failed", f"the app could not be built: {report.build.reason}", report,
             timings={"instrument": round(time.monotonic() - started, 3)},
         )
+        result = _score_source(result, files, evaluation, tools)
         save_result(store, result)
         return result
     if report.entry is None:
@@ -188,6 +192,27 @@ def prepare_app(
         save_result(store, result)
         return result
     return Prepared(app=app, work=work, site=site, instrumented=done)
+
+
+def _score_source(result: results.AppResult, files: stored.AppEvidence, evaluation: settings_mod.Evaluation,
+                  tools: quality.Tools | None) -> results.AppResult:
+    """A never-built app's result with what its source scores on (quality.SOURCE_ONLY):
+    WebCoderBench's static metrics need no server; the rest stays at the floor."""
+    if not set(quality.SOURCE_ONLY) & set(evaluation.quality.selected()):
+        return result
+    try:
+        with contextlib.ExitStack() as own:
+            chosen = tools if tools is not None else own.enter_context(quality.Tools())
+            found, report = quality.measure_source(files, evaluation.quality, chosen)
+    except Exception:  # noqa: BLE001 - our tools failing leaves the app's outcome as it was
+        log.exception("scoring the source of %s failed", result.model + "/" + result.task_id)
+        return result
+    if not found:
+        return result
+    files.save(artifacts.QUALITY, report)
+    scored = [n for n, s in found.items() if s.value is not None]
+    reason = f"{result.reason}; its source as submitted was scored on {', '.join(scored) or 'nothing'}"
+    return result.model_copy(update={"reason": reason, "scores": {**result.scores, **found}})
 
 
 def load_prepared(app: evidence.AppRef, work: pathlib.Path) -> Prepared:
@@ -403,7 +428,7 @@ def evaluate_app(app: evidence.AppRef, ctx: Context, work_root: pathlib.Path | N
     with telemetry.span("app", model=app.model, task=app.task_id):
         work = pathlib.Path(tempfile.mkdtemp(prefix="iwc-app-", dir=work_root))
         try:
-            prepared = prepare_app(app, work, ctx.store, ctx.evaluation)
+            prepared = prepare_app(app, work, ctx.store, ctx.evaluation, ctx.quality_tools)
             if isinstance(prepared, results.AppResult):
                 result = prepared
             else:

@@ -376,3 +376,31 @@ def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror, 
                                    states_rendered=tuple(s for s in got.rendered.states if s not in reused),
                                    seconds=round(done - started, 3), metrics_s=round(computing[0], 3))
     return scores, report
+
+
+# What reads the app's source alone: scored even when the app never ran (its build failed)
+SOURCE_ONLY = ("wcb_error_handling", "wcb_linting", "wcb_redundancy", "wcb_comments")
+
+
+def measure_source(files: artifacts.Reader, settings: settings_mod.Quality, tools: tooling.Tools,
+                   deadline: clock.Deadline = clock.Deadline.never()
+                   ) -> tuple[dict[str, metrics.Score], records.QualityReport]:
+    """The selected ``SOURCE_ONLY`` metrics of an app that could not be built, from its
+    sources as submitted (WebCoderBench's static tools need no server), and what the
+    tools did; nothing when it kept no source of its own."""
+    started = time.monotonic()
+    wanted = [name for name in SOURCE_ONLY if name in settings.selected()]
+    kept = files.load_or_none(artifacts.SOURCES)
+    units = sources.units(kept) if kept is not None else []
+    got = _Measured(run=_Run(), rendered=rendering.Rendered())
+    if not (wanted and units):
+        return {}, records.QualityReport(seconds=round(time.monotonic() - started, 3))
+    got.static = _in_time(deadline, got.run, "static-tools", lambda: tools.run(tooling.static_job(
+        [u.job() for u in units], [], deadline.cap(settings.tool_timeout_s))))
+    if isinstance(got.static, tooling.ToolFailure):
+        got.run.failed("static-tools", got.static.reason)
+    never_ran = Inputs(start_url="", files=files, trace=evidence.Trace(
+        explorer="heuristic", seed=0, max_steps=0, start_url=""), graph=None)
+    table = _metrics(never_ran, got, [], units, kept)
+    scores = {name: _guard(name, table[name]) for name in wanted}
+    return scores, records.QualityReport(tools=got.run.report, seconds=round(time.monotonic() - started, 3))

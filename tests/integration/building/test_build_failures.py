@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import pathlib
+import shutil
 
 import pytest
 
@@ -12,6 +15,8 @@ from iwcbench.pipeline.contracts import settings
 from iwcbench.pipeline.stages.instrumenting import building
 
 pytestmark = pytest.mark.build
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "fixtures" / "frameworks"
 
 
 def test_an_app_without_a_lockfile_is_installed_from_its_ranges_and_says_so(built):
@@ -79,3 +84,30 @@ def test_an_app_whose_instrumented_build_fails_is_built_plain_and_runs_as_a_blac
                                            "[size-budget]")
     assert result.report.reason.endswith("; built without Istanbul instead (black box)")
     assert "budget 150000" in result.report.log_tail
+
+
+@pytest.mark.browser
+@pytest.mark.node
+def test_an_app_that_cannot_be_built_still_has_its_source_scored(tmp_path):
+    # the last rung of the ladder: no build, so the app never ran (start_failed, floors on
+    # what needs a page), but WebCoderBench's static metrics read its source as submitted
+    from fakes import runs
+
+    from iwcbench.pipeline.runs import local
+
+    shutil.copytree(FIXTURES / "failures" / "network-build", tmp_path / "apps" / "m" / "t1")
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps({"id": "t1", "prompt": "A task list."}) + "\n")
+    config = runs.quick_settings(tasks, tmp_path / "apps", tmp_path / "out", tmp_path / "mirror", workers=1,
+                                 quality={}).model_copy(update={"build": settings.Build(
+                                     npm_cache_dir=os.environ.get("IWC_TEST_NPM_CACHE") or str(building.default_cache_dir()))})
+    (app,) = local.execute(config).apps
+    assert app.outcome == "start_failed" and app.reason.startswith("the app could not be built: build needs a network")
+    assert "its source as submitted was scored on" in app.reason, app.reason
+    for name in ("wcb_linting", "wcb_comments", "wcb_redundancy", "wcb_error_handling"):
+        score = app.scores[name]
+        assert score.value is not None and not score.reason.startswith("floor"), (name, score.reason)
+    # what needs the page running is at the floor
+    assert app.scores["states"].value == 0.0 and app.scores["states"].reason.startswith("the app did not start")
+    stored = json.loads((tmp_path / "out" / app.evidence / "quality.json").read_text())
+    assert "static-tools" in stored["tools"]
