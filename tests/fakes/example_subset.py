@@ -61,7 +61,9 @@ def compare(cluster_results: dict, local: dict, summary: dict) -> None:
         ours, local_cov = app["exploration"]["coverage"]["statements"], theirs[key]["exploration"]["coverage"]["statements"]
         assert (ours is None) == (local_cov is None), key
         if ours is not None:
-            assert ours == pytest.approx(local_cov, abs=10.0), (key, ours, local_cov)
+            # exploration is timed: a canvas game's two runs on a loaded 2-core machine
+            # differed by 10.1 points (aurora-7b/canvas-snake, 80.8 vs 70.7, 2026-12-03)
+            assert ours == pytest.approx(local_cov, abs=15.0), (key, ours, local_cov)
     cluster, board = summary["leaderboard"], local["leaderboard"]
     assert [(r["rank"], r["model"]) for r in cluster] == [(r["rank"], r["model"]) for r in board]
     for row, local_row in zip(cluster, board):
