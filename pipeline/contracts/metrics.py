@@ -40,11 +40,14 @@ WEIGHT_SETS: tuple[str, ...] = WeightSet.__args__  # type: ignore[attr-defined]
 
 
 # What a score is: measured (``scored``: ``value`` set), or not, and then why not in
-# kind: ``unscored`` (it could not be measured; ``reason`` says why), ``pending`` (left to
-# the run's Message Batches, judged by the judging pass or ``--resume``) or
-# ``over_budget`` (left undone once the run's LLM budget was reached). Every state but
-# ``scored`` has no value and is left out of every aggregate (it is never 0).
-ScoreStatus = Literal["scored", "unscored", "pending", "over_budget"]
+# kind: ``unscored`` (it could not be measured, on our side: a tool failed, time ran
+# out, the sandbox blocked what it needed; ``reason`` says why), ``not_applicable`` (the
+# app has nothing the metric is about: no media for media quality, fewer than two icons
+# for icon consistency; not a failure, and not counted as one), ``pending`` (left to the
+# run's Message Batches, judged by the judging pass or ``--resume``) or ``over_budget``
+# (left undone once the run's LLM budget was reached). Every state but ``scored`` has no
+# value and is left out of every aggregate (it is never 0).
+ScoreStatus = Literal["scored", "unscored", "not_applicable", "pending", "over_budget"]
 WAITING: frozenset[str] = frozenset({"pending", "over_budget"})  # states a later judging pass takes up
 PENDING_REASON = "judging by Message Batch pending"  # how a pending score's reason begins
 OVER_BUDGET_REASON = "not judged: the run's LLM budget"  # how an over_budget score's reason begins
@@ -448,6 +451,11 @@ def score(name: str, value: float | None, reason: str, evidence: Iterable[str] =
     return Score(value=value, reason=reason, rationale=rationale, higher_is_better=metric.higher_is_better,
                  unit=metric.unit, evidence=tuple(evidence), raw=raw,
                  status=status or ("scored" if value is not None else "unscored"))
+
+
+def not_applicable(name: str, reason: str, evidence: Iterable[str] = (), raw: dict | None = None) -> Score:
+    """A metric the app gives nothing to measure (``reason`` says what is absent)."""
+    return score(name, None, reason, evidence, raw, status="not_applicable")
 
 
 def unscored(names_: Iterable[str], reason: str, raw: dict | None = None,

@@ -142,6 +142,9 @@ class LeaderboardRow(base.Model):
     # metric → the model's apps (our errors left out) without a value for a metric other apps
     # of the run have one for: unscored, pending or over budget; only metrics with one or more
     unscored: dict[str, int] = {}
+    # metric → the model's apps that have nothing the metric is about (status
+    # ``not_applicable``: no media, fewer than two icons...); not failures, not in ``unscored``
+    not_applicable: dict[str, int] = {}
     # weighted metrics other models were ranked on that this model has no z for: its overall
     # stands on fewer dimensions (the report flags it); empty: ranked like the rest
     missing_dimensions: tuple[str, ...] = ()

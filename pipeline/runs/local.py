@@ -175,6 +175,12 @@ def execute(
         for result in [*decided, *kept.values()]:
             on_done(result)
         todo = [a for a in apps if a.key not in kept]
+        if config.spending.max_cost_usd is not None:
+            # task by task, every model's app of one task before the next task's: when the
+            # budget runs out, as few tasks as possible are judged for some models only
+            # (aggregating.whole_tasks sets those aside)
+            order = {t.id: i for i, t in enumerate(tasks)}
+            todo.sort(key=lambda a: (order.get(a.task_id, len(order)), a.model))
         # what the kept apps cost counts against --max-cost: it caps the run, not one sitting
         spent = multiprocessing.get_context("spawn").Value(
             "d", sum((r.llm_usage.cost_usd or 0.0) for r in kept.values() if r.llm_usage))

@@ -34,7 +34,9 @@ Rules:
   (per-sample z), its overall Σ weight · z over the metrics it has a z for (no
   renormalising: a metric none of its apps scored adds the pool's average, 0), and an
   app's overall Σ weight · z over the metrics it scored (Table 5's).
-* Each row counts, per metric, the model's apps left unscored on it (``unscored``), and
+* Each row counts, per metric, the model's apps left unscored on it (``unscored``: our
+  side could not measure it), apart from those it does not apply to (``not_applicable``:
+  the app has nothing it is about; left out of the mean like any other valueless score), and
   names the weighted metrics other models were ranked on that it has no z for
   (``missing_dimensions``): its overall then stands on fewer dimensions.
 * Every metric of a row is pooled by its aggregation (the metric table's column):
@@ -43,6 +45,10 @@ Rules:
   the run), with a z over the models and no weight; every other metric is the mean of
   the model's apps, its z as the ranking takes it (over the model means, or Table 4's
   per-sample z below).
+* Whole tasks under a budget (``whole_tasks``): once the run's LLM budget (``--max-cost``)
+  left a judged dimension of some app undone (``over_budget``), that dimension of every
+  app of the same task is set aside (unscored, its value kept in ``raw``), so each model
+  is judged on the same tasks and none on fewer apps than another.
 * Rank intervals: the leaderboard carries a bootstrap interval per model (tasks
   resampled with replacement, 2.5th–97.5th percentile of the rank), seeded, so the
   same results give the same intervals.
@@ -94,6 +100,32 @@ def with_floors(apps: Sequence[results.AppResult]) -> list[results.AppResult]:
             continue
         why = f"floor: the app could not be measured ({app.outcome.replace('_', ' ')}: {app.reason})"
         out.append(app.model_copy(update={"scores": {**app.scores, **metric_table.floors(missing, why)}}))
+    return out
+
+
+def whole_tasks(apps: Sequence[results.AppResult]) -> list[results.AppResult]:
+    """Apps whose judged dimensions the budget left undone in some app of their task
+    (status ``over_budget``) with those dimensions set aside in every app of that task
+    (unscored; the value kept in ``raw["set_aside"]``); other apps unchanged."""
+    undone: dict[str, dict[str, int]] = {}  # task → dimension → apps the budget left undone
+    for app in _pooled(apps):
+        for name, score in app.scores.items():
+            if score.status == "over_budget":
+                undone.setdefault(app.task_id, {}).setdefault(name, 0)
+                undone[app.task_id][name] += 1
+    out = []
+    for app in apps:
+        names = [n for n in undone.get(app.task_id, {}) if _value(app.scores.get(n)) is not None]
+        if not names:
+            out.append(app)
+            continue
+        aside = {}
+        for n in names:
+            left = undone[app.task_id][n]
+            why = (f"set aside: the run's LLM budget left {left} app{'s' * (left != 1)} of task {app.task_id} "
+                   f"unjudged on {n}, so no app of the task ranks on it (each model is judged on the same tasks)")
+            aside[n] = metric_table.score(n, None, why, raw={**(app.scores[n].raw or {}), "set_aside": app.scores[n].value})
+        out.append(app.model_copy(update={"scores": {**app.scores, **aside}}))
     return out
 
 
@@ -329,7 +361,7 @@ def aggregate(
     model's fault), and the leaderboard (best first). ``bootstrap`` is the number of
     samples for rank intervals (0: none); ``reference`` fixes μ and σ; ``pooled_values``
     (model → metric) are the pooled UI-test figures (webgen.model_values)."""
-    apps = with_floors(apps)
+    apps = whole_tasks(with_floors(apps))
     pooled = _pooled(apps)
     weights = dict(weights) if weights is not None else weights_for(pooled)
     given = pooled_values or {}
@@ -365,18 +397,29 @@ def aggregate(
         outcomes: dict[str, int] = {}
         for a in mine:
             outcomes[a.outcome] = outcomes.get(a.outcome, 0) + 1
-        unscored = {m: n for m in metrics if m not in pooled_names
-                    and (n := sum(1 for a in mine if a.outcome not in results.OUR_FAULT
-                                  and _value(a.scores.get(m)) is None))}
+        unscored = _without_value(mine, metrics, pooled_names, applicable=True)
         rows.append(results.LeaderboardRow(
             rank=ranks[model], model=model, overall=overall[model],
             metrics={m: values.get(model, {}).get(m) for m in metrics},
             z={m: z.get(model, {}).get(m) for m in metrics},
             apps=len(mine), outcomes=outcomes, rank_interval=intervals.get(model),
-            unscored=unscored,
+            unscored=unscored, not_applicable=_without_value(mine, metrics, pooled_names, applicable=False),
             missing_dimensions=tuple(m for m in metrics if m in every - ranked_on[model]),
         ))
     return scored_apps, tuple(rows)
+
+
+def _without_value(mine: Sequence[results.AppResult], metrics: Sequence[str], pooled_names: Sequence[str],
+                   applicable: bool) -> dict[str, int]:
+    """Metric → the apps (our errors left out) without a value for it: those it applies
+    to (``applicable``: unscored, pending, over budget) or those it does not apply to."""
+    def counts(score: metric_table.Score | None) -> bool:
+        if _value(score) is not None:
+            return False
+        return (score is None or score.status != "not_applicable") if applicable else (
+            score is not None and score.status == "not_applicable")
+    return {m: n for m in metrics if m not in pooled_names
+            and (n := sum(1 for a in mine if a.outcome not in results.OUR_FAULT and counts(a.scores.get(m))))}
 
 
 def reference_stats(run: results.RunResults, uri: str, digest: str) -> results.Reference:

@@ -304,7 +304,7 @@ def _metrics(inputs: Inputs, got: _Measured, nodes: list[evidence.StateNode], un
         "wcb_resource_validity": lambda: runtime.resource_validity(
             trace, rendered.phone_requests, _links(states, inputs.start_url, inputs.site), rendered.phone is not None),
         "wcb_cross_browser": lambda: _cross_browser(trace, engine, rendered, start_state),
-        "wcb_mobile": lambda: pages.mobile(rendered.phone, rendered.problems.get("phone")),
+        "wcb_mobile": lambda: pages.mobile(rendered.phone, rendered.problems.get("phone"), rendered.phone_hung),
         "wcb_redundancy": lambda: from_static("wcb_redundancy", lambda a: code.redundancy(a, units)),
         "wcb_comments": lambda: from_static("wcb_comments", lambda a: code.comments(a, units)),
     }

@@ -65,6 +65,34 @@ export async function hermetic(page, job, serve = () => null) {
   return log;
 }
 
+// Whether ``page`` hung (its main thread busy for good) rather than our browser: the page
+// does not answer a trivial evaluation within HUNG_MS while a fresh page in a context of
+// its own does. Returns the reason, or null (it answered, or the browser itself did not).
+export const HUNG_MS = 2000;
+const answers = async (page) => {
+  let timer = null;
+  const late = new Promise((resolve) => { timer = setTimeout(() => resolve(false), HUNG_MS); });
+  try {
+    return await Promise.race([page.evaluate('1').then(() => true, () => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
+export async function hung(page, browser) {
+  if (!page || await answers(page)) return null;
+  let control = null;
+  try {
+    control = await browser.createBrowserContext(CONTEXT);
+    if (!(await answers(await control.newPage()))) return null;  // the browser is stuck: ours, not the page's
+  } catch {
+    return null;
+  } finally {
+    if (control) control.close().catch(() => {});
+  }
+  return `the page's main thread did not answer for ${HUNG_MS / 1000} s (a fresh page in the same browser did)`;
+}
+
 export async function close() {
   if (browser) await browser.close().catch(() => {});
   browser = null;

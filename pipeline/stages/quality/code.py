@@ -55,7 +55,7 @@ def linting(answer: dict, units: Sequence[sources_mod.Unit]) -> metrics.Score:
     lines = _lines(units, unlinted)
     if not lines:
         what = f" (not linted: {_unlinted_text(skipped)})" if skipped else ""
-        return metrics.score(name, None, f"no HTML, CSS, JavaScript or TypeScript a linter reads{what}")
+        return metrics.not_applicable(name, f"no HTML, CSS, JavaScript or TypeScript a linter reads{what}")
     findings = answer.get("lint", [])
     fatal = answer.get("fatal", [])
     weight = sum(SEVERITY.get(f.get("severity"), 1.0) for f in findings) + FATAL_WEIGHT * len(fatal)
@@ -84,7 +84,7 @@ def error_handling(answer: dict) -> metrics.Score:
     name = "wcb_error_handling"
     facts = [f for f in (answer.get("handling") or {}).values() if f]
     if not answer.get("handling"):
-        return metrics.score(name, None, "no JavaScript or TypeScript in the app's sources")
+        return metrics.not_applicable(name, "no JavaScript or TypeScript in the app's sources")
     if not facts:
         return metrics.score(name, None, "none of the app's JavaScript parses")
     risky = [r for f in facts for r in f.get("risky", [])]
@@ -95,7 +95,7 @@ def error_handling(answer: dict) -> metrics.Score:
              "input-reading functions that check the input": (_share(readers, "validates"), len(readers))}
     present = {k: v for k, v in parts.items() if v[0] is not None}
     if not present:
-        return metrics.score(name, None, "the code makes no risky call, uses no promise and reads no input: "
+        return metrics.not_applicable(name, "the code makes no risky call, uses no promise and reads no input: "
                              "nothing to handle")
     value = 100.0 * sum(share for share, _ in present.values()) / len(present)
     reason = "; ".join(f"{round(share * n)} of {n} {what}" for what, (share, n) in present.items())
@@ -109,7 +109,7 @@ def redundancy(answer: dict, units: Sequence[sources_mod.Unit]) -> metrics.Score
     texts = {u.name: (u.skeleton if u.skeleton is not None else u.text) for u in units}
     total = sum(sources_mod.non_blank_lines(t) for t in texts.values())
     if not total:
-        return metrics.score(name, None, "no source lines to compare")
+        return metrics.not_applicable(name, "no source lines to compare")
     duplicated: dict[str, set[int]] = {}
     for clone in answer.get("clones", []):
         for side in (clone["a"], clone["b"]):
@@ -152,7 +152,7 @@ def comments(answer: dict, units: Sequence[sources_mod.Unit]) -> metrics.Score:
         total += sum(1 for line in lines if line.strip())
         commented += sum(1 for n in marked if 0 < n <= len(lines) and lines[n - 1].strip())
     if not total:
-        return metrics.score(name, None, "no source lines")
+        return metrics.not_applicable(name, "no source lines")
     share = commented / total
     low, high = COMMENT_BAND
     if share < low:

@@ -106,8 +106,9 @@ def copywriting(states: Mapping[str, dict], unknown: Iterable[str] | None, promp
     name = "wcb_copywriting"
     texts = _texts(states)
     if not states or not texts:
-        return metrics.score(name, None, "not measured: no visible text in the rendered states"
-                             if states else "not measured: no state was rendered")
+        if states:
+            return metrics.not_applicable(name, "no visible text in the rendered states")
+        return metrics.score(name, None, "not measured: no state was rendered")
     parts: dict[str, float] = {}
     notes: list[str] = []
     raw: dict = {}
@@ -177,9 +178,10 @@ def media_quality(states: Mapping[str, dict], app_origin: str | None = None) -> 
     items = [m for m in seen.values() if not (m.get("broken") and m.get("src", "") in blocked)]
     left_out = f"; {len(blocked)} from hosts our sandbox blocks left out" if blocked else ""
     if not items:
-        why = ("every image came from a host our sandbox blocks" if blocked else "no images or media in the "
-               "rendered states")
-        return metrics.score(name, None, f"not measured: {why}", blocked[:8], {"blocked_by_sandbox": blocked[:30]})
+        if not blocked:
+            return metrics.not_applicable(name, "no images or media in the rendered states")
+        return metrics.score(name, None, "not measured: every image came from a host our sandbox blocks",
+                             blocked[:8], {"blocked_by_sandbox": blocked[:30]})
     problems = {f"{m['tag']} {m.get('src') or m['path']}"[:120]: d for m in items if (d := _defects(m))}
     value = 100.0 * (len(items) - len(problems)) / len(items)
     kinds = collections.Counter(d for ds in problems.values() for d in ds)

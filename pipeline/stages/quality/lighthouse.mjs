@@ -1,8 +1,9 @@
 // Lighthouse on one page, in Debian's Chromium, with the sandbox's network rules
 // (a job of server.mjs).
 //
-// job:    {"chrome", "url", "cdn": {"<url>": {"file", "type"}}}
-// answer: {"version", "categories": {id: score 0-1 | null}, "refs": {category: [audit ids]},
+// job:    {"chrome", "url", "cdn": {"<url>": {"file", "type"}}, "limit_ms"}
+// answer: {"hung": reason, "version"} when Lighthouse had not finished by limit_ms and the
+//          page's main thread no longer answers (chromium.hung: the page's fault), else {"version", "categories": {id: score 0-1 | null}, "refs": {category: [audit ids]},
 //          "weights": {category: {audit id: weight}}, "audits": {id: {score, value, title, mode}},
 //          "console": [text], "console_items": [{text, source, url}], "runtime_error", "seconds"}
 //
@@ -58,6 +59,20 @@ export async function warm(job, folder) {
   await shared.chromium(job, folder);
 }
 
+const LATE = Symbol('late');
+
+// ``running``'s value, or LATE once ``ms`` have passed (no limit without ``ms``).
+async function within(running, ms) {
+  if (!ms) return running;
+  let timer = null;
+  const late = new Promise((resolve) => { timer = setTimeout(() => resolve(LATE), ms); });
+  try {
+    return await Promise.race([running, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export async function run(job, folder) {
   const started = Date.now();
   const k = await tools(folder);
@@ -84,8 +99,15 @@ export async function run(job, folder) {
         } catch { /* the page moved on */ }
       });
     }
-    const result = await k.lighthouse(job.url, { output: 'json', logLevel: 'error', disableFullPageScreenshot: true },
+    const running = k.lighthouse(job.url, { output: 'json', logLevel: 'error', disableFullPageScreenshot: true },
       k.config, page);
+    const result = await within(running, job.limit_ms);
+    if (result === LATE) {
+      running.catch(() => {});  // it ends when its context closes below
+      const hung = await shared.hung(page, await shared.chromium(job, folder));
+      if (hung) return { hung, version: k.version, seconds: (Date.now() - started) / 1000 };
+      return { error: `Lighthouse did not finish within ${job.limit_ms / 1000} s`, version: k.version };
+    }
     const lhr = result.lhr;
     const audits = {};
     for (const [id, a] of Object.entries(lhr.audits)) {

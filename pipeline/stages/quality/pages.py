@@ -55,6 +55,11 @@ def lighthouse(answer: dict | None, why_not: str | None, app_origin: str | None 
     ``app_origin``, the console errors our sandbox caused are left out of best practices."""
     if answer is None:
         return metrics.unscored(LIGHTHOUSE, why_not or "Lighthouse did not run")
+    hung = answer.get("hung") or (answer.get("runtime_error") if "PAGE_HUNG" in (answer.get("runtime_error") or "")
+                                  else None)
+    if hung:  # the page's own doing: nothing of it can be measured or used
+        return {name: metrics.score(name, 0.0, f"the start page hung under Lighthouse {answer.get('version') or ''}: "
+                                    f"{hung}".replace("  ", " ")) for name in LIGHTHOUSE}
     answer, ours = without_sandbox_errors(answer, app_origin)
     out = {}
     painted_nothing = any(code in (answer.get("runtime_error") or "") for code in PAINTED_NOTHING)
@@ -149,8 +154,12 @@ def cross_browser(answer: dict | None, why_not: str | None, chromium: dict | Non
                           "errors": round(errors_part, 2), "engine": answer.get("version")})
 
 
-def mobile(phone: dict | None, why_not: str | None) -> metrics.Score:
+def mobile(phone: dict | None, why_not: str | None, hung: str | None = None) -> metrics.Score:
+    """Device compatibility from the phone load's probe; ``hung``: why the page's own
+    main thread stopped answering on the phone (scored 0: a phone user gets nothing)."""
     name = "wcb_mobile"
+    if phone is None and hung:
+        return metrics.score(name, 0.0, f"the start page hung on the phone viewport: {hung}")
     if phone is None:
         return metrics.score(name, None, why_not or "not measured: the phone viewport was not loaded")
     layout = (phone.get("viewport") or [375])[0]

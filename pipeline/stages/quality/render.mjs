@@ -9,6 +9,8 @@
 //   → {"probe", "requests": [[url, status|null, failure|null]], "errors": [text], "status"}
 //   The start page loaded live on a 375×667 touch screen (the viewport meta tag applies);
 //   the browser's own /favicon.ico request is not one of the page's (unless it links it).
+//   A load that timed out says "hung" (chromium.hung) when the page's main thread no
+//   longer answers: the page's fault, not the tool's.
 // desktop: {"chrome", "origin", "cdn", "probe", "url", "width", "height", "settle_ms", "timeout_ms"}
 //   → {"probe", "errors": [text], "status"}
 //   The start page loaded live as firefox.mjs loads it (same viewport, same wait after
@@ -54,8 +56,9 @@ async function live(job, folder, view, after = async () => {}) {
   const out = { errors: [] };
   const browser = await shared.chromium(job, folder);
   const context = await browser.createBrowserContext(shared.CONTEXT);
+  let page = null;
   try {
-    const page = await context.newPage();
+    page = await context.newPage();
     if (job.quiet) await page.evaluateOnNewDocument(job.quiet);  // the page's console bounded (kits/page/quiet.mjs)
     await view(page, browser);
     page.on('pageerror', (e) => out.errors.length < 50 && out.errors.push(String(e && e.message ? e.message : e).slice(0, 300)));
@@ -67,6 +70,7 @@ async function live(job, folder, view, after = async () => {}) {
     await after(page, log, out);
   } catch (err) {
     out.error = String(err && err.message ? err.message : err).slice(0, 300);
+    if (err && err.name === 'TimeoutError') out.hung = await shared.hung(page, browser);
   } finally {
     await context.close().catch(() => {});
   }

@@ -45,6 +45,7 @@ class Rendered:
     phone: dict | None = None
     phone_requests: list[tuple[str, int | None, str | None]] = dataclasses.field(default_factory=list)
     phone_errors: list[str] = dataclasses.field(default_factory=list)
+    phone_hung: str | None = None  # why the page's main thread stopped answering on the phone
     desktop: dict | None = None  # the live desktop load's probe facts
     desktop_errors: list[str] = dataclasses.field(default_factory=list)
     problems: dict[str, str] = dataclasses.field(default_factory=dict)  # "states" | "phone" | "desktop" → why
@@ -145,6 +146,7 @@ def take_phone(answer: dict | tooling.ToolFailure, out: Rendered) -> None:
     if not answer.get("error") and (answer.get("status") or 200) >= 400:
         out.problems["phone"] = f"HTTP {answer['status']} for the start page on the phone viewport"
     out.phone = answer.get("probe")
+    out.phone_hung = answer.get("hung")
     out.phone_requests = [tuple(r) for r in answer.get("requests") or []]
     out.phone_errors = list(answer.get("errors") or [])
 

@@ -50,7 +50,7 @@ def component_consistency(states: Mapping[str, dict]) -> metrics.Score:
         by_role[c["role"]].append(c["style"])
     roles = {role: styles for role, styles in by_role.items() if len(styles) >= 2}
     if not roles:
-        return metrics.score(name, None, "fewer than two buttons, text inputs, cards or headings of one level "
+        return metrics.not_applicable(name, "fewer than two buttons, text inputs, cards or headings of one level "
                              "to compare")
     per_role, worst = {}, {}
     for role, styles in sorted(roles.items()):
@@ -82,7 +82,7 @@ def icon_consistency(states: Mapping[str, dict]) -> metrics.Score:
         return metrics.score(name, None, "not measured: no state was rendered")
     icons = _distinct(states, "icons", lambda icon: (icon["path"], icon["kind"], icon.get("set"), icon.get("size")))
     if len(icons) < 2:
-        return metrics.score(name, None, f"{len(icons)} icon found: nothing to compare")
+        return metrics.not_applicable(name, f"{len(icons)} icon found: nothing to compare")
     kinds = [i["kind"] if i["kind"] != "font" else f"font:{i.get('set') or 'font'}" for i in icons]
     kind_share, top_kind = _modal_share(kinds)
     size_share, _ = _modal_share([_band(i.get("size") or 0) for i in icons])

@@ -215,8 +215,15 @@ class Tools:
         return self.run(static_job(units, words, timeout_s))
 
     def lighthouse(self, url: str, cdn: Mapping[str, dict], timeout_s: float) -> dict | ToolFailure:
-        """Lighthouse's three categories on ``url`` in Debian's Chromium."""
-        return self.ask("lighthouse", {"url": url, "cdn": dict(cdn)}, timeout_s, "Lighthouse")
+        """Lighthouse's three categories on ``url`` in Debian's Chromium; or, when it has
+        not finished HUNG_CHECK_S before ``timeout_s`` and the page's main thread no longer
+        answers, ``{"hung": reason}`` (the server is then started afresh for the next app:
+        the abandoned run may still hold the browser)."""
+        limit_ms = int((timeout_s - HUNG_CHECK_S) * 1000) if timeout_s > 2 * HUNG_CHECK_S else None
+        answer = self.ask("lighthouse", {"url": url, "cdn": dict(cdn), "limit_ms": limit_ms}, timeout_s, "Lighthouse")
+        if isinstance(answer, dict) and answer.get("hung"):
+            self.close()
+        return answer
 
     def firefox(self, url: str, origin: str, cdn: Mapping[str, dict], width: int, height: int,
                 timeout_s: float) -> dict | ToolFailure:
@@ -229,6 +236,10 @@ def static_job(units: Sequence[dict], words: Sequence[str], timeout_s: float) ->
     """Lint findings, clones, comment lines, error-handling facts, unknown words."""
     return Job("static", {"units": list(units), "words": list(words)}, timeout_s, "the static tools (Node)")
 
+
+# Seconds kept, before a Lighthouse run's limit, for asking whether the page hung
+# (chromium.mjs's hung: two 2 s questions)
+HUNG_CHECK_S = 6.0
 
 # How long a live load waits after the load event before it is probed: Firefox's, and
 # the Chromium load it is compared with (rendering.desktop_job).
@@ -255,10 +266,13 @@ def _parsed(raw: bytes) -> Any:
 
 
 def _checked(answer: Any, job: Job) -> dict | ToolFailure:
-    """A job's answer, or why it is none: not JSON, or an error of the tool's own."""
+    """A job's answer, or why it is none: not JSON, or an error of the tool's own (not
+    the page's: a page that hung the load, or, with ``app_errors``, past the launch)."""
     if not isinstance(answer, dict):
         return ToolFailure(f"{job.what} gave an answer that is not JSON")
-    if answer.get("error") and not (job.app_errors and answer.get("stage") not in (None, "launch")):
+    # a load that hung the page (chromium.mjs's hung) is the page's doing: the answer says so
+    if answer.get("error") and not answer.get("hung") and not (
+            job.app_errors and answer.get("stage") not in (None, "launch")):
         return ToolFailure(f"{job.what} failed: {answer['error']}")
     return answer
 

@@ -283,7 +283,7 @@ def layout_consistency(states: Mapping[str, dict]) -> metrics.Score:
     if stable is not None:
         parts["stability"] = 100.0 * stable
     if not parts:
-        return metrics.score(name, None, "too few boxes in the rendered states to judge alignment or spacing")
+        return metrics.not_applicable(name, "too few boxes in the rendered states to judge alignment or spacing")
     value = statistics.fmean(parts.values())
     return metrics.score(name, round(value, 2),
                          "; ".join(f"{k} {v:.0f}" for k, v in parts.items()) + f" over {len(states)} "

@@ -118,9 +118,11 @@ def _leaderboard_cells(rows: list[results.LeaderboardRow], r: results.Leaderboar
         value, z = r.metrics.get(m), r.z.get(m)
         scale = _metric_scale(rows, m)
         shown = layout.number(value) if value is not None else '<span class="unscored">unscored</span>'
-        missing = r.unscored.get(m, 0)
+        missing, absent = r.unscored.get(m, 0), r.not_applicable.get(m, 0)
         note = (f'<br><span class="faint" title="apps of this model left unscored on it (our side could not '
                 f'measure it): not in its mean">{missing} unscored</span>' if missing else "")
+        note += (f'<br><span class="faint" title="apps of this model with nothing this metric is about (no media, '
+                 f'fewer than two icons...): not in its mean">{absent} n/a</span>' if absent else "")
         cells.append(f'<td class="metric-cell num" data-v="{layout.sort_value(value)}">'
                      f'<span class="val">{shown}</span>{charting.bar(value, scale, "metric")}{layout.z_text(z)}'
                      f'{note}</td>')

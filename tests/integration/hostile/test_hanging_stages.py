@@ -3,8 +3,9 @@ notes page (tests/fixtures/hanging-apps) each freeze their main thread for good 
 stage only — the explorer's clicks, Lighthouse (its emulated phone), Firefox, the
 quality stage's phone load, the UI-test agent's note (the scripted agent on the fake
 Messages API, through the real anthropic client). One `iwc run` with every stage on:
-no app runs past its deadline plus teardown, none ends as ``error``, and the stage that
-hung says it was cut short, while the others scored."""
+no app runs past its deadline plus teardown, none ends as ``error``, the stage that
+hung says it was cut short, while the others scored, and a page that hung a tool's
+browser (its main thread stopped answering) scores 0 on what that tool measures."""
 
 from __future__ import annotations
 
@@ -67,17 +68,21 @@ def _scores(hanging, stage: str) -> dict:
 
 
 def test_the_stage_that_hung_says_so_and_the_others_scored(hanging):
-    # Lighthouse hung: its three metrics are unscored with the reason; Firefox and the phone scored
+    # the page hung under Lighthouse (its main thread stopped answering, a fresh page did):
+    # the page's doing, so its three metrics score 0 with the reason; Firefox and the phone scored
     lighthouse = _scores(hanging, "lighthouse")
-    assert lighthouse["wcb_performance"]["value"] is None, lighthouse["wcb_performance"]
+    for name in ("wcb_performance", "wcb_accessibility", "wcb_best_practices"):
+        assert lighthouse[name]["value"] == 0.0 and "hung under Lighthouse" in lighthouse[name]["reason"], \
+            lighthouse[name]
     assert lighthouse["wcb_cross_browser"]["value"] is not None and lighthouse["wcb_mobile"]["value"] is not None
     # Firefox hung: cross-browser says so; Lighthouse scored
     firefox = _scores(hanging, "firefox")
     assert firefox["wcb_performance"]["value"] is not None, firefox["wcb_performance"]
     assert "firefox" in firefox["wcb_cross_browser"]["reason"].lower(), firefox["wcb_cross_browser"]
-    # the phone load hung: mobile is not measured; Lighthouse and Firefox scored
+    # the page hung on the phone: mobile scores 0 with the reason; Lighthouse and Firefox scored
     phone = _scores(hanging, "phone")
-    assert phone["wcb_mobile"]["value"] is None, phone["wcb_mobile"]
+    assert phone["wcb_mobile"]["value"] == 0.0 and "hung on the phone" in phone["wcb_mobile"]["reason"], \
+        phone["wcb_mobile"]
     assert phone["wcb_performance"]["value"] is not None and phone["wcb_cross_browser"]["value"] is not None
     # the explorer's clicks hung: the exploration ended with a reason, the quality stage still ran
     explore = hanging["apps"]["explore"]

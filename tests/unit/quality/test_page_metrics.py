@@ -64,6 +64,18 @@ def test_no_lighthouse_is_unscored_and_a_page_that_painted_nothing_is_zero():
     assert odd["wcb_performance"].value is None and "PROTOCOL_TIMEOUT" in odd["wcb_performance"].reason
 
 
+def test_a_page_that_hung_under_lighthouse_scores_zero_and_one_that_was_slow_is_unscored():
+    """Hung means the page's main thread stopped answering while a fresh page did
+    (chromium.mjs): the page's doing, scored 0. Lighthouse running out of our time on a
+    page that still answers is ours: unscored, with the reason."""
+    hung = pages.lighthouse({"hung": "the page's main thread did not answer for 2 s", "version": "13.0.1"}, None)
+    assert all(s.value == 0.0 and "hung under Lighthouse 13.0.1" in s.reason for s in hung.values())
+    own_code = pages.lighthouse(_lighthouse(perf=None, a11y=None, bp=None, error="PAGE_HUNG: unresponsive"), None)
+    assert all(s.value == 0.0 and "PAGE_HUNG" in s.reason for s in own_code.values())
+    slow = pages.lighthouse(None, "Lighthouse failed: did not finish within 24 s")
+    assert all(s.value is None and "24 s" in s.reason for s in slow.values())
+
+
 def _boxes(*boxes):
     return [{"path": f"body:1>p:{i}", "box": list(b), "leaf": True} for i, b in enumerate(boxes, 1)]
 
@@ -124,6 +136,8 @@ def test_mobile_checks_viewport_overflow_targets_and_text():
     overflowing = pages.mobile(_phone(document=1200, targets=[(48, 48)], texts=[("x" * 10, 16)]), None)
     assert overflowing.value == 75.0 and desktop.value < overflowing.value < good.value
     assert pages.mobile(None, "the start page did not load").value is None
+    hung = pages.mobile(None, "the start page did not load: Navigation timeout", "the main thread did not answer")
+    assert hung.value == 0.0 and "hung on the phone viewport: the main thread" in hung.reason
 
 
 def test_cross_browser_without_two_boxes_is_no_constant_100():
