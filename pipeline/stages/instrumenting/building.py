@@ -26,12 +26,12 @@ import os
 import pathlib
 import shutil
 import time
-import urllib.parse
 
 from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.contracts import evidence
 from iwcbench.pipeline.kits import confined, processes
 from iwcbench.pipeline.stages.instrumenting import failures as reasons
+from iwcbench.pipeline.stages.instrumenting import fonts
 from iwcbench.pipeline.stages.instrumenting import recipes
 
 APP = "app"  # the app's working copy inside ``work``
@@ -78,6 +78,8 @@ def build(src: pathlib.Path, work: pathlib.Path, framework: str, settings: setti
         return run.failed(framework, installed)
 
     recipe = recipes.recipe(framework, app, processes.node_binary())
+    if framework == "next" and settings.isolate_network:  # next/font/google's fonts, fetched while we may
+        run.offline_extra = fonts.prepare(app, work, settings.registry, run.cache.parent / "fonts")
     if not with_istanbul:
         plain = run.step(recipe.plain, "build")
         if plain is None and (app / recipe.output / "index.html").is_file():
@@ -144,6 +146,7 @@ class _Runner:
         self.last_tail = ""
         self.isolated = False
         self.notes: list[str] = []  # what went differently from the plan, for the reason
+        self.offline_extra: dict[str, str] = {}  # added to a step's offline_env (fonts.prepare's)
         self.env = self._environment()
 
     def _environment(self) -> dict[str, str]:
@@ -216,7 +219,7 @@ class _Runner:
         shutil.rmtree(self.work / COVERAGE_OUT, ignore_errors=True)
         started = time.monotonic()
         isolated = self.settings.isolate_network
-        env = {**step.env, **(step.offline_env if isolated else {})}
+        env = {**step.env, **({**step.offline_env, **self.offline_extra} if isolated and step.offline_env else {})}
         done = self._run(step.argv, self.settings.build_timeout_s, isolated, env)
         self.build_s += time.monotonic() - started
         self._note_stand_ins()
@@ -225,20 +228,29 @@ class _Runner:
         return reasons.failure_reason(name, done, self.settings.build_timeout_s, self.settings.memory_mib * 2**20)
 
     def _note_stand_ins(self) -> None:
-        """Fonts the build asked the network for and was given a local stand-in for
-        (js/next-fonts.cjs, its log), once, into the reason."""
+        """Fonts the build asked Google for and what answered each (js/next-fonts.cjs's log:
+        URL, family, the @fontsource package or the local stand-in), once, into the reason."""
         log = self.app / recipes.NEXT_FONTS_LOG
         try:
             rows = [line.split("\t") for line in log.read_text(errors="replace").splitlines()]
             log.unlink()
         except OSError:
             return
-        query = (urllib.parse.parse_qs(urllib.parse.urlsplit(row[0]).query) for row in rows)
-        names = sorted({spec.split(":")[0] for q in query for spec in q.get("family", [])})
-        local = sorted({pathlib.Path(row[1]).stem for row in rows if len(row) > 1 and row[1] != "none"})
-        note = (f"next/font/google: the build has no network, so {', '.join(names) or 'its fonts'} "
-                f"came from {'the local font ' + ', '.join(local) if local else 'the fallback font'} "
-                f"in place of Google Fonts' files")
+        given: dict[str, str] = {}
+        for row in rows:
+            if len(row) >= 3:
+                given.setdefault(row[1], row[2])
+        own = [f"{family} from {used}" for family, used in sorted(given.items()) if used.startswith("@fontsource/")]
+        stood = sorted({used for used in given.values() if not used.startswith("@fontsource/")})
+        local = [f for f, used in sorted(given.items()) if not used.startswith("@fontsource/")]
+        parts = []
+        if own:
+            parts.append(f"{', '.join(own)} (Google's files, from npm)")
+        if local:
+            font = ", ".join(pathlib.Path(u).stem for u in stood if u != "none") or "the fallback font"
+            parts.append(f"{', '.join(local)} from the local font {font} in place of Google Fonts' files "
+                         f"(no @fontsource package was found for it)")
+        note = f"next/font/google: the build has no network, so {'; '.join(parts) or 'no font was asked for'}"
         if note not in self.notes:
             self.notes.append(note)
 

@@ -94,15 +94,17 @@ def test_the_built_bundles_carry_source_maps_to_the_original_files(built, framew
     assert mapped[0] == original  # the map carries the file as written, not instrumented code
 
 
-def test_a_next_app_with_google_fonts_builds_offline_with_a_local_font_in_their_place(built):
+def test_a_next_app_with_google_fonts_builds_offline_with_the_fonts_own_files_from_npm(built):
     # create-next-app's layout: next/font/google fetches Inter while building, and the build
-    # has no network; the font is stood in for, and the reason says so
+    # has no network; Inter's own files come from its @fontsource package, fetched before
+    # the build (stages/instrumenting/fonts.py), and the reason says so
     result = built("next")
     assert result.report.result == "instrumented", result.report.reason + "\n" + result.report.log_tail
-    assert "next/font/google: the build has no network, so Inter came from the local font" in \
+    assert "next/font/google: the build has no network, so Inter from @fontsource/inter@" in \
         result.report.reason, result.report.reason
     css = "".join(p.read_text() for p in result.site.rglob("*.css"))
     assert "@font-face" in css and "Inter" in css
     fonts = [p for p in result.site.rglob("*") if p.suffix in (".ttf", ".woff2")]
     assert fonts and all(p.stat().st_size > 10_000 for p in fonts)  # a real font file, not a stub
+    assert all(p.read_bytes()[:4] == b"wOF2" for p in fonts)  # Google's woff2, not the local TrueType stand-in
     assert not (result.site.parent / ".iwc-next-fonts.log").exists()

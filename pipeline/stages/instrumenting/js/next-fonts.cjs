@@ -3,10 +3,13 @@
 // stylesheets from the module NEXT_FONT_GOOGLE_MOCKED_RESPONSES names (a map from the
 // stylesheet's URL to its CSS) and, while mocked, reads a font file whose URL is an
 // absolute path from the disk. This module answers every URL: one @font-face per family
-// and weight asked for, whose file is a local font of the machine's (Liberation or
-// DejaVu, what Debian's Chromium ships with), so the page is built and shows a real
-// font in place of the one it asked for. Each stylesheet it stood in for is appended to
-// .iwc-next-fonts.log in the app's folder; the build stage reports them.
+// and weight asked for. Its file is the family's own, from its @fontsource package
+// (Google's files, on npm), when fonts.py fetched it before the build (the manifest
+// $IWC_NEXT_FONTS names: family → "weight-style" → woff2 path); otherwise a local font
+// of the machine's (Liberation or DejaVu, what Debian's Chromium ships with), so the page
+// is built and shows a real font in place of the one it asked for. Each family it
+// answered is appended to .iwc-next-fonts.log in the app's folder (URL, family, the file
+// or package used); the build stage reports them.
 const fs = require('fs');
 const path = require('path');
 
@@ -26,17 +29,49 @@ function families(url) {
   });
 }
 
-function stylesheet(url) {
-  const file = LOCAL_FONTS.find((f) => fs.existsSync(f));
-  const src = file ? `url(${file}) format('truetype')` : "local('sans-serif')";
-  try { fs.appendFileSync(LOG, `${url}\t${file || 'none'}\n`); } catch { /* the report loses a line, the build goes on */ }
-  return families(url).map(({ name, weights }) => weights.map((weight) => `@font-face {
+let manifest = null;
+function fetched() {
+  if (manifest === null) {
+    try { manifest = JSON.parse(fs.readFileSync(process.env.IWC_NEXT_FONTS || '', 'utf8')); } catch { manifest = {}; }
+  }
+  return manifest;
+}
+
+// The weights of ``files`` (weight-style → path) a request for ``weight`` ("400",
+// "100 900" for a variable range) is answered with, in one style.
+function chosen(files, weight, style) {
+  const have = Object.keys(files).filter((k) => k.endsWith(`-${style}`)).map((k) => Number(k.split('-')[0]));
+  const [low, high = low] = weight.split(' ').map(Number);
+  const inside = have.filter((w) => w >= low && w <= high);
+  if (inside.length) return inside;
+  const near = have.sort((a, b) => Math.abs(a - low) - Math.abs(b - low))[0];
+  return near === undefined ? [] : [near];
+}
+
+function face(name, weight, src) {
+  return `@font-face {
   font-family: '${name.replace(/'/g, '')}';
   font-style: normal;
-  font-weight: ${weight.replace('..', ' ')};
+  font-weight: ${weight};
   font-display: swap;
   src: ${src};
-}`).join('\n')).join('\n');
+}`;
+}
+
+function stylesheet(url) {
+  const local = LOCAL_FONTS.find((f) => fs.existsSync(f));
+  const stand = local ? `url(${local}) format('truetype')` : "local('sans-serif')";
+  return families(url).map(({ name, weights }) => {
+    const own = (fetched()[name] || {}).files || {};
+    const used = Object.keys(own).length ? fetched()[name].package : (local || 'none');
+    try { fs.appendFileSync(LOG, `${url}\t${name}\t${used}\n`); } catch { /* the report loses a line, the build goes on */ }
+    return weights.map((w) => {
+      const weight = w.replace('..', ' ');
+      const picks = Object.keys(own).length ? chosen(own, weight, 'normal') : [];
+      if (!picks.length) return face(name, weight, stand);
+      return picks.map((p) => face(name, p, `url(${own[`${p}-normal`]}) format('woff2')`)).join('\n');
+    }).join('\n');
+  }).join('\n');
 }
 
 module.exports = new Proxy({}, {
