@@ -7,6 +7,8 @@ import json
 import pathlib
 import subprocess
 
+import pytest
+
 from iwcbench.pipeline.kits.mirror import npm
 from iwcbench.pipeline.stages.instrumenting import fonts, recipes
 
@@ -54,6 +56,7 @@ def test_prepare_writes_what_each_family_was_given(tmp_path, monkeypatch):
     assert fonts.prepare(tmp_path / "cache", tmp_path, "http://127.0.0.1:9", tmp_path / "c2") == {}
 
 
+@pytest.mark.node
 def test_the_stand_in_module_answers_with_the_fetched_files_and_else_the_local_font(tmp_path):
     inter = _package(tmp_path / "inter", "inter", (400, 700))
     manifest = tmp_path / "m.json"
