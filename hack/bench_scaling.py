@@ -16,6 +16,7 @@ Records nothing by itself: copy the output into docs/benchmarks.md.
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import pathlib
@@ -214,20 +215,19 @@ def main() -> None:
                 print(f"| {c} | {p} | {a['timings'].get('quality', float('nan')):.1f} | {a['exploration']['states']} |")
         if "memory" in only:
             base = root / "memory"
-            apps, wall, samples = run(base, {f"m{i:04d}": quality_app(1 + i % 5, 1) for i in range(args.many)},
+            apps, wall, samples = run(base, {f"m{i:04d}": dom_app(60 + 30 * (i % 5)) for i in range(args.many)},
                                       "--max-steps", "2", "--no-quality", *workers, sample=True)
-            tenth = max(1, len(samples) // 10)
-            first, last = samples[:tenth], samples[-tenth:]
             mib = lambda v: v / 2**20  # noqa: E731
             print(f"\n4. memory over {args.many} apps (2 steps, no quality; run wall {wall:.0f} s, "
-                  f"{len(samples)} samples)\n")
-            print("| part of the run | median RSS MiB | max RSS MiB |\n|---|---:|---:|")
-            print(f"| first tenth | {mib(statistics.median(first)):.0f} | {mib(max(first)):.0f} |")
-            print(f"| last tenth | {mib(statistics.median(last)):.0f} | {mib(max(last)):.0f} |")
-            print(f"| whole run | {mib(statistics.median(samples)):.0f} | {mib(max(samples)):.0f} |")
-            evaluated = sum(1 for a in apps.values() if a["outcome"] == "evaluated")
-            print(f"\n{evaluated} of {len(apps)} apps evaluated")
-
+                  f"{len(samples)} samples of the whole run's resident memory)\n")
+            print("| tenth of the run | median RSS MiB | max RSS MiB |\n|---:|---:|---:|")
+            size = max(1, len(samples) // 10)
+            for i in range(10):
+                part = samples[i * size:(i + 1) * size] if i < 9 else samples[9 * size:]
+                if part:
+                    print(f"| {i + 1} | {mib(statistics.median(part)):.0f} | {mib(max(part)):.0f} |")
+            outcomes = collections.Counter(a["outcome"] for a in apps.values())
+            print("\noutcomes: " + ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items())))
 
 if __name__ == "__main__":
     main()
