@@ -54,6 +54,9 @@ class AppServer:
     def __init__(self, root: pathlib.Path, build: servers.ServerBuild) -> None:
         self.build = build
         self.app = (pathlib.Path(root) / build.app).resolve()
+        if not self.app.is_dir():
+            raise ServerFailed(f"the app's {build.framework} server did not start: its built copy "
+                               f"{build.app} is not there")
         # a short path of our own: a socket's path has room for 107 bytes only, and the
         # site folder may be read-only (the cluster's app server)
         self.folder = pathlib.Path(tempfile.mkdtemp(prefix="iwc-srv-"))

@@ -167,6 +167,15 @@ def test_an_unreadable_marker_is_a_reason(tmp_path):
             pass
 
 
+def test_a_marker_whose_app_copy_is_gone_is_a_reason(tmp_path, fake_node):
+    site = server_site(tmp_path, "serve")
+    (tmp_path / "site.build" / "app" / "mode").unlink()
+    (tmp_path / "site.build" / "app").rmdir()
+    with pytest.raises(serving.ServerFailed, match="its built copy ../site.build/app is not there"):
+        with serving.serve(site):
+            pass
+
+
 def test_a_folder_without_the_marker_is_still_served_as_files(tmp_path):
     (tmp_path / "index.html").write_text("<h1>static</h1>")
     assert launching.marker(tmp_path) is None
