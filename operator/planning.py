@@ -102,7 +102,9 @@ _DEFAULT_RESOURCES = {
     # Building a framework app (npm ci, a webpack or Vite build) takes 1–2 GiB; the
     # build's own memory limit (build.memory_mib, 4 GiB) stays below this one.
     "instrument": {"requests": {"cpu": "500m", "memory": "1Gi"}, "limits": {"memory": "5Gi"}},
-    "app": {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"memory": "256Mi"}},
+    # A static app's server takes ~40 MB; an app built for its framework's server (a
+    # Next.js or @astrojs/node server, 150-250 MB) runs inside this one.
+    "app": {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"memory": "1Gi"}},
     "explorer": {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"memory": "2Gi"}},
     "scoring": {"requests": {"cpu": "500m", "memory": "512Mi"}, "limits": {"memory": "2Gi"}},
 }
@@ -276,13 +278,14 @@ def _app_volumes() -> list[dict]:
         {"name": "work", "emptyDir": {"sizeLimit": "4Gi"}},
         {"name": "npm-cache", "emptyDir": {"sizeLimit": "2Gi"}},
         {"name": "tmp", "emptyDir": {"sizeLimit": "2Gi"}},
-        {"name": "app-tmp", "emptyDir": {"sizeLimit": "64Mi"}},
+        {"name": "app-tmp", "emptyDir": {"sizeLimit": "256Mi"}},  # a server build's socket, HOME and log
     ]
 
 
 def _app_server(spec: api.EvaluationRunSpec, image: dict) -> dict:
-    """The app server runs the generated code's files only (static serving), yet it is
-    the least trusted process: no env, no token, read-only view of the work folder."""
+    """The app server serves the generated code's files, or runs the app's own framework
+    server (a server build, docs/frameworks.md): the least trusted process, with no env,
+    no token, a read-only view of the work folder (the built app's copy is on it)."""
     return {
         "name": "app", **image, "restartPolicy": "Always",
         "command": ["iwc", "app", "serve", "--root", f"{WORK}/site", "--port", str(APP_PORT)],

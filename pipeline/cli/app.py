@@ -22,7 +22,7 @@ from iwcbench.pipeline.stages import serving
 log = logging.getLogger(__name__)
 
 OUTCOME = "outcome.json"  # in the work folder: decided at instrumentation, nothing to explore
-SERVER_WAIT_S = 60.0  # the app server sidecar (our code) listens within this, or we failed
+SERVER_WAIT_S = 90.0  # the app server sidecar listens within this (a server build: its server starts first), or we failed
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -110,6 +110,12 @@ def explore(args: argparse.Namespace) -> int:
               f"within {SERVER_WAIT_S:.0f}s", file=sys.stderr)
         return options.EXIT_INFRA
     telemetry.setup("iwc-app")
+    failure = serving.failure_at(args.url)  # a server build whose own server did not start: the app's defect
+    if failure is not None:
+        result = app_run.failed_result(app, "start_failed", failure, prepared.report)
+        app_run.save_result(ctx.store, result)
+        print(f"{app.key}: {result.outcome}: {result.reason}")
+        return 0
     started = time.monotonic()
     try:
         with telemetry.span("app", model=app.model, task=app.task_id, container="explore"):

@@ -1,7 +1,10 @@
-"""The confined-process kit: one child (npm, a framework's build) under resource limits.
+"""The confined-process kit: one child (npm, a framework's build, an app's own server)
+under resource limits.
 
 ``run(argv, limits, log=...)`` starts the child in its own process group with its
-output in a log file, and kills the whole group when it passes a limit:
+output in a log file, and kills the whole group when it passes a limit; ``start``
+does the same for a long-running child (``Running``: a server, stopped by its caller,
+with no wall time):
 
     wall time      deadline, checked every POLL_S
     memory         resident memory of the whole group (from /proc), checked every POLL_S;
@@ -33,6 +36,7 @@ import resource
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from typing import Iterable, Mapping, Sequence
 
@@ -203,6 +207,27 @@ def _watch(child: subprocess.Popen, limits: Limits, started: float,
     return None, peak
 
 
+def _spawn(argv: Sequence[str], limits: Limits, log: pathlib.Path, cwd: str | os.PathLike,
+           env: Mapping[str, str]) -> tuple[subprocess.Popen, int, bool]:
+    """Start ``argv`` confined: (the child, where its output starts in ``log``, whether
+    it has a network namespace of its own)."""
+    _hide_own_environment()
+    isolated = limits.isolate_network and network_isolation()
+    command = _isolated(argv) if isolated else list(argv)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "ab") as out:
+        out.write(f"$ {' '.join(str(a) for a in argv)}\n".encode())
+        out.flush()
+        start = out.tell()
+        try:
+            child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                     cwd=cwd, env=dict(env), start_new_session=True,
+                                     preexec_fn=_rlimits(limits))
+        except OSError as exc:
+            raise CannotStart(f"cannot start {argv[0]}: {exc}") from exc
+    return child, start, isolated
+
+
 def run(
     argv: Sequence[str],
     limits: Limits,
@@ -214,20 +239,7 @@ def run(
 ) -> Confined:
     """Run ``argv`` to its end or to its first limit; its output is appended to ``log``."""
     started = time.monotonic()
-    _hide_own_environment()
-    isolated = limits.isolate_network and network_isolation()
-    command = _isolated(argv) if isolated else list(argv)
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "ab") as out:
-        out.write(f"$ {' '.join(argv)}\n".encode())
-        out.flush()
-        start = out.tell()
-        try:
-            child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                     cwd=cwd, env=dict(env), start_new_session=True,
-                                     preexec_fn=_rlimits(limits))
-        except OSError as exc:
-            raise CannotStart(f"cannot start {argv[0]}: {exc}") from exc
+    child, start, isolated = _spawn(argv, limits, log, cwd, env)
     try:
         killed_for, peak = _watch(child, limits, started, disk_paths)
     finally:
@@ -246,3 +258,63 @@ def run(
         log_tail=_tail(log, start),
         network_isolated=isolated,
     )
+
+
+class Running:
+    """A confined child that runs until it is stopped (an app's own server): the limits
+    of ``run`` but the wall time, which is the caller's (``stop``). A thread watches the
+    group's memory and kills the group past the limit (``killed_for`` then says
+    "memory"); a child past its CPU time is killed by the kernel ("cpu")."""
+
+    def __init__(self, argv: Sequence[str], limits: Limits, *, log: pathlib.Path, cwd: str | os.PathLike,
+                 env: Mapping[str, str]) -> None:
+        self.argv = tuple(str(a) for a in argv)
+        self.log = log
+        self.limits = limits
+        self.killed_for: str | None = None
+        self._child, self._start, self.network_isolated = _spawn(argv, limits, log, cwd, env)
+        self._stopping = threading.Event()
+        self._watcher = threading.Thread(target=self._watch, name=f"confined:{self._child.pid}", daemon=True)
+        self._watcher.start()
+
+    @property
+    def pid(self) -> int:
+        return self._child.pid
+
+    @property
+    def alive(self) -> bool:
+        return self._child.poll() is None
+
+    @property
+    def returncode(self) -> int | None:
+        return self._child.poll()
+
+    def _watch(self) -> None:
+        while not self._stopping.wait(POLL_S) and self._child.poll() is None:
+            if self.limits.memory_bytes is not None and group_memory(self._child.pid) > self.limits.memory_bytes:
+                self.killed_for = "memory"
+                _kill_group(self._child.pid)
+                return
+        code = self._child.poll()
+        if code is not None and code < 0 and -code == signal.SIGXCPU:
+            self.killed_for = "cpu"
+
+    def tail(self) -> str:
+        """The end of what the child wrote."""
+        return _tail(self.log, self._start)
+
+    def stop(self) -> None:
+        """Kill the child's whole group and reap it (idempotent)."""
+        self._stopping.set()
+        _kill_group(self._child.pid)
+        try:
+            self._child.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        self._watcher.join(timeout=2)
+
+
+def start(argv: Sequence[str], limits: Limits, *, log: pathlib.Path, cwd: str | os.PathLike,
+          env: Mapping[str, str]) -> Running:
+    """Start ``argv`` as a long-running confined child; see ``Running``."""
+    return Running(argv, limits, log=log, cwd=cwd, env=env)

@@ -421,6 +421,30 @@ def _blank_reason(prepared: Prepared, seen: str | None) -> str:
     return f"the page shows nothing after it loaded: {seen}"
 
 
+def _served_and_explored(prepared: Prepared, ctx: Context) -> results.AppResult:
+    """Serve the prepared app and explore it; an app whose own server (a server build)
+    does not start is start_failed with the server's reason."""
+    app = prepared.app
+    with contextlib.ExitStack() as stack:
+        try:
+            served = stack.enter_context(serving.serve(prepared.site))
+        except serving.ServerFailed as exc:
+            result = failed_result(app, "start_failed", str(exc), prepared.report,
+                                   timings={"instrument": prepared.report.duration_s})
+            save_result(ctx.store, result)
+            return result
+        assistant = ctx.assistants(prepared) if ctx.assistants is not None else None
+        if assistant is not None and assistant.stop_reason:
+            # our side's limit, not the app's fault: left out, evaluated again on --resume
+            result = failed_result(app, "error", assistant.stop_reason, prepared.report)
+            save_result(ctx.store, result)
+            return result
+        result = explore_app(prepared, served.url, ctx, assistant)
+        timings = dict(result.timings)
+        timings["instrument"] = prepared.report.duration_s
+        return result.model_copy(update={"timings": timings})
+
+
 def evaluate_app(app: evidence.AppRef, ctx: Context, work_root: pathlib.Path | None = None) -> results.AppResult:
     """All stages for one app on this machine. Never raises for an app's defects;
     an unexpected failure of ours is recorded as outcome ``error`` with the reason."""
@@ -432,17 +456,7 @@ def evaluate_app(app: evidence.AppRef, ctx: Context, work_root: pathlib.Path | N
             if isinstance(prepared, results.AppResult):
                 result = prepared
             else:
-                with serving.serve(prepared.site) as served:
-                    assistant = ctx.assistants(prepared) if ctx.assistants is not None else None
-                    if assistant is not None and assistant.stop_reason:
-                        # our side's limit, not the app's fault: left out, evaluated again on --resume
-                        result = failed_result(app, "error", assistant.stop_reason, prepared.report)
-                        save_result(ctx.store, result)
-                    else:
-                        result = explore_app(prepared, served.url, ctx, assistant)
-                        timings = dict(result.timings)
-                        timings["instrument"] = prepared.report.duration_s
-                        result = result.model_copy(update={"timings": timings})
+                result = _served_and_explored(prepared, ctx)
         except Exception as exc:  # noqa: BLE001 - the run goes on; the reason is kept
             log.exception("app %s failed", app.key)
             stored.AppEvidence.of(ctx.store, app).put(artifacts.ERROR.key, traceback.format_exc().encode())

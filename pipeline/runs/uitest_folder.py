@@ -53,7 +53,12 @@ def served(app: evidence.AppRef, store: store_mod.Store, evaluation: settings_mo
         if isinstance(prepared, results.AppResult):
             yield prepared.reason, "", None
             return
-        with serving.serve(prepared.site) as server:
+        with contextlib.ExitStack() as stack:
+            try:
+                server = stack.enter_context(serving.serve(prepared.site))
+            except serving.ServerFailed as exc:  # a server build whose own server did not start
+                yield str(exc), "", None
+                return
             start = serving.start_url(server.url, prepared.report.entry)
             yield prepared, start, routing.Hermetic(server.url, app_run.mirror_for(evaluation.sandbox, mirror_dir))
     finally:

@@ -17,7 +17,9 @@ order) and their locations are lines of the page. An app's own defects (no start
 page, unparsable scripts, binary junk, huge files) are recorded in the report, never
 raised. Build frameworks are served from a prebuilt static folder when the app ships
 one; otherwise they are built with Istanbul (building.py) and their static output is
-served. This module must not serve or explore.
+served, or, for an app built for its framework's server, ``dest`` gets the client
+files, the marker of contracts/servers.py and the built app's copy stays beside it
+(``dest.build/app``) for the serving stage to run. This module must not serve or explore.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ SITES_SCRIPT = SCRIPT.with_name("sites.js")  # where a built bundle's counters s
 IWC_DIR = instrumented.FOLDER
 BUILD_FRAMEWORKS = ("next", "astro", "cra", "vite")  # first match wins
 PREBUILT_DIRS = ("dist", "build", "out")  # static output folders of the build frameworks
+SERVER_ENTRY = "index.html"  # a server build's start page: "/" (serving.start_url), whatever renders it
 NOT_COPIED = {".git"}
 NOT_INSTRUMENTED = {"node_modules", ".git", IWC_DIR}
 PAGE_SUFFIXES = (".html", ".htm")
@@ -176,17 +179,23 @@ def _instrumented_reason(where: str, files: list, skipped: list[evidence.Skipped
 def _instrument_by_building(src: pathlib.Path, dest: pathlib.Path, framework: evidence.Framework,
                             build: settings_mod.Build, started: float,
                             timeout_s: float) -> evidence.InstrumentationReport:
-    """Build the app with Istanbul; ``dest`` gets the static output and .iwc/ maps."""
+    """Build the app with Istanbul; ``dest`` gets the static output and .iwc/ maps (a
+    server build: its client files and marker; the app's copy stays in ``dest.build``)."""
     work = dest.with_name(dest.name + ".build")
+    built = None
     try:
         built = building.build(src, work, framework, build)
         dest.mkdir(parents=True, exist_ok=True)
         if built.site is None:
             return _report(framework, "black_box", built.report.reason, None, "the app was not built", [],
                            [], started, built.report)
-        copy_app(built.site, dest)
+        if built.server is None:
+            copy_app(built.site, dest)
+        else:
+            building.place_server_build(built, work, dest, build)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if built is None or built.server is None or built.site is None:
+            shutil.rmtree(work, ignore_errors=True)
     (dest / IWC_DIR).mkdir(exist_ok=True)
     (dest / IWC_DIR / instrumented.COVERAGE_MAP.name).write_text(json.dumps(built.coverage_map))
     (dest / IWC_DIR / instrumented.SOURCE_TEXTS.name).write_text(json.dumps(built.sources))
@@ -199,6 +208,8 @@ def _instrument_by_building(src: pathlib.Path, dest: pathlib.Path, framework: ev
                                        functions=len(fc.get("fnMap", {})), branches=len(fc.get("branchMap", {})))
              for key, fc in built.coverage_map.items()]
     entry, entry_problem = find_entry(dest)
+    if built.server is not None:
+        entry, entry_problem = SERVER_ENTRY, None
     mode: evidence.Mode = "instrumented" if files else "black_box"
     return _report(framework, mode, reason, entry, entry_problem, files, list(built.skipped),
                    started, built.report)

@@ -7,13 +7,18 @@ is never touched):
     install    npm ci from the registry, lifecycle scripts off, one shared npm cache;
                then `npm rebuild` of the few dependencies allowed to run their install
                scripts (settings.allow_scripts)
-    build      with Istanbul (recipes.py), with loopback-only network; when that
-               fails, once more without Istanbul (the app is then a black box)
+    build      with Istanbul (recipes.py), with loopback-only network, as a static
+               site; an app that needs its server (a failed export whose log says so,
+               or no index.html: Next.js's per-request pages and route handlers,
+               Astro's output "server") is built for its framework's server instead,
+               with Istanbul on the client code; when all that fails, the same once
+               more without Istanbul (the app is then a black box)
 
 Every step runs confined (kits/confined: time, memory, disk, CPU limits; an environment
-without our secrets). The outcome (``Built``) holds the static site folder, Istanbul's
-coverage map and sources gathered from the build (js/recording.cjs) and a
-``BuildReport`` whose reason names the cause of any fallback with the log's tail. An
+without our secrets). The outcome (``Built``) holds the static site folder (or, for a server
+build, the app's built copy and ``Built.server``), Istanbul's coverage map and sources
+gathered from the build (js/recording.cjs) and a ``BuildReport`` whose reason names the
+cause of any fallback with the log's tail. An
 app's failure is an outcome, never an exception. This module must not serve, explore or
 instrument static files.
 """
@@ -28,7 +33,7 @@ import shutil
 import time
 
 from iwcbench.pipeline.contracts import settings as settings_mod
-from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.contracts import evidence, servers
 from iwcbench.pipeline.kits import confined, processes
 from iwcbench.pipeline.stages.instrumenting import failures as reasons
 from iwcbench.pipeline.stages.instrumenting import fonts
@@ -37,6 +42,7 @@ from iwcbench.pipeline.stages.instrumenting import recipes
 APP = "app"  # the app's working copy inside ``work``
 COVERAGE_OUT = "coverage-records"  # where the build's hook leaves one JSON per file
 LOG = "build.log"
+INLINE_SCRIPTS = "_iwc-inline-scripts"  # a server build's inline page scripts, in its site folder (not served)
 REPORTED_TAIL = 3000  # characters of a failed step's log kept in the report
 NOT_COPIED = {".git", "node_modules", ".npmrc"}  # .npmrc: the app must not pick our registry or scripts
 _PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS")
@@ -46,10 +52,11 @@ _INSTALL_ENV = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_pr
 @dataclasses.dataclass(frozen=True)
 class Built:
     report: evidence.BuildReport
-    site: pathlib.Path | None  # the static output (holds index.html); None when not built
+    site: pathlib.Path | None  # the static output (holds index.html), a server build's app copy; None: not built
     coverage_map: dict  # coverage key -> Istanbul's initial file coverage
     sources: dict  # coverage key -> original source text
     skipped: tuple[evidence.SkippedFile, ...]  # the app's own files left uninstrumented
+    server: recipes.ServerOutput | None = None  # a server build: how its server runs (site is the app's copy)
 
 
 def default_cache_dir() -> pathlib.Path:
@@ -85,29 +92,103 @@ def build(src: pathlib.Path, work: pathlib.Path, framework: str, settings: setti
         if plain is None and (app / recipe.output / "index.html").is_file():
             return run.done(framework, "plain", "built without Istanbul (as asked)", app / recipe.output, {}, {}, ())
         return run.failed(framework, plain or f"build left no {recipe.output}/index.html")
-    attempt = run.step(recipe.instrumented, "instrumented build")
-    site = app / recipe.output
-    if attempt is None and not (site / "index.html").is_file():
-        attempt = (f"instrumented build left no {recipe.output}/index.html "
-                   f"(the app may need a server, e.g. SSR output)")
-    if attempt is None:
-        coverage_map, sources, skipped = gather(work / COVERAGE_OUT)
-        if coverage_map:
-            noun = "file" if len(coverage_map) == 1 else "files"
-            reason = f"built with Istanbul: {len(coverage_map)} source {noun} of the app's own instrumented"
-            return run.done(framework, "instrumented", reason, site, coverage_map, sources, skipped)
-        reason = "built, but none of the app's own source files was instrumented"
-        return run.done(framework, "plain", reason, site, {}, {}, skipped)
+    return ladder(run, recipe, framework)
 
+
+def ladder(run: "_Runner", recipe: recipes.Recipe, framework: str) -> Built:
+    """Static with Istanbul → for its server with Istanbul → static → for its server
+    (the server rungs only when the app needs its server); the first that works."""
+    app = run.app
+    site = app / recipe.output
+    attempt = run.step(recipe.instrumented, "instrumented build")
+    if attempt is None and (site / "index.html").is_file():
+        return _instrumented(run, framework, site)
+    served = _on_server(run, recipe, framework, attempt, None)
+    if isinstance(served, Built):
+        return served
+    attempt = (attempt or f"instrumented build left no {recipe.output}/index.html") + served
     first_tail = run.last_tail
     _clean_output(app, recipe.output)
     plain = run.step(recipe.plain, "build")
     if plain is None and (site / "index.html").is_file():
         reason = f"{attempt}; built without Istanbul instead (black box)"
         return run.done(framework, "plain", reason, site, {}, {}, (), log_tail=first_tail)
-    plain = plain or f"build left no {recipe.output}/index.html (the app may need a server, e.g. SSR output)"
+    served = _on_server(run, recipe, framework, plain, (attempt, first_tail))
+    if isinstance(served, Built):
+        return served
+    plain = (plain or f"build left no {recipe.output}/index.html") + served
     same = plain == attempt.replace("instrumented build", "build", 1)
     return run.failed(framework, plain if same else f"{attempt}; without Istanbul: {plain}")
+
+
+def _instrumented(run: "_Runner", framework: str, site: pathlib.Path, how: str = "",
+                  server: recipes.ServerOutput | None = None) -> Built:
+    """The outcome of a build that ran with Istanbul: instrumented when it counted any
+    of the app's own files. ``how`` starts the reason."""
+    coverage_map, sources, skipped = gather(run.work / COVERAGE_OUT)
+    if coverage_map:
+        noun = "file" if len(coverage_map) == 1 else "files"
+        reason = f"{how}built with Istanbul: {len(coverage_map)} source {noun} of the app's own instrumented"
+        return run.done(framework, "instrumented", reason, site, coverage_map, sources, skipped, server=server)
+    reason = f"{how}built, but none of the app's own source files was instrumented"
+    return run.done(framework, "plain", reason, site, {}, {}, skipped, server=server)
+
+
+def _on_server(run: "_Runner", recipe: recipes.Recipe, framework: str, failure: str | None,
+               instrumented_failed: tuple[str, str] | None) -> "Built | str":
+    """A static build that failed or left no index.html, built for the app's server
+    when it needs one: the outcome, or what to add to the static build's reason.
+    ``instrumented_failed``: (reason, log tail) of the instrumented builds, for the
+    plain rung; None: this is the instrumented rung."""
+    app = run.app
+    why = recipes.server_reason(framework, run.last_tail) if failure else None
+    if failure is not None and why is None:
+        return ""  # failed for another reason: a server build fails the same way
+    why = why or f"its static build left no {recipe.output}/index.html"
+    step = recipe.server if instrumented_failed is None else recipe.plain_server
+    if step is not None:
+        _clean_output(app, recipe.output)
+        name = "instrumented server build" if instrumented_failed is None else "server build"
+        failed = run.step(step, name)
+        if failed is not None:
+            return f"; it needs its server ({why}), and the {name} failed: {failed}"
+    output = recipes.server_output(framework, app)
+    if output is None:
+        adapter = recipes.astro_adapter(app) if framework == "astro" else None
+        if adapter and adapter != "@astrojs/node":
+            return f" (its adapter {adapter} builds for its own host; only @astrojs/node's server can be run here)"
+        return " (the app may need a server, e.g. SSR output)"
+    how = f"built for and served by {output.label}, because {why}; "
+    if instrumented_failed is None:
+        return _instrumented(run, framework, app, how, output)
+    attempt, tail = instrumented_failed
+    reason = f"{attempt}; {how}built without Istanbul instead (black box)"
+    return run.done(framework, "plain", reason, app, {}, {}, (), log_tail=tail, server=output)
+
+
+def place_server_build(built: Built, work: pathlib.Path, dest: pathlib.Path, build: settings_mod.Build) -> None:
+    """A server build's client files into ``dest`` at the paths its server serves them
+    from, and the marker naming the app's copy (left in ``work``, the rest of it gone)."""
+    app = built.site
+    assert app is not None and built.server is not None
+    for name in os.listdir(work):
+        target = work / name
+        if target == app:
+            continue
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target, ignore_errors=True)
+        else:
+            target.unlink(missing_ok=True)
+    for prefix, folder in built.server.client.items():
+        if (app / folder).is_dir():
+            _copy(app / folder, dest / prefix)
+    for n, text in enumerate(recipes.inline_scripts(built.report.framework, app)):
+        (dest / INLINE_SCRIPTS).mkdir(parents=True, exist_ok=True)
+        (dest / INLINE_SCRIPTS / f"{n}.js").write_text(text)  # where the counters' places are found
+    marker = servers.ServerBuild(framework=built.report.framework, app=os.path.relpath(app, dest),
+                                 entry=built.server.entry, reason=built.report.reason,
+                                 memory_mib=build.memory_mib, cpu_s=build.cpu_s)
+    (dest / servers.MARKER).write_text(marker.model_dump_json(indent=1))
 
 
 def gather(folder: pathlib.Path) -> tuple[dict, dict, tuple[evidence.SkippedFile, ...]]:
@@ -265,8 +346,10 @@ class _Runner:
     def failed(self, framework: str, reason: str) -> Built:
         return Built(self.report(framework, "failed", reason, self.last_tail), None, {}, {}, ())
 
-    def done(self, framework, result, reason, site, coverage_map, sources, skipped, log_tail: str = "") -> Built:
-        return Built(self.report(framework, result, reason, log_tail), site, coverage_map, sources, tuple(skipped))
+    def done(self, framework, result, reason, site, coverage_map, sources, skipped, log_tail: str = "",
+             server: recipes.ServerOutput | None = None) -> Built:
+        return Built(self.report(framework, result, reason, log_tail), site, coverage_map, sources, tuple(skipped),
+                     server)
 
 
 def _seed(cache: pathlib.Path, seed: str | None) -> None:

@@ -5,8 +5,13 @@ An instrumented build uses the app's own config, wrapped: a small shim written i
 app's copy imports the app's config and hands it to our wrapper in js/, which
 adds the Istanbul hook (Vite plugin, webpack loader, Babel plugin) and source maps and
 changes nothing else. A plain build is the app's own command as it stands (Next.js
-also gets ``output: "export"``, through the same shim with instrumenting off). Nothing
-here runs a process or decides a fallback.
+also gets ``output: "export"``, through the same shim with instrumenting off).
+
+An app that cannot be exported as static files is built for its framework's server
+(``Recipe.server``, ``Recipe.plain_server``: Next.js without ``output: "export"``; an
+Astro app's own ``output: "server"`` build is one already): ``server_reason`` finds the
+line of a failed export's log that says why, ``server_output`` what a server build
+left to run (``ServerOutput``). Nothing here runs a process or decides a fallback.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import pathlib
+import re
 
 JS_DIR = pathlib.Path(__file__).resolve().parent / "js"
 IWC_PREFIX = "iwc."  # shims we write into the app's copy: iwc.vite.config.mjs, ...
@@ -43,6 +49,87 @@ class Recipe:
     instrumented: Step
     plain: Step
     output: str  # folder (relative to the app's copy) holding the static site
+    server: Step | None = None  # an instrumented build for the framework's server, when it takes another build
+    plain_server: Step | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerOutput:
+    """What a server build left: how its server starts, and where its client files are."""
+
+    label: str  # the server, for the reason: "Next.js's server", "@astrojs/node"
+    entry: str | None  # the server's entry module, relative to the app's copy (Astro)
+    client: dict[str, str]  # served URL prefix ("" or "_next/static") -> folder in the app's copy
+
+
+# A static export's failures that mean the app needs its server (Next.js's messages:
+# a page rendered per request, request APIs, route handlers, server actions, images)
+_NEEDS_SERVER = re.compile(
+    r"""(output:?\s*["']?export["']?|static export|export(ed)? statically|couldn't be (exported|rendered statically)|"""
+    r"""Dynamic server usage|force-dynamic|not supported with (static )?export|"""
+    r"""Image Optimization using the default loader|dynamic = ["']error["'])""",
+    re.IGNORECASE)
+ASTRO_SERVER_ENTRY = "dist/server/entry.mjs"
+REASON_CHARS = 300  # of the log's line kept in the reason
+
+
+def server_reason(framework: str, log_tail: str) -> str | None:
+    """The line of a failed static build's log that says the app needs its server, or None."""
+    if framework != "next":
+        return None  # an Astro app chooses its server in its own config: no export to fail
+    for line in log_tail.splitlines():
+        if _NEEDS_SERVER.search(line):
+            line = re.sub(r"\s*(Learn more|Read more|See more info)[^.]*:?\s*https?://\S+", "", line)
+            return line.strip().lstrip("⨯ ").strip()[:REASON_CHARS]
+    return None
+
+
+def server_output(framework: str, root: pathlib.Path) -> ServerOutput | None:
+    """The server build in the app's copy at ``root``, or None when there is none."""
+    if framework == "next" and (root / ".next" / "BUILD_ID").is_file():
+        return ServerOutput("Next.js's own server", None, {"_next/static": ".next/static", "": "public"})
+    if framework == "astro" and (root / ASTRO_SERVER_ENTRY).is_file():
+        return ServerOutput("the @astrojs/node adapter", ASTRO_SERVER_ENTRY, {"": "dist/client"})
+    return None
+
+
+def inline_scripts(framework: str, root: pathlib.Path) -> list[str]:
+    """The scripts a server build's server writes into its pages inline (Astro inlines
+    small page scripts; their text sits in the server's manifest), as the browser runs
+    them: counters there are placed by their text like a file's."""
+    if framework != "astro":
+        return []
+    found: list[str] = []
+    decoder = json.JSONDecoder()
+    for manifest in sorted((root / "dist" / "server").glob("manifest_*.mjs")):
+        try:
+            text = manifest.read_text(errors="replace")
+        except OSError:
+            continue
+        at = text.find('"inlinedScripts":')
+        if at < 0:
+            continue
+        try:
+            pairs, _ = decoder.raw_decode(text, at + len('"inlinedScripts":'))
+        except ValueError:
+            continue
+        found += [p[1] for p in pairs if isinstance(p, list) and len(p) == 2 and isinstance(p[1], str)]
+    return found
+
+
+def astro_adapter(root: pathlib.Path) -> str | None:
+    """The Astro adapter the app depends on (``@astrojs/vercel``, ...), or None."""
+    try:
+        data = json.loads((root / "package.json").read_bytes())
+    except (OSError, ValueError):
+        return None
+    names = [n for field in ("dependencies", "devDependencies") if isinstance(data.get(field), dict)
+             for n in data[field]]
+    adapters = [n for n in names if n in ASTRO_ADAPTERS or n.startswith("astro-adapter")]
+    return adapters[0] if adapters else None
+
+
+ASTRO_ADAPTERS = ("@astrojs/node", "@astrojs/vercel", "@astrojs/netlify", "@astrojs/cloudflare", "@deno/astro-adapter")
 
 
 def first(root: pathlib.Path, names: tuple[str, ...]) -> str | None:
@@ -121,11 +208,14 @@ def _next(root: pathlib.Path, node: str) -> Recipe:
     env = {"NEXT_TELEMETRY_DISABLED": "1", "IWC_NEXT_EXPORT": "1"}
     files = {"next.config.mjs": shim}
     offline = {"NEXT_FONT_GOOGLE_MOCKED_RESPONSES": _js("next-fonts.cjs")}
+    server = {**env, "IWC_NEXT_EXPORT": "0"}
     return Recipe(
         framework="next",
         instrumented=Step(tuple(argv), {**env, "IWC_INSTRUMENT": "1"}, files, renames, offline),
         plain=Step(tuple(argv), {**env, "IWC_INSTRUMENT": "0"}, files, renames, offline),
         output="out",
+        server=Step(tuple(argv), {**server, "IWC_INSTRUMENT": "1"}, files, renames, offline),
+        plain_server=Step(tuple(argv), {**server, "IWC_INSTRUMENT": "0"}, files, renames, offline),
     )
 
 

@@ -1,19 +1,26 @@
-"""The serve stage: an app's static files over HTTP on loopback, one port per app.
+"""The serve stage: an app over HTTP on loopback, one port per app.
 
 ``serve(root)`` is a context manager giving a ``Served`` (its URL, port and a log of
 requests); ``serve_forever(root, host, port)`` is the same server as a long-running
-process (``iwc app serve``, the Kubernetes sidecar). GET and HEAD only; files only
-from inside ``root`` (``..`` segments and symlinks leading out are refused);
-``/dir/`` serves ``dir/index.html``; no directory listings; ``Cache-Control:
-no-store`` so every load reaches the server; single byte ranges for media. A bad
-request gets an HTTP error, never a crashed server. It must not build, instrument or
-rewrite apps, and never binds anything but the address it is given.
+process (``iwc app serve``, the Kubernetes sidecar).
+
+A static site: GET and HEAD only; files only from inside ``root`` (``..`` segments and
+symlinks leading out are refused); ``/dir/`` serves ``dir/index.html``; no directory
+listings; ``Cache-Control: no-store`` so every load reaches the server; single byte
+ranges for media. A server build (``root`` holds contracts/servers.py's marker): the
+app's own framework server runs confined on a Unix socket (launching.py) and every
+request is proxied to it (proxying.py). ``serve`` raises ``ServerFailed`` (the app's
+defect, with the server log's tail) when that server does not start; ``serve_forever``
+then answers every request 503 with the reason and ``FAILED_HEADER``, for the explorer
+(``failure_at``). A bad request gets an HTTP error, never a crashed server. It must not
+build, instrument or rewrite apps, and never binds anything but the address it is given.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import http.client
 import http.server
 import logging
 import os
@@ -26,10 +33,14 @@ import urllib.parse
 from typing import Iterator
 
 from iwcbench.pipeline.kits.mirror import mediatypes
+from iwcbench.pipeline.stages.serving import launching, proxying
+
+ServerFailed = launching.ServerFailed
 
 log = logging.getLogger(__name__)
 IDLE_TIMEOUT_S = 30.0  # a kept-alive connection with no request for this long is closed
 MAX_LOG = 100_000  # requests kept in Served's log
+FAILED_HEADER = "X-IWC-Server-Failed"  # on serve_forever's answers when the app's server did not start
 
 
 @dataclasses.dataclass(frozen=True)
@@ -208,11 +219,80 @@ class _Server(http.server.ThreadingHTTPServer):
         log.debug("request from %s failed", client_address, exc_info=True)
 
 
-def _open(root: pathlib.Path, host: str, port: int) -> _Server:
+class _ProxyHandler(_Handler):
+    """Every request to the app's own server (proxying.py)."""
+
+    server: "_ProxyServer"
+
+    def _proxy(self) -> None:
+        try:
+            self._forward()
+        except (BrokenPipeError, ConnectionResetError, socket.timeout, http.client.HTTPException, OSError):
+            self.close_connection = True  # one side went away mid-answer
+
+    do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _proxy
+
+    def _forward(self) -> None:
+        try:
+            body = proxying.read_body(self.headers, self.rfile)
+        except proxying.BadRequest as exc:
+            self._plain(exc.args[0], exc.args[1])
+            return
+        app = self.server.app_server
+        try:
+            connection, response = proxying.forward(app.socket_path, self.command, self.path, self.headers, body)
+        except (OSError, http.client.HTTPException) as exc:
+            gone = "" if app.child.alive else f"; it is gone ({app.describe_exit()}): {app.tail()[-300:]}"
+            self._plain(502, f"the app's server did not answer: {type(exc).__name__}: {exc}{gone}")
+            return
+        with contextlib.closing(connection):
+            self.send_response(response.status, response.reason)
+            for name, value in proxying.response_headers(response):
+                self.send_header(name, value)
+            self.send_header("Cache-Control", "no-store")
+            length = response.getheader("Content-Length")
+            body_follows = proxying.has_body(self.command, response.status)
+            chunked = body_follows and length is None
+            if length is not None:
+                self.send_header("Content-Length", length)
+            elif chunked:
+                self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            if body_follows:
+                proxying.stream(response, self.wfile.write, chunked)
+
+
+class _FailedHandler(_Handler):
+    """Every request answered 503 with why the app's server did not start."""
+
+    server: "_ProxyServer"
+
+    def _failed(self) -> None:
+        self.close_connection = True
+        self._plain(503, self.server.failure, {FAILED_HEADER: "1"})
+
+    do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _failed
+
+
+class _ProxyServer(_Server):
+    def __init__(self, root: pathlib.Path, host: str, port: int, app_server: launching.AppServer | None,
+                 failure: str = "") -> None:
+        self.app_server, self.failure = app_server, failure
+        self.root = root
+        handler = _ProxyHandler if app_server is not None else _FailedHandler
+        http.server.ThreadingHTTPServer.__init__(self, (host, port), handler)
+        self.served = Served(root, host, self.server_address[1])
+
+
+def _folder(root: pathlib.Path) -> pathlib.Path:
     folder = pathlib.Path(root).resolve(strict=True)
     if not folder.is_dir():
         raise NotADirectoryError(f"not a folder: {root}")
-    return _Server(folder, host, port)
+    return folder
+
+
+def _open(root: pathlib.Path, host: str, port: int) -> _Server:
+    return _Server(_folder(root), host, port)
 
 
 def start_url(base: str, entry: str | None) -> str:
@@ -225,9 +305,7 @@ def start_url(base: str, entry: str | None) -> str:
 
 
 @contextlib.contextmanager
-def serve(root: pathlib.Path, host: str = "127.0.0.1") -> Iterator[Served]:
-    """Serve ``root`` on ``host`` at a free port until the block ends."""
-    server = _open(root, host, 0)
+def _running(server: _Server) -> Iterator[Served]:
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1},
                               name=f"serve:{server.served.port}", daemon=True)
     thread.start()
@@ -239,19 +317,77 @@ def serve(root: pathlib.Path, host: str = "127.0.0.1") -> Iterator[Served]:
         thread.join(timeout=5)
 
 
+@contextlib.contextmanager
+def serve(root: pathlib.Path, host: str = "127.0.0.1") -> Iterator[Served]:
+    """Serve ``root`` on ``host`` at a free port until the block ends; a server build
+    runs its own server for the block (``ServerFailed`` when it does not start)."""
+    folder = _folder(root)
+    build = launching.marker(folder)
+    if build is None:
+        with _running(_Server(folder, host, 0)) as served:
+            yield served
+        return
+    app = launching.AppServer(folder, build)
+    try:
+        app.wait_ready()
+        with _running(_ProxyServer(folder, host, 0, app)) as served:
+            yield served
+    finally:
+        app.close()
+
+
+def _start_app(folder: pathlib.Path) -> tuple[launching.AppServer | None, str]:
+    """The server build's server, ready (None, "": static files; None, reason: it did not start)."""
+    try:
+        build = launching.marker(folder)
+        if build is None:
+            return None, ""
+        app = launching.AppServer(folder, build)
+        app.wait_ready()
+        return app, ""
+    except ServerFailed as exc:
+        return None, str(exc)
+
+
 def serve_forever(root: pathlib.Path, host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Serve ``root`` until SIGTERM or SIGINT (the sidecar's whole life)."""
-    server = _open(root, host, port)
+    """Serve ``root`` until SIGTERM or SIGINT (the sidecar's whole life); a server build's
+    server runs as long (when it does not start, every answer is a 503 saying why)."""
+    folder = _folder(root)
+    app, failure = _start_app(folder)
+    if app is not None or failure:
+        server: _Server = _ProxyServer(folder, host, port, app, failure)
+    else:
+        server = _Server(folder, host, port)
 
     def on_signal(signum: int, _frame: object) -> None:
         # shutdown() waits for serve_forever, which runs on this thread: call it elsewhere.
         threading.Thread(target=server.shutdown, daemon=True).start()
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
-    print(f"serving {server.root} at {server.served.url}", flush=True)
+    what = f"the {app.build.framework} server of {folder}" if app else folder
+    print(f"serving {what} at {server.served.url}" + (f" (failed: {failure})" if failure else ""), flush=True)
     try:
         server.serve_forever(poll_interval=0.2)
     finally:
         server.server_close()
+        if app is not None:
+            app.close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def failure_at(url: str, timeout_s: float = 10.0) -> str | None:
+    """Why the app server at ``url`` (serve_forever's) could not start the app's own
+    server, or None when it serves the app."""
+    parts = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 80, timeout=timeout_s)
+    try:
+        connection.request("GET", parts.path or "/")
+        response = connection.getresponse()
+        if response.getheader(FAILED_HEADER):
+            return response.read(8000).decode("utf-8", "replace").strip()
+        return None
+    except (OSError, http.client.HTTPException):
+        return None  # not ours to judge here: the explorer's load says what is wrong
+    finally:
+        connection.close()
