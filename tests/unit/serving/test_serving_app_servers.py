@@ -183,8 +183,9 @@ def test_a_folder_without_the_marker_is_still_served_as_files(tmp_path):
         assert ask(served, "GET", "/")[2] == b"<h1>static</h1>"
 
 
-def test_serve_forever_answers_503_with_the_reason_when_the_server_does_not_start(tmp_path):
-    site = server_site(tmp_path, "exit")
+def _serve_forever(site: pathlib.Path) -> tuple[subprocess.Popen, int]:
+    """``serving.serve_forever`` on ``site`` in a child process (the sidecar's life), with
+    the stand-in app server for launcher, at a free port."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -194,6 +195,12 @@ def test_serve_forever_answers_503_with_the_reason_when_the_server_does_not_star
             f"serving.serve_forever(pathlib.Path(sys.argv[1]), '127.0.0.1', {port})")
     child = subprocess.Popen([sys.executable, "-c", code, str(site)], stdout=subprocess.PIPE, text=True,
                              env={**os.environ, "IWC_NODE": sys.executable})
+    return child, port
+
+
+def test_serve_forever_answers_503_with_the_reason_when_the_server_does_not_start(tmp_path):
+    site = server_site(tmp_path, "exit")
+    child, port = _serve_forever(site)
     try:
         line = child.stdout.readline()
         assert f"http://127.0.0.1:{port}/" in line and "failed" in line
@@ -209,15 +216,7 @@ def test_serve_forever_answers_503_with_the_reason_when_the_server_does_not_star
 
 def test_serve_forever_proxies_to_the_apps_server_until_sigterm(tmp_path):
     site = server_site(tmp_path, "serve")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    code = ("import pathlib, sys; from iwcbench.pipeline.stages import serving; "
-            "from iwcbench.pipeline.stages.serving import launching; "
-            f"launching.LAUNCHER = pathlib.Path({str(FAKE)!r}); "
-            f"serving.serve_forever(pathlib.Path(sys.argv[1]), '127.0.0.1', {port})")
-    child = subprocess.Popen([sys.executable, "-c", code, str(site)], stdout=subprocess.PIPE, text=True,
-                             env={**os.environ, "IWC_NODE": sys.executable})
+    child, port = _serve_forever(site)
     try:
         assert "the next server of" in child.stdout.readline()
         assert serving.failure_at(f"http://127.0.0.1:{port}/") is None
