@@ -43,10 +43,10 @@ def _scores(scores: dict[str, metric_table.Score]) -> str:
         cites = "".join(f"<span>{layout.esc(c)}</span>" for c in s.evidence)
         cites = f'<div class="cites">{cites}</div>' if cites else ""
         if s.value is None or not math.isfinite(s.value):
-            label = "n/a" if s.status == "not_applicable" else "unscored"
-            value = f'<span class="unscored">{label}</span>'
+            label, tone = ("n/a", "faint") if s.status == "not_applicable" else ("unscored", "unscored")
+            value = f'<span class="{tone}">{label}</span>'
             said = s.reason if s.reason.lower().startswith(label) else f"{label} — {s.reason}"
-            why = f'<span class="unscored">{layout.esc(said)}</span>'
+            why = f'<span class="{tone}">{layout.esc(said)}</span>'
             rows.append(f'<tr class="is-unscored"><td><b>{layout.esc(name)}</b></td><td class="value">{value}</td>'
                         f'<td class="muted">{direction}</td><td>{why}{cites}</td></tr>')
             continue

@@ -176,6 +176,9 @@ def app_section(app: results.AppResult) -> str:
                 value = '<span class="faint">not run</span>'
                 why = ('<span class="faint">no judge model in this run (--judge MODEL)</span>' if entry.kind == "llm"
                        else '<span class="faint">not selected in this run (--metrics, --no-quality)</span>')
+            elif score.status == "not_applicable":  # nothing to measure: not a failure, not highlighted as one
+                value = '<span class="faint">n/a</span>'
+                why = f'<span class="faint">{layout.esc(score.reason)}</span>'
             elif score.value is None or not math.isfinite(score.value):
                 value = '<span class="unscored">unscored</span>'
                 why = f'<span class="unscored">{layout.esc(score.reason)}</span>'
