@@ -56,6 +56,7 @@ Rules:
 
 from __future__ import annotations
 
+import collections
 import math
 import operator
 import random
@@ -107,12 +108,9 @@ def whole_tasks(apps: Sequence[results.AppResult]) -> list[results.AppResult]:
     """Apps whose judged dimensions the budget left undone in some app of their task
     (status ``over_budget``) with those dimensions set aside in every app of that task
     (unscored; the value kept in ``raw["set_aside"]``); other apps unchanged."""
-    undone: dict[str, dict[str, int]] = {}  # task → dimension → apps the budget left undone
+    undone: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)  # task → dimension → apps
     for app in _pooled(apps):
-        for name, score in app.scores.items():
-            if score.status == "over_budget":
-                undone.setdefault(app.task_id, {}).setdefault(name, 0)
-                undone[app.task_id][name] += 1
+        undone[app.task_id].update(n for n, score in app.scores.items() if score.status == "over_budget")
     out = []
     for app in apps:
         names = [n for n in undone.get(app.task_id, {}) if _value(app.scores.get(n)) is not None]
@@ -414,10 +412,8 @@ def _without_value(mine: Sequence[results.AppResult], metrics: Sequence[str], po
     """Metric → the apps (our errors left out) without a value for it: those it applies
     to (``applicable``: unscored, pending, over budget) or those it does not apply to."""
     def counts(score: metric_table.Score | None) -> bool:
-        if _value(score) is not None:
-            return False
-        return (score is None or score.status != "not_applicable") if applicable else (
-            score is not None and score.status == "not_applicable")
+        absent = score is not None and score.status == "not_applicable"
+        return _value(score) is None and absent != applicable
     return {m: n for m in metrics if m not in pooled_names
             and (n := sum(1 for a in mine if a.outcome not in results.OUR_FAULT and counts(a.scores.get(m))))}
 

@@ -68,7 +68,7 @@ def _files(folder: pathlib.Path) -> dict[str, str]:
     out = {}
     for path in sorted((folder / "files").glob("*-latin-*.woff2")):
         match = _FILE.search(path.name)
-        if match and "-ext-" not in path.name:
+        if match:  # "-latin-ext-400-…" has no weight right after "-latin-": not matched
             out[f"{match.group(1)}-{match.group(2)}"] = str(path.resolve())
     return out
 

@@ -17,6 +17,7 @@ from iwcbench.pipeline.stages.quality import runtime
 LIGHTHOUSE = {"wcb_best_practices": "best-practices", "wcb_performance": "performance",
               "wcb_accessibility": "accessibility"}
 PAINTED_NOTHING = ("NO_FCP", "NO_LCP")  # Lighthouse's codes for a page that never painted content
+HUNG = ("PAGE_HUNG",)  # Lighthouse's code for a page whose main thread stopped answering
 PERF_METRICS = (("first-contentful-paint", "FCP", "ms"), ("largest-contentful-paint", "LCP", "ms"),
                 ("total-blocking-time", "TBT", "ms"), ("cumulative-layout-shift", "CLS", ""),
                 ("speed-index", "SI", "ms"))
@@ -50,19 +51,23 @@ def without_sandbox_errors(answer: dict, app_origin: str | None) -> tuple[dict, 
     return {**answer, "audits": audits, "categories": categories}, ours
 
 
+def _coded(answer: dict, codes: Sequence[str]) -> bool:
+    """Whether Lighthouse's runtime error is one of ``codes``."""
+    return any(code in (answer.get("runtime_error") or "") for code in codes)
+
+
 def lighthouse(answer: dict | None, why_not: str | None, app_origin: str | None = None) -> dict[str, metrics.Score]:
     """The three Lighthouse metrics from one run (``why_not``: why there is none); with
     ``app_origin``, the console errors our sandbox caused are left out of best practices."""
     if answer is None:
         return metrics.unscored(LIGHTHOUSE, why_not or "Lighthouse did not run")
-    hung = answer.get("hung") or (answer.get("runtime_error") if "PAGE_HUNG" in (answer.get("runtime_error") or "")
-                                  else None)
+    hung = answer.get("hung") or (answer.get("runtime_error") if _coded(answer, HUNG) else None)
     if hung:  # the page's own doing: nothing of it can be measured or used
         return {name: metrics.score(name, 0.0, f"the start page hung under Lighthouse {answer.get('version') or ''}: "
                                     f"{hung}".replace("  ", " ")) for name in LIGHTHOUSE}
     answer, ours = without_sandbox_errors(answer, app_origin)
     out = {}
-    painted_nothing = any(code in (answer.get("runtime_error") or "") for code in PAINTED_NOTHING)
+    painted_nothing = _coded(answer, PAINTED_NOTHING)
     for name, category in LIGHTHOUSE.items():
         score = (answer.get("categories") or {}).get(category)
         if score is None:
