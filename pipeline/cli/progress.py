@@ -21,7 +21,7 @@ from iwcbench.pipeline.contracts import artifacts, results
 
 # The few metric columns that fit a terminal; the report shows all of them.
 TERMINAL_METRICS = ("coverage_statements", "states", "runtime_errors", "accessibility")
-_STYLE = {"evaluated": "green", "black_box": "yellow", "start_failed": "red", "error": "magenta"}
+_STYLE = {"evaluated": "green", "black_box": "yellow", "start_failed": "red", "not_runnable": "dim", "error": "magenta"}
 
 
 def _pct(value: float | None) -> str:

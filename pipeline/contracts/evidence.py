@@ -78,6 +78,11 @@ class BuildReport(base.Model):
     build_s: float = 0.0  # seconds of building, every attempt
     log_tail: str = ""
     network_isolated: bool = False  # the builds ran with loopback only
+    # for ``failed``: whose the failure is. "environment": this sandbox's limits (the build
+    # needs a network service; a dependency comes from git or another host, and installs
+    # reach one registry), so the app is not runnable here (outcome not_runnable); "app":
+    # the app's own defect (start_failed)
+    cause: Literal["app", "environment"] = "app"
 
 
 class InstrumentationReport(base.Stored):

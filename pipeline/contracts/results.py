@@ -21,12 +21,17 @@ import pydantic
 
 from iwcbench.pipeline.contracts import analyses, base, evidence, metrics, settings, uitests
 
-Outcome = Literal["evaluated", "black_box", "start_failed", "error"]
+Outcome = Literal["evaluated", "black_box", "start_failed", "not_runnable", "error"]
 # Outcomes that are the model's fault: the app takes the floor of every metric it could
 # not be measured on (contracts/metrics.py), under every weight set.
 MODEL_FAULT: frozenset[str] = frozenset({"start_failed"})
 # Our own failure: left out of every pool.
 OUR_FAULT: frozenset[str] = frozenset({"error"})
+# Neither the model's fault nor ours: the app cannot run in this environment (its build
+# needs a network service, a dependency comes from a git repository). It is pooled on
+# what it was scored on (its source's metrics), never floored; what it lacks is unscored
+# and counted per model, as the app's row and the report show.
+NOT_RUNNABLE_HERE: frozenset[str] = frozenset({"not_runnable"})
 NOT_SUBMITTED = "no app submitted for this task"  # the reason of a (model, task) without an app
 SCHEMA_VERSION = "4"  # of result.json and results.json (3: the run's Evaluation, its local part apart; 4: the
 # leaderboard holds WebGen-Bench's pooled Accuracy in ``metrics``, as every other metric)
@@ -290,6 +295,7 @@ class UITestRow(base.Model):
     instructions: int = 0  # tasks with UI test cases this model was given
     start_failures: int = 0  # of them, apps that never started (or were never submitted)
     errors: int = 0  # apps left out: our side failed
+    not_runnable: int = 0  # apps left out: they cannot run in this environment (outcome not_runnable)
     cases: AccuracySlice = AccuracySlice()
     instruction_counts: AccuracySlice = AccuracySlice()
     unscored_cases: int = 0  # cases without a verdict (left out, never NO)

@@ -177,11 +177,7 @@ def prepare_app(
     files.save_json(artifacts.COVERAGE_MAP, done.coverage_map or {})
     (work / REPORT).write_text(report.model_dump_json(indent=1))
     if report.build is not None and report.build.result == "failed":
-        result = failed_result(
-            app, "start_failed", f"the app could not be built: {report.build.reason}", report,
-            timings={"instrument": round(time.monotonic() - started, 3)},
-        )
-        result = _score_source(result, files, evaluation, tools)
+        result = _score_source(_unbuilt(app, report, started), files, evaluation, tools)
         save_result(store, result)
         return result
     if report.entry is None:
@@ -194,10 +190,22 @@ def prepare_app(
     return Prepared(app=app, work=work, site=site, instrumented=done)
 
 
+def _unbuilt(app: evidence.AppRef, report: evidence.InstrumentationReport, started: float) -> results.AppResult:
+    """The result of an app whose build failed: start_failed when the app is at fault,
+    not_runnable when this environment is (its build needs the network, a git dependency)."""
+    assert report.build is not None
+    here = report.build.cause == "environment"
+    return failed_result(
+        app, "not_runnable" if here else "start_failed",
+        f"{'not runnable here' if here else 'the app could not be built'}: {report.build.reason}", report,
+        timings={"instrument": round(time.monotonic() - started, 3)})
+
+
 def _score_source(result: results.AppResult, files: stored.AppEvidence, evaluation: settings_mod.Evaluation,
                   tools: quality.Tools | None) -> results.AppResult:
     """A never-built app's result with what its source scores on (quality.SOURCE_ONLY):
-    WebCoderBench's static metrics need no server; the rest stays at the floor."""
+    WebCoderBench's static metrics need no server; the rest stays at the floor
+    (start_failed) or unscored (not_runnable)."""
     if not set(quality.SOURCE_ONLY) & set(evaluation.quality.selected()):
         return result
     try:

@@ -33,6 +33,9 @@ Apps that could not be evaluated (``failure_scores``):
   Reason: "the app did not start: <reason>".
 * outcome ``error`` (our infrastructure failed): everything unscored, so the app is
   left out of every aggregate.
+* outcome ``not_runnable`` (the app cannot run in this environment: its build needs a
+  network service, or a dependency comes from git): everything here unscored, never a
+  floor; the app is pooled on what its source was scored on.
 """
 
 from __future__ import annotations
@@ -225,9 +228,9 @@ def score_offline(
 
 def failure_scores(outcome: str, reason: str) -> dict[str, metrics.Score]:
     """Scores of an app that was not explored: floors for ``start_failed``, all
-    unscored for ``error`` (see the module docstring)."""
-    if outcome == "error":
+    unscored for ``error`` and ``not_runnable`` (see the module docstring)."""
+    if outcome in ("error", "not_runnable"):
         return metrics.unscored(NAMES, f"not scored: {reason}")
     if outcome != "start_failed":
-        raise ValueError(f"failure_scores is for start_failed or error, not {outcome!r}")
+        raise ValueError(f"failure_scores is for start_failed, not_runnable or error, not {outcome!r}")
     return metrics.floors(NAMES, f"the app did not start: {reason}")

@@ -11,7 +11,10 @@ Rules:
   pool. An app that is the model's fault (``start_failed``: never started, never
   submitted) takes part at the floor (metric table) of every metric it could not be
   measured on that other apps of the run were scored on — judged dimensions included,
-  under every weight set — so a broken or missing app always costs its model.
+  under every weight set — so a broken or missing app always costs its model. An app that
+  cannot run in this environment (``not_runnable``: its build needs a network service, a
+  dependency comes from git) is neither: it is pooled on what its source was scored on,
+  never floored, and what it lacks counts in its row's ``unscored``.
 * z-scores use the population standard deviation; σ = 0 gives z = 0 (nobody differs).
   A lower-is-better metric has its z negated, so a positive z is always good. With a
   fixed reference (``results.Reference``), μ and σ come from the reference pool

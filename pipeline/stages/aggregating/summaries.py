@@ -14,6 +14,7 @@ from iwcbench.pipeline.contracts import analyses, metrics, results
 
 # Why an app was black box or never got a copy to serve: first matching pattern wins.
 _CAUSES: tuple[tuple[str, str], ...] = (
+    (r"^not runnable here", "not runnable here (network or git at build)"),
     (r"needs a build|build frameworks", "build framework not built"),
     (r"failed to parse", "JavaScript that does not parse"),
     (r"no JavaScript", "no JavaScript"),

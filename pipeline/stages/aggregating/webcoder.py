@@ -13,7 +13,8 @@
   models.
 
 Apps with outcome ``error`` (our failure) are left out; ``start_failed`` apps take part
-with their floor scores. Pure arithmetic: it must not read the store or score anything.
+with their floor scores, ``not_runnable`` apps (not runnable in this environment) on the
+metrics their source was scored on. Pure arithmetic: it must not read the store or score anything.
 """
 
 from __future__ import annotations

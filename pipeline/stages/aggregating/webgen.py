@@ -18,7 +18,8 @@ For each model, over the tasks that have UI test cases:
   case needs), in both figures, and counted apart (``page_failures``);
 * unscored cases (no LLM, an unusable reply) are left out, never read as NO; an
   instruction with an unscored case is left out of the instruction level; apps with
-  outcome ``error`` (our side failed) are left out entirely and counted;
+  outcome ``error`` (our side failed) are left out entirely and counted, and so are apps
+  that cannot run in this environment (``not_runnable``);
 * ``unscored_reason`` (the run had no LLM for the agent): every figure is unscored with
   that reason, start failures are still counted;
 * breakdowns: the cases by the task's ``primary_category`` (``labels.category``) and by
@@ -72,6 +73,7 @@ class _Count:
     by_category: dict[str, _Tally] = dataclasses.field(default_factory=dict)
     start_failures: int = 0
     errors: int = 0
+    not_runnable: int = 0
     unscored: int = 0
     instructions: int = 0
     page_failures: int = 0
@@ -81,6 +83,9 @@ class _Count:
         """One task with UI test cases, and the model's app for it (None: never submitted)."""
         if app is not None and app.outcome == "error":
             self.errors += 1
+            return
+        if app is not None and app.outcome in results.NOT_RUNNABLE_HERE:
+            self.not_runnable += 1
             return
         self.instructions += 1
         verdicts = _verdicts(app, item)
@@ -120,7 +125,8 @@ class _Count:
                 f"{failures} start failure{'s' if failures != 1 else ''} counted as NO"
                 + (f", {pages} case{'s' if pages != 1 else ''} NO because the page did not load" if pages else "")
                 + (f", {unscored} unscored case{'s' if unscored != 1 else ''} left out" if unscored else "")
-                + (f", {errors} app{'s' if errors != 1 else ''} left out (our side failed)" if errors else ""))
+                + (f", {errors} app{'s' if errors != 1 else ''} left out (our side failed)" if errors else "")
+                + (f", {here} app{'s' if here != 1 else ''} left out (not runnable here)" if (here := self.not_runnable) else ""))
 
 
 def model_row(model: str, apps: Mapping[str, results.AppResult], tasks: Sequence[task.Task],
@@ -143,7 +149,7 @@ def model_row(model: str, apps: Mapping[str, results.AppResult], tasks: Sequence
         started_accuracy=count.started_cases.slice(scored).accuracy,
         started_instruction_accuracy=count.started_inst.slice(scored).accuracy,
         reason=count.reason(scored, unscored_reason), instructions=count.instructions,
-        start_failures=count.start_failures, errors=count.errors,
+        start_failures=count.start_failures, errors=count.errors, not_runnable=count.not_runnable,
         cases=cases, instruction_counts=inst, unscored_cases=count.unscored, page_failures=count.page_failures,
         by_primary_category={k: v.slice(scored) for k, v in sorted(count.by_primary.items())},
         by_task_category={k: v.slice(scored) for k, v in sorted(count.by_category.items())},

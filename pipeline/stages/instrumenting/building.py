@@ -336,12 +336,13 @@ class _Runner:
             self.notes.append(note)
 
     def report(self, framework: str, result: evidence.BuildResult, reason: str, log_tail: str) -> evidence.BuildReport:
+        cause = "environment" if result == "failed" and reasons.environment_caused(reason) else "app"
         reason = "; ".join([*self.notes, reason])
         if len(log_tail) > REPORTED_TAIL:
             log_tail = "…" + log_tail[-REPORTED_TAIL:]
         return evidence.BuildReport(
             framework=framework, result=result, reason=reason, install_s=round(self.install_s, 3),
-            build_s=round(self.build_s, 3), log_tail=log_tail, network_isolated=self.isolated)
+            build_s=round(self.build_s, 3), log_tail=log_tail, network_isolated=self.isolated, cause=cause)
 
     def failed(self, framework: str, reason: str) -> Built:
         return Built(self.report(framework, "failed", reason, self.last_tail), None, {}, {}, ())

@@ -5,8 +5,11 @@ installed from the registry alone: an npm lockfile must be there, and every pack
 it must come from the registry (not git, a tarball URL elsewhere, or a folder outside
 the app). ``failure_reason(step, confined)`` turns a failed install or build into the
 sentence the report shows: over a limit, a dependency not on the registry, a build
-that needs a network service, or the step's own error. Nothing here runs or writes
-anything.
+that needs a network service, or the step's own error. ``environment_caused(reason)``
+says which of those sentences blame this environment rather than the app: a build that
+needs a network service, and a dependency from a git repository or another host (the app
+installs with the internet; here installs reach one registry). Nothing here runs or
+writes anything.
 """
 
 from __future__ import annotations
@@ -32,6 +35,10 @@ _NOT_ON_REGISTRY = re.compile(r"npm error (?:code )?E404|404 Not Found - GET (\S
 _ETARGET = re.compile(r"No matching version found for (\S+?)\.?$", re.MULTILINE)
 _E404_NAMED = re.compile(r"'((?:@[^/\s']+/)?[^@\s']+)@[^\s']*' is not in this registry")
 _E404_URL = re.compile(r"404 Not Found - GET (\S+)")
+# A build that reached for a network the builds do not have: this environment's limit.
+_NO_NETWORK = re.compile(r"needs a network service \([^)]*\), and builds have no network")
+OFF_REGISTRY = "dependency not on the registry: "
+_MORE = re.compile(r" and \d+ more$")
 
 
 class Finished(Protocol):
@@ -62,8 +69,21 @@ def lockfile_problem(root: pathlib.Path, registry: str) -> str | None:
     if offending:
         more = f" and {len(offending) - NAMED} more" if len(offending) > NAMED else ""
         named = "; ".join(f"{name} from {where}" for name, where in offending[:NAMED])
-        return f"dependency not on the registry: {named}{more}"
+        return f"{OFF_REGISTRY}{named}{more}"
     return None
+
+
+def environment_caused(reason: str) -> bool:
+    """Whether a failed build's ``reason`` (as this module words it) is this environment's
+    limit rather than the app's defect."""
+    if _NO_NETWORK.search(reason):
+        return True
+    if not reason.startswith(OFF_REGISTRY):
+        return False
+    # lockfile_problem's entries: every one from git or another host (not a folder outside
+    # the app); a 404 or a missing version names no "from" and is the app's
+    entries = _MORE.sub("", reason[len(OFF_REGISTRY):]).split("; ")
+    return all(" from " in e and " from a folder outside the app" not in e for e in entries)
 
 
 def off_registry(lock: dict, registry: str) -> list[tuple[str, str]]:

@@ -18,9 +18,9 @@ import pathlib
 import string
 
 TEMPLATES = pathlib.Path(__file__).resolve().parent / "templates"
-OUTCOMES = ("evaluated", "black_box", "start_failed", "error")
+OUTCOMES = ("evaluated", "black_box", "start_failed", "not_runnable", "error")
 OUTCOME_LABELS = {"evaluated": "evaluated", "black_box": "black box",
-                  "start_failed": "start failed", "error": "error"}
+                  "start_failed": "start failed", "not_runnable": "not runnable here", "error": "error"}
 DASH = "—"
 
 

@@ -36,7 +36,7 @@ def test_an_app_without_a_lockfile_is_refused_when_lockfiles_are_required(built)
 
 def test_a_dependency_from_a_git_repository_is_refused_before_installing(built):
     result = built("failures/off-registry", "vite")
-    assert result.report.result == "failed"
+    assert result.report.result == "failed" and result.report.cause == "environment"
     assert result.report.reason == ("dependency not on the registry: tiny-date-format from "
                                     "git+ssh://git@github.com/example-org/tiny-date-format.git"
                                     "#3f2a9c1d4e5b6a7f8091a2b3c4d5e6f708192a3b")
@@ -56,14 +56,14 @@ def test_a_package_the_registry_does_not_have_is_named(tmp_path):
                          **entries}}))
         result = building.build(app, tmp_path / "work", "vite", settings.Build(
             registry=reg.url, npm_cache_dir=str(tmp_path / "cache"), install_timeout_s=60))
-    assert result.report.result == "failed"
+    assert result.report.result == "failed" and result.report.cause == "app"  # a package nobody publishes
     assert result.report.reason == "dependency not on the registry: @acme/absent (npm: 404 Not Found)"
     assert "E404" in result.report.log_tail
 
 
 def test_a_build_that_fetches_from_a_web_service_is_told_builds_have_no_network(built):
     result = built("failures/network-build", "vite")
-    assert result.report.result == "failed"
+    assert result.report.result == "failed" and result.report.cause == "environment"
     assert result.report.network_isolated
     assert result.report.reason == "build needs a network service (fetch failed), and builds have no network"
     assert "fetch failed" in result.report.log_tail
@@ -71,7 +71,7 @@ def test_a_build_that_fetches_from_a_web_service_is_told_builds_have_no_network(
 
 def test_a_build_over_its_time_limit_is_stopped(built):
     result = built("failures/slow-build", "vite", build_timeout_s=5)
-    assert result.report.result == "failed"
+    assert result.report.result == "failed" and result.report.cause == "app"
     assert result.report.reason == "build over its time limit (5 s)"
     assert 10 <= result.report.build_s < 30  # the instrumented and the plain attempt, 5 s each
 
@@ -88,9 +88,10 @@ def test_an_app_whose_instrumented_build_fails_is_built_plain_and_runs_as_a_blac
 
 @pytest.mark.browser
 @pytest.mark.node
-def test_an_app_that_cannot_be_built_still_has_its_source_scored(tmp_path):
-    # the last rung of the ladder: no build, so the app never ran (start_failed, floors on
-    # what needs a page), but WebCoderBench's static metrics read its source as submitted
+def test_an_app_that_cannot_be_built_here_is_not_runnable_and_has_its_source_scored(tmp_path):
+    # the last rung of the ladder: no build, because builds have no network here. Not the
+    # model's fault: not_runnable, no floors, and WebCoderBench's static metrics read its
+    # source as submitted
     from fakes import runs
 
     from iwcbench.pipeline.runs import local
@@ -102,12 +103,13 @@ def test_an_app_that_cannot_be_built_still_has_its_source_scored(tmp_path):
                                  quality={}).model_copy(update={"build": settings.Build(
                                      npm_cache_dir=os.environ.get("IWC_TEST_NPM_CACHE") or str(building.default_cache_dir()))})
     (app,) = local.execute(config).apps
-    assert app.outcome == "start_failed" and app.reason.startswith("the app could not be built: build needs a network")
+    assert app.outcome == "not_runnable" and app.reason.startswith("not runnable here: build needs a network")
     assert "its source as submitted was scored on" in app.reason, app.reason
     for name in ("wcb_linting", "wcb_comments", "wcb_redundancy", "wcb_error_handling"):
         score = app.scores[name]
         assert score.value is not None and not score.reason.startswith("floor"), (name, score.reason)
-    # what needs the page running is at the floor
-    assert app.scores["states"].value == 0.0 and app.scores["states"].reason.startswith("the app did not start")
+    # what needs the page running is unscored, never a floor
+    assert app.scores["states"].value is None and app.scores["states"].status == "unscored", app.scores["states"]
+    assert app.scores["states"].reason.startswith("not scored: not runnable here")
     stored = json.loads((tmp_path / "out" / app.evidence / "quality.json").read_text())
     assert "static-tools" in stored["tools"]

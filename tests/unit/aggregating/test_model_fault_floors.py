@@ -112,3 +112,41 @@ def test_coverage_floors_only_an_app_whose_own_code_never_ran():
         "coverage_statements": metrics.score("coverage_statements", None, "not measured in black-box mode")}})
     kept = aggregating.aggregate([css_only, other], weights=offline, bootstrap=0)[0][0]
     assert kept.scores["states"].value == css_only.scores["states"].value
+
+
+def _not_runnable(model: str, task: str) -> results.AppResult:
+    """An app whose build needs the network: its four static metrics scored, the rest not."""
+    reason = "not runnable here: build needs a network service (fetch failed), and builds have no network"
+    static = {n: metrics.score(n, 40.0, "its source") for n in
+              ("wcb_linting", "wcb_comments", "wcb_redundancy", "wcb_error_handling")}
+    return results.AppResult(model=model, task_id=task, outcome="not_runnable", reason=reason,
+                             scores={**scoring.failure_scores("not_runnable", reason), **static})
+
+
+@pytest.mark.parametrize("weight_set", metrics.WEIGHT_SETS)
+def test_an_app_not_runnable_here_is_pooled_on_its_source_and_never_floored(weight_set):
+    apps = [_measured("a", "t1", 0.9), _measured("a", "t2", 0.9), _measured("b", "t1", 0.5), _not_runnable("b", "t2")]
+    scored, rows = aggregating.aggregate(apps, weights=metrics.weights(weight_set), bootstrap=0)
+    here = next(a for a in scored if a.outcome == "not_runnable")
+    assert not [n for n, s in here.scores.items() if s.reason.startswith(("floor", "the app did not start"))]
+    assert here.scores["states"].value is None and here.scores["states"].status == "unscored"
+    assert here.scores["wcb_linting"].value == 40.0  # pooled on what its source was scored on
+    b = next(r for r in rows if r.model == "b")
+    assert b.outcomes == {"evaluated": 1, "not_runnable": 1}
+    assert b.unscored["states"] == 1 and b.unscored["aesthetics"] == 1  # what it lacks is counted
+    assert b.metrics["wcb_linting"] == pytest.approx((40.0 + _measured("b", "t1", 0.5).scores["wcb_linting"].value) / 2)
+    assert b.metrics["states"] == pytest.approx(_measured("b", "t1", 0.5).scores["states"].value)
+
+
+def test_a_not_runnable_app_is_left_out_of_webgen_accuracy_and_counted():
+    from iwcbench.pipeline.contracts import task as task_mod
+    from iwcbench.pipeline.stages.aggregating import webgen
+
+    case = {"task": "Add a task", "expected_result": "It shows", "category": "Functional Testing: Adding"}
+    tasks = [task_mod.Task(id=t, prompt="p", ui_tests=[case]) for t in ("t1", "t2")]
+    yes = results.UITestOutcome(index=0, verdict="YES", reason="done")
+    apps = {"t1": results.AppResult(model="b", task_id="t1", outcome="evaluated", reason="", ui_tests=(yes,)),
+            "t2": _not_runnable("b", "t2")}
+    row = webgen.model_row("b", apps, tasks)
+    assert (row.instructions, row.not_runnable, row.start_failures) == (1, 1, 0)
+    assert row.accuracy == 100.0 and "1 app left out (not runnable here)" in row.reason

@@ -50,3 +50,26 @@ def test_an_ordinary_failure_quotes_the_error_under_its_heading():
     webpack = "Creating an optimized production build...\nFailed to compile.\n\nModule not found: Error: Can't resolve './x'"
     assert reasons.failure_reason("build", Done(2, log_tail=webpack), 1, None) == \
         "build failed (exit 2): Module not found: Error: Can't resolve './x'"
+
+
+def test_only_this_environments_limits_make_an_app_not_runnable_here():
+    here = [
+        "dependency not on the registry: tiny-date-format from git+ssh://git@github.com/o/t.git#3f2a9c1",
+        "dependency not on the registry: a from git+ssh://git@github.com/o/a.git#abc; b from https://h.example/b.tgz",
+        "dependency not on the registry: a from github:o/a#v1; b from github:o/b#v1; c from github:o/c#v1 and 2 more",
+        "build needs a network service (fetch failed), and builds have no network",
+        "instrumented build failed (exit 1): x; without Istanbul: build needs a network service (api.example.com), "
+        "and builds have no network",
+    ]
+    apps = [
+        "dependency not on the registry: @acme/absent (npm: 404 Not Found)",  # nobody publishes it
+        "dependency not on the registry: no version matching react@99",
+        "dependency not on the registry: x from a folder outside the app (../x)",  # the app is not whole
+        "dependency not on the registry: a from github:o/a#v1; b from a folder outside the app (../b)",
+        "missing lockfile: package.json without package-lock.json, so the dependency versions the app was built "
+        "with are unknown",
+        "build over its time limit (300 s)",
+        "build failed (exit 1): Error: fetch is not defined in the docs' example",
+    ]
+    assert [r for r in here if not reasons.environment_caused(r)] == []
+    assert [r for r in apps if reasons.environment_caused(r)] == []

@@ -30,3 +30,9 @@ def test_our_own_failure_leaves_every_metric_unscored():
 def test_evaluated_apps_are_not_failures():
     with pytest.raises(ValueError):
         scoring.failure_scores("evaluated", "fine")
+
+
+def test_an_app_not_runnable_here_gets_no_floor():
+    s = scoring.failure_scores("not_runnable", "not runnable here: build needs a network service")
+    assert tuple(s) == scoring.NAMES
+    assert all(v.value is None and v.status == "unscored" and "network service" in v.reason for v in s.values())
