@@ -156,7 +156,7 @@ def _on_server(run: "_Runner", recipe: recipes.Recipe, framework: str, failure: 
     if output is None:
         adapter = recipes.astro_adapter(app) if framework == "astro" else None
         if adapter and adapter != "@astrojs/node":
-            return f" (its adapter {adapter} builds for its own host; only @astrojs/node's server can be run here)"
+            return f" (its adapter {adapter} {reasons.OTHER_HOST})"
         return " (the app may need a server, e.g. SSR output)"
     how = f"built for and served by {output.label}, because {why}; "
     if instrumented_failed is None:

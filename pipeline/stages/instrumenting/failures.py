@@ -7,8 +7,9 @@ the app). ``failure_reason(step, confined)`` turns a failed install or build int
 sentence the report shows: over a limit, a dependency not on the registry, a build
 that needs a network service, or the step's own error. ``environment_caused(reason)``
 says which of those sentences blame this environment rather than the app: a build that
-needs a network service, and a dependency from a git repository or another host (the app
-installs with the internet; here installs reach one registry). Nothing here runs or
+needs a network service, a dependency from a git repository or another host (the app
+installs with the internet; here installs reach one registry), and an Astro server build
+for another host's adapter. Nothing here runs or
 writes anything.
 """
 
@@ -38,6 +39,9 @@ _E404_URL = re.compile(r"404 Not Found - GET (\S+)")
 # A build that reached for a network the builds do not have: this environment's limit.
 _NO_NETWORK = re.compile(r"needs a network service \([^)]*\), and builds have no network")
 OFF_REGISTRY = "dependency not on the registry: "
+# An Astro server build for another host (Vercel, Netlify, Cloudflare, Deno): only
+# @astrojs/node's server runs here, which is this environment's limit too.
+OTHER_HOST = "builds for its own host; only @astrojs/node's server can be run here"
 _MORE = re.compile(r" and \d+ more$")
 
 
@@ -76,7 +80,7 @@ def lockfile_problem(root: pathlib.Path, registry: str) -> str | None:
 def environment_caused(reason: str) -> bool:
     """Whether a failed build's ``reason`` (as this module words it) is this environment's
     limit rather than the app's defect."""
-    if _NO_NETWORK.search(reason):
+    if _NO_NETWORK.search(reason) or OTHER_HOST in reason:
         return True
     if not reason.startswith(OFF_REGISTRY):
         return False

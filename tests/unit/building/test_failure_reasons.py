@@ -60,6 +60,8 @@ def test_only_this_environments_limits_make_an_app_not_runnable_here():
         "build needs a network service (fetch failed), and builds have no network",
         "instrumented build failed (exit 1): x; without Istanbul: build needs a network service (api.example.com), "
         "and builds have no network",
+        "build left no dist/index.html (its adapter @astrojs/vercel builds for its own host; only @astrojs/node's "
+        "server can be run here)",
     ]
     apps = [
         "dependency not on the registry: @acme/absent (npm: 404 Not Found)",  # nobody publishes it

@@ -116,6 +116,7 @@ def test_an_astro_app_with_another_adapter_is_told_which_and_why(tmp_path):
     built, run = climb(tmp_path, "astro", [(None, "", ("dist/client/a.js",), True),
                                            (None, "", ("dist/client/a.js",), False)], package)
     assert built.report.result == "failed" and built.server is None
+    assert built.report.cause == "environment"  # a host's adapter: not runnable here, not the app's defect
     assert "its adapter @astrojs/vercel builds for its own host; only @astrojs/node's server can be run here" in \
         built.report.reason
 
