@@ -177,7 +177,7 @@ def prepare_app(
     files.save_json(artifacts.COVERAGE_MAP, done.coverage_map or {})
     (work / REPORT).write_text(report.model_dump_json(indent=1))
     if report.build is not None and report.build.result == "failed":
-        result = _score_source(_unbuilt(app, report, started), files, evaluation, tools)
+        result = _score_source(_unbuilt(app, report, started, evaluation), files, evaluation, tools)
         save_result(store, result)
         return result
     if report.entry is None:
@@ -190,15 +190,21 @@ def prepare_app(
     return Prepared(app=app, work=work, site=site, instrumented=done)
 
 
-def _unbuilt(app: evidence.AppRef, report: evidence.InstrumentationReport, started: float) -> results.AppResult:
-    """The result of an app whose build failed: start_failed when the app is at fault,
-    not_runnable when this environment is (its build needs the network, a git dependency)."""
+def _unbuilt(app: evidence.AppRef, report: evidence.InstrumentationReport, started: float,
+             evaluation: settings_mod.Evaluation) -> results.AppResult:
+    """The result of an app whose build failed: start_failed when the app is at fault
+    (floors come in aggregation), not_runnable when this environment is (its build needs
+    the network, a git dependency): then every metric the run measures is unscored with
+    the reason, until its source is scored."""
     assert report.build is not None
-    here = report.build.cause == "environment"
-    return failed_result(
-        app, "not_runnable" if here else "start_failed",
-        f"{'not runnable here' if here else 'the app could not be built'}: {report.build.reason}", report,
-        timings={"instrument": round(time.monotonic() - started, 3)})
+    if report.build.cause != "environment":
+        return failed_result(app, "start_failed", f"the app could not be built: {report.build.reason}", report,
+                             timings={"instrument": round(time.monotonic() - started, 3)})
+    result = failed_result(app, "not_runnable", f"not runnable here: {report.build.reason}", report,
+                           timings={"instrument": round(time.monotonic() - started, 3)})
+    measured = [*evaluation.quality.selected(), *(metrics.names("judging") if evaluation.judging.model else ())]
+    lacking = metrics.unscored([n for n in measured if n not in result.scores], f"not scored: {result.reason}")
+    return result.model_copy(update={"scores": {**result.scores, **lacking}})
 
 
 def _score_source(result: results.AppResult, files: stored.AppEvidence, evaluation: settings_mod.Evaluation,

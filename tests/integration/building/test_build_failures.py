@@ -111,5 +111,8 @@ def test_an_app_that_cannot_be_built_here_is_not_runnable_and_has_its_source_sco
     # what needs the page running is unscored, never a floor
     assert app.scores["states"].value is None and app.scores["states"].status == "unscored", app.scores["states"]
     assert app.scores["states"].reason.startswith("not scored: not runnable here")
+    # the WebCoderBench metrics that need its page say why they have no value (not "not selected")
+    assert app.scores["wcb_performance"].status == "unscored", app.scores.get("wcb_performance")
+    assert app.scores["wcb_performance"].reason.startswith("not scored: not runnable here")
     stored = json.loads((tmp_path / "out" / app.evidence / "quality.json").read_text())
     assert "static-tools" in stored["tools"]
