@@ -26,7 +26,8 @@ Score of an action in a state (higher first):
     +0.5 per time it changed the page state (capped at 1.5)
     -2.5 per failure; actions that hung the page are never chosen again
     (a reload of the start page is offered to an app whose code uses localStorage,
-      sessionStorage or indexedDB, RELOADS times RELOAD_EVERY steps apart: what it
+      sessionStorage or indexedDB, RELOADS times RELOAD_EVERY steps apart, never right
+      after a step that gained nor while a timer it set is still to fire: what it
       stored comes back through code that runs only at load)
     +4 (ECHO) an element that once showed the name the last action just revealed on
       another, and shows something else now (a tester remembers where they saw the
@@ -258,6 +259,11 @@ class HeuristicPolicy:
         if reach is None or not reach.code.stores or self.tried_family[RELOAD] >= RELOADS:
             return []
         if obs.step - self.last_reload < RELOAD_EVERY:
+            return []
+        # Never while the app is getting somewhere (the last step gained) or has set a timer
+        # that is still to fire (a level's briefing, a countdown): a reload throws that
+        # state away, and what is stored is still there a few steps later.
+        if self.idle < 1 or reach.pending_timers():
             return []
         return [playing.Option(RELOAD, evidence.Action(kind="load", target="page"))]
 

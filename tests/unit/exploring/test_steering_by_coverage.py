@@ -240,6 +240,8 @@ def test_an_app_that_keeps_things_in_storage_is_reloaded_a_few_times_apart():
                                      candidates=(), tree="", keyboard=False, canvases=0, scrollable=False)
 
     assert chooser._reload_option(page(3), reach) == []  # too soon
+    assert chooser._reload_option(page(9), reach) == []  # the app is getting somewhere (nothing idle yet)
+    chooser.idle = 1
     offered = []
     for step in range(1, 60):
         if chooser._reload_option(page(step), reach):
@@ -247,12 +249,33 @@ def test_an_app_that_keeps_things_in_storage_is_reloaded_a_few_times_apart():
             action = evidence.Action(kind="load", target="page")
             chooser._commit(page(step), heuristic.RELOAD, action)
             chooser.observe(evidence.Step(index=step, action=action, url="http://127.0.0.1:1/"), page(step))
+            chooser.idle = 1  # the steps between find nothing new
     assert len(offered) == heuristic.RELOADS and offered[1] - offered[0] >= heuristic.RELOAD_EVERY, offered
     plain = heuristic.HeuristicPolicy()
     plain.begin(policy.Context(start_url="http://127.0.0.1:1/", app_origin="http://127.0.0.1:1", seed=0,
                                max_steps=50, instrumented=True, step_timeout_s=10, plateau_steps=3,
                                coverage=lambda: counts, coverage_map=DEAD_MAP, facts=DEAD_FACTS))
     assert plain._reload_option(page(20), plain._reach()) == []  # it stores nothing
+
+
+def test_no_reload_throws_away_a_timer_the_app_set_that_is_still_to_fire():
+    # a game's "GET READY" briefing: startLevel() ran and set a 4 s timer whose callback
+    # never ran; reloading now would start the game over instead of letting it begin
+    facts = {DEAD_KEY: {**DEAD_FACTS[DEAD_KEY], "mentions": [*DEAD_FACTS[DEAD_KEY]["mentions"], "localStorage"],
+                        "timers": [{"fn": "4", "callback": "2", "callee": None, "delay": 4000}]}}
+    ran = {DEAD_KEY: {"f": {"0": 1, "1": 0, "2": 0, "3": 0, "4": 1}, "s": {}, "b": {}}}
+    chooser = heuristic.HeuristicPolicy()
+    chooser.begin(policy.Context(start_url="http://127.0.0.1:1/", app_origin="http://127.0.0.1:1", seed=0,
+                                 max_steps=50, instrumented=True, step_timeout_s=10, plateau_steps=3,
+                                 coverage=lambda: ran, coverage_map=DEAD_MAP, facts=facts))
+    chooser.idle = 2
+    page = observing.Observation(step=20, url="http://127.0.0.1:1/", title="t", doc=1.0, state="s", visual="s",
+                                 candidates=(), tree="", keyboard=False, canvases=0, scrollable=False)
+    assert chooser._reach().pending_timers() == [4000.0]
+    assert chooser._reload_option(page, chooser._reach()) == []
+    ran[DEAD_KEY] = {"f": {str(i): 1 for i in range(5)}, "s": {str(i): 1 for i in range(5)}, "b": {}}
+    assert chooser._reach().pending_timers() == []  # the timer fired: now a reload may bring back what was stored
+    assert chooser._reload_option(page, chooser._reach()) != []
 
 
 def test_a_page_that_listens_to_resize_is_shown_on_a_phone_then_back_on_the_desktop():
