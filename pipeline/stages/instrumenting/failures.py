@@ -9,8 +9,7 @@ that needs a network service, or the step's own error. ``environment_caused(reas
 says which of those sentences blame this environment rather than the app: a build that
 needs a network service, a dependency from a git repository or another host (the app
 installs with the internet; here installs reach one registry), and an Astro server build
-for another host's adapter. Nothing here runs or
-writes anything.
+for another host's adapter. Nothing here runs or writes anything.
 """
 
 from __future__ import annotations
