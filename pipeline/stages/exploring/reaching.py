@@ -37,6 +37,7 @@ HOLD_MS = 700  # a held key's first hold (the heuristic holds longer when it rep
 NO_MENTION = "nothing mentions it"
 STORAGE = frozenset({"localStorage", "sessionStorage", "indexedDB"})
 PAUSES = {"p", "P", "Escape", "Pause"}
+PAUSE_WEIGHT = 0.3  # the most a pause key read in a game loop weighs (open keys weigh 1 and up)
 MOVES = {"ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "w", "a", "s", "d", "W", "A", "S", "D"}
 
 
@@ -207,10 +208,18 @@ class Reach:
                     weight = 0.5
                 else:
                     weight = 0.1
-                if fact.get("hold") and fn is not None:
+                if fact.get("hold") and fn is not None and (open_arms or fact["key"] not in PAUSES):
                     # A loop reading held keys is a game still to be played while the
-                    # loop (or what it calls) has code that never ran.
+                    # loop (or what it calls) has code that never ran. Not a pause key
+                    # whose arms ran: pressing it again only stops the game being played.
                     weight = max(weight, min(1.2, 0.6 * self.value(key, str(fn))))
+                if fact["key"] in PAUSES and fact.get("hold"):
+                    # A pause read in the game loop (keys["p"]) is kept for when the rest is
+                    # played out: a game paused early is played no further, and one whose
+                    # loop stops reading keys while paused cannot be resumed. (A keydown
+                    # handler's pause toggles back, and its Escape closes a dialog or
+                    # cancels an edit: left as they are.)
+                    weight = min(weight, PAUSE_WEIGHT)
                 name = "+".join([*fact.get("mods", []), fact["key"]])
                 value = f"hold:{name}:{HOLD_MS}" if fact.get("hold") else name
                 if fact.get("hold"):
