@@ -190,6 +190,29 @@ class Reach:
         hits = self._counts(key, "b").get(bid) or []
         return arm < len(hits) and _number(hits[arm]) > 0
 
+    def _key_weight(self, key: str, fact: dict, open_arms: list) -> float:
+        """What pressing one key the code reads could add (see key_plays)."""
+        fn = fact.get("fn")
+        if open_arms:
+            weight = 1.0 + 0.5 * len(open_arms)
+        elif not fact.get("guards") and fn is not None and self.own(key, str(fn)) > 0:
+            weight = 0.5
+        else:
+            weight = 0.1
+        if fact.get("hold") and fn is not None and (open_arms or fact["key"] not in PAUSES):
+            # A loop reading held keys is a game still to be played while the
+            # loop (or what it calls) has code that never ran. Not a pause key
+            # whose arms ran: pressing it again only stops the game being played.
+            weight = max(weight, min(1.2, 0.6 * self.value(key, str(fn))))
+        if fact["key"] in PAUSES and fact.get("hold"):
+            # A pause read in the game loop (keys["p"]) is kept for when the rest is
+            # played out: a game paused early is played no further, and one whose
+            # loop stops reading keys while paused cannot be resumed. (A keydown
+            # handler's pause toggles back, and its Escape closes a dialog or
+            # cancels an edit: left as they are.)
+            weight = min(weight, PAUSE_WEIGHT)
+        return weight
+
     def key_plays(self) -> list[KeyPlay]:
         """Keys the code compares against whose branch arms never ran (weight 1 and
         up), then the other keys it knows (weight 0.1): single keys with their
@@ -202,24 +225,7 @@ class Reach:
                 guards = fact.get("guards") or []
                 open_arms = [g for g in guards if not self.arm_ran(key, str(g[0]), int(g[1]))]
                 fn = fact.get("fn")
-                if open_arms:
-                    weight = 1.0 + 0.5 * len(open_arms)
-                elif not guards and fn is not None and self.own(key, str(fn)) > 0:
-                    weight = 0.5
-                else:
-                    weight = 0.1
-                if fact.get("hold") and fn is not None and (open_arms or fact["key"] not in PAUSES):
-                    # A loop reading held keys is a game still to be played while the
-                    # loop (or what it calls) has code that never ran. Not a pause key
-                    # whose arms ran: pressing it again only stops the game being played.
-                    weight = max(weight, min(1.2, 0.6 * self.value(key, str(fn))))
-                if fact["key"] in PAUSES and fact.get("hold"):
-                    # A pause read in the game loop (keys["p"]) is kept for when the rest is
-                    # played out: a game paused early is played no further, and one whose
-                    # loop stops reading keys while paused cannot be resumed. (A keydown
-                    # handler's pause toggles back, and its Escape closes a dialog or
-                    # cancels an edit: left as they are.)
-                    weight = min(weight, PAUSE_WEIGHT)
+                weight = self._key_weight(key, fact, open_arms)
                 name = "+".join([*fact.get("mods", []), fact["key"]])
                 value = f"hold:{name}:{HOLD_MS}" if fact.get("hold") else name
                 if fact.get("hold"):

@@ -340,7 +340,8 @@ class Explorer:
     def _observe(self, index: int, action: evidence.Action, ok: bool, notes: list[str],
                  lost: browser.PageLost | None) -> _After:
         """The page after an action: observed, its coverage read, a screenshot when it
-        looks new, its DOM snapshot and axe-core's look. A Stop is handed back."""
+        looks new, its DOM snapshot and axe-core's look. A Stop is handed back, and so is the
+        browser's end (it would not open a fresh page): the step is recorded all the same."""
         after = _After()
         try:
             if lost is not None:
@@ -382,6 +383,9 @@ class Explorer:
         except Stop as reason:
             after.forget()
             after.stop = reason
+        except browser.BrowserGone as gone:  # (a fresh page would not open): the step is still recorded
+            after.forget()
+            after.stop = Stop(f"the browser stopped: {gone}")
         return after
 
     def record(
