@@ -197,11 +197,11 @@ def _unbuilt(app: evidence.AppRef, report: evidence.InstrumentationReport, start
     the network, a git dependency): then every metric the run measures is unscored with
     the reason, until its source is scored."""
     assert report.build is not None
+    timings = {"instrument": round(time.monotonic() - started, 3)}
     if report.build.cause != "environment":
         return failed_result(app, "start_failed", f"the app could not be built: {report.build.reason}", report,
-                             timings={"instrument": round(time.monotonic() - started, 3)})
-    result = failed_result(app, "not_runnable", f"not runnable here: {report.build.reason}", report,
-                           timings={"instrument": round(time.monotonic() - started, 3)})
+                             timings=timings)
+    result = failed_result(app, "not_runnable", f"not runnable here: {report.build.reason}", report, timings=timings)
     measured = [*evaluation.quality.selected(), *(metrics.names("judging") if evaluation.judging.model else ())]
     lacking = metrics.unscored([n for n in measured if n not in result.scores], f"not scored: {result.reason}")
     return result.model_copy(update={"scores": {**result.scores, **lacking}})

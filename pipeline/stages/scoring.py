@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import statistics
 
-from iwcbench.pipeline.contracts import evidence, metrics
+from iwcbench.pipeline.contracts import evidence, metrics, results
 
 COVERAGE = ("statements", "functions", "branches")
 NAMES = metrics.names("scoring")  # the metric table's rows this stage fills, in order
@@ -229,7 +229,7 @@ def score_offline(
 def failure_scores(outcome: str, reason: str) -> dict[str, metrics.Score]:
     """Scores of an app that was not explored: floors for ``start_failed``, all
     unscored for ``error`` and ``not_runnable`` (see the module docstring)."""
-    if outcome in ("error", "not_runnable"):
+    if outcome in results.OUR_FAULT | results.NOT_RUNNABLE_HERE:
         return metrics.unscored(NAMES, f"not scored: {reason}")
     if outcome != "start_failed":
         raise ValueError(f"failure_scores is for start_failed, not_runnable or error, not {outcome!r}")

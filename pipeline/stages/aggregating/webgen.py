@@ -120,13 +120,14 @@ class _Count:
             common = list(dict.fromkeys(self.reasons))
             return (common[0] if len(common) == 1 else "; ".join(common[:3])) if common else \
                 "unscored: no UI test case was run"
-        failures, unscored, errors, pages = self.start_failures, self.unscored, self.errors, self.page_failures
+        failures, unscored, errors, pages, here = (self.start_failures, self.unscored, self.errors,
+                                                    self.page_failures, self.not_runnable)
         return (f"{self.all_cases.slice().counted} test cases of {self.instructions} instructions, "
                 f"{failures} start failure{'s' if failures != 1 else ''} counted as NO"
                 + (f", {pages} case{'s' if pages != 1 else ''} NO because the page did not load" if pages else "")
                 + (f", {unscored} unscored case{'s' if unscored != 1 else ''} left out" if unscored else "")
                 + (f", {errors} app{'s' if errors != 1 else ''} left out (our side failed)" if errors else "")
-                + (f", {here} app{'s' if here != 1 else ''} left out (not runnable here)" if (here := self.not_runnable) else ""))
+                + (f", {here} app{'s' if here != 1 else ''} left out (not runnable here)" if here else ""))
 
 
 def model_row(model: str, apps: Mapping[str, results.AppResult], tasks: Sequence[task.Task],

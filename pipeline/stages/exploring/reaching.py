@@ -199,18 +199,17 @@ class Reach:
             weight = 0.5
         else:
             weight = 0.1
-        if fact.get("hold") and fn is not None and (open_arms or fact["key"] not in PAUSES):
-            # A loop reading held keys is a game still to be played while the
-            # loop (or what it calls) has code that never ran. Not a pause key
-            # whose arms ran: pressing it again only stops the game being played.
-            weight = max(weight, min(1.2, 0.6 * self.value(key, str(fn))))
-        if fact["key"] in PAUSES and fact.get("hold"):
+        if fact.get("hold") and fact["key"] in PAUSES:
             # A pause read in the game loop (keys["p"]) is kept for when the rest is
             # played out: a game paused early is played no further, and one whose
             # loop stops reading keys while paused cannot be resumed. (A keydown
             # handler's pause toggles back, and its Escape closes a dialog or
             # cancels an edit: left as they are.)
-            weight = min(weight, PAUSE_WEIGHT)
+            return min(weight, PAUSE_WEIGHT)
+        if fact.get("hold") and fn is not None:
+            # A loop reading held keys is a game still to be played while the
+            # loop (or what it calls) has code that never ran.
+            weight = max(weight, min(1.2, 0.6 * self.value(key, str(fn))))
         return weight
 
     def key_plays(self) -> list[KeyPlay]:

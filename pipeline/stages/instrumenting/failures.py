@@ -35,9 +35,10 @@ _NOT_ON_REGISTRY = re.compile(r"npm error (?:code )?E404|404 Not Found - GET (\S
 _ETARGET = re.compile(r"No matching version found for (\S+?)\.?$", re.MULTILINE)
 _E404_NAMED = re.compile(r"'((?:@[^/\s']+/)?[^@\s']+)@[^\s']*' is not in this registry")
 _E404_URL = re.compile(r"404 Not Found - GET (\S+)")
-# A build that reached for a network the builds do not have: this environment's limit.
-_NO_NETWORK = re.compile(r"needs a network service \([^)]*\), and builds have no network")
+# The words of the reasons written here that blame this environment (environment_caused):
+NO_NETWORK = "and builds have no network"  # a build that reached for a network it does not have
 OFF_REGISTRY = "dependency not on the registry: "
+OUTSIDE_APP = "a folder outside the app"  # (an off-registry entry that is the app's own fault)
 # An Astro server build for another host (Vercel, Netlify, Cloudflare, Deno): only
 # @astrojs/node's server runs here, which is this environment's limit too.
 OTHER_HOST = "builds for its own host; only @astrojs/node's server can be run here"
@@ -79,14 +80,14 @@ def lockfile_problem(root: pathlib.Path, registry: str) -> str | None:
 def environment_caused(reason: str) -> bool:
     """Whether a failed build's ``reason`` (as this module words it) is this environment's
     limit rather than the app's defect."""
-    if _NO_NETWORK.search(reason) or OTHER_HOST in reason:
+    if f"), {NO_NETWORK}" in reason or OTHER_HOST in reason:
         return True
     if not reason.startswith(OFF_REGISTRY):
         return False
     # lockfile_problem's entries: every one from git or another host (not a folder outside
     # the app); a 404 or a missing version names no "from" and is the app's
     entries = _MORE.sub("", reason[len(OFF_REGISTRY):]).split("; ")
-    return all(" from " in e and " from a folder outside the app" not in e for e in entries)
+    return all(" from " in e and f" from {OUTSIDE_APP}" not in e for e in entries)
 
 
 def off_registry(lock: dict, registry: str) -> list[tuple[str, str]]:
@@ -111,7 +112,7 @@ def _entry_problem(entry: dict, allowed: tuple[str, ...]) -> str | None:
     if entry.get("link"):
         target = str(entry.get("resolved") or "")
         outside = target.startswith(("..", "/")) or ":" in target
-        return f"a folder outside the app ({target})" if outside else None
+        return f"{OUTSIDE_APP} ({target})" if outside else None
     if entry.get("inBundle") or entry.get("bundled"):
         return None  # shipped inside its parent's tarball
     resolved = entry.get("resolved")
@@ -154,14 +155,13 @@ def failure_reason(step: str, done: Finished, limit_s: float, memory_bytes: int 
         return f"lockfile does not match package.json ({missing.group(1) if missing else 'npm ci refused it'})"
     if step == "install" and _ETARGET.search(tail):
         wanted = _ETARGET.search(tail).group(1)
-        return f"dependency not on the registry: no version matching {wanted}"
+        return f"{OFF_REGISTRY}no version matching {wanted}"
     if step == "install" and _NOT_ON_REGISTRY.search(tail):
-        return f"dependency not on the registry: {_missing_package(tail)} (npm: 404 Not Found)"
+        return f"{OFF_REGISTRY}{_missing_package(tail)} (npm: 404 Not Found)"
     sign = _NETWORK.search(tail) if step != "install" else None
     if sign:
         host = _HOST.search(tail)
-        return (f"{step} needs a network service ({host.group(1) if host else sign.group(0)}), "
-                f"and builds have no network")
+        return f"{step} needs a network service ({host.group(1) if host else sign.group(0)}), {NO_NETWORK}"
     return f"{step} failed (exit {done.returncode}): {last_error_line(tail)}"
 
 
