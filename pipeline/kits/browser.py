@@ -1,15 +1,16 @@
 """The browser kit: Debian's Chromium driven by Playwright. Nothing else imports
 playwright. It launches, routes and observes; it decides nothing about exploring.
 
-A ``Session`` owns one browser, one context and at most one ``Tab`` at a time. Every
-blocking call goes through the session's watchdog (kits/watchdog.py), so an app stuck
-in an endless loop costs a deadline, never the run. Playwright's exceptions do not
-leave this module: callers see ``BrowserError`` and its subclasses.
+A ``Session`` is one browser context with at most one ``Tab`` at a time, in a
+``Browser`` of its own or in a worker's, lent from app to app (a fresh context each
+time). Every blocking call goes through the browser's watchdog (kits/watchdog.py), so
+an app stuck in an endless loop costs a deadline, never the run. Playwright's
+exceptions do not leave this module: callers see ``BrowserError`` and its subclasses.
 
-A session's browser reaches only the origins it is told to allow: it is started behind
+A session's browser reaches only the origins the session allows: it is started behind
 the network guard (kits/launching.py, kits/egress.py), and its profile and temporary
-files live in a folder of its own that is removed when the session ends, however the
-browser ended. Scripts of ours run where the page cannot reach them: ``Tab.isolated``
+files live in a folder of its own that is removed when the browser ends, however it
+ended. Scripts of ours run where the page cannot reach them: ``Tab.isolated``
 in an isolated world, ``Tab.main`` serialised by V8 (kits/devtools.py).
 """
 
@@ -19,9 +20,7 @@ import base64
 import dataclasses
 import pathlib
 import secrets
-import shutil
 import urllib.parse
-import uuid
 from typing import Any, Callable, Sequence
 
 import playwright.sync_api as pw
@@ -29,21 +28,11 @@ import playwright.sync_api as pw
 from iwcbench.pipeline.kits import browser_events, devtools, egress, injecting, launching, processes
 from iwcbench.pipeline.kits import watchdog as watchdogs
 from iwcbench.pipeline.kits.mirror import mediatypes
+from iwcbench.pipeline.kits.chromium import Browser, launch  # noqa: F401 — callers name them browser.*
 
 CHROMIUM_ARGS = launching.CHROMIUM_ARGS
 PAGE = pathlib.Path(__file__).resolve().with_name("page")  # the page scripts of this kit
 chromium_path = launching.chromium_path
-
-
-def launch(playwright, headless: bool = True, tag: str | None = None,
-           executable: pathlib.Path | None = None, proxy: str | None = None):
-    """Launch Chromium with the flags that keep it from dialling out. ``tag`` is put
-    on the browser's command line so the watchdog can find the process; ``proxy`` is
-    the network guard every connection must take. Downloads are refused by the
-    contexts; were one let through, it would land in the session's folder."""
-    downloads = str(launching.home(executable.parent) / "Downloads") if executable is not None else None
-    return playwright.chromium.launch(executable_path=str(executable or chromium_path()), headless=headless,
-                                      args=launching.args(tag, proxy), downloads_path=downloads)
 
 
 class BrowserError(Exception):
@@ -77,23 +66,21 @@ class ContextOptions:
 
 
 class Session:
-    """One browser + context for one exploration. Use as a context manager; on exit
-    everything is closed, any Chromium process left over is killed and the session's
-    folder is removed. ``allow``: the origins the browser may connect to (the app's);
+    """One browser context for one exploration. Use as a context manager; on exit the
+    context is closed. ``allow``: the origins the browser may connect to (the app's);
     ``coverage_hashes``: SHA-256 of the scripts whose V8 coverage ``Tab.take_coverage``
-    reports (none: V8 coverage is not collected)."""
+    reports (none: V8 coverage is not collected). ``browser``: a worker's ``Browser``
+    to borrow (its guard lets through only ``allow`` while the session lasts); without
+    one the session starts a browser of its own and ends it, any Chromium process left
+    over killed and its folder removed."""
 
     def __init__(self, options: ContextOptions, headless: bool = True, allow: Sequence[str] = (),
-                 coverage_hashes: frozenset[str] = frozenset()) -> None:
+                 coverage_hashes: frozenset[str] = frozenset(), browser: Browser | None = None) -> None:
         self.options = options
-        self.headless = headless
         self.allow = tuple(allow)
         self.coverage_hashes = frozenset(coverage_hashes)
         self.tab: Tab | None = None
         self.context = None
-        self.folder: pathlib.Path | None = None
-        self.guard: egress.Guard | None = None
-        self.isolation = ""  # how the network was fenced off, in words
         self.nonce = secrets.token_hex(8)  # names the observer's hint events (kits/page/init.mjs)
         self.popups = 0  # windows the app opened (each closed at once)
         # Tabs opened from now on get Playwright's clock: time flows as usual, and
@@ -101,67 +88,68 @@ class Session:
         self.virtual_time = False
         self._recorder = browser_events.Recorder()
         self._opening = False
-        self._driver = None
-        self._browser = None
-        self.watchdog = watchdogs.Watchdog(None, options.hang_grace_s)
+        self._owned = browser is None
+        self.browser = browser if browser is not None else Browser(
+            headless, options.network_namespace, options.hang_grace_s)
+
+    @property
+    def watchdog(self) -> watchdogs.Watchdog:
+        return self.browser.watchdog
+
+    @property
+    def guard(self) -> egress.Guard | None:
+        return self.browser.guard
+
+    @property
+    def isolation(self) -> str:
+        return self.browser.isolation
 
     def __enter__(self) -> Session:
-        tag = uuid.uuid4().hex
-        self.folder = launching.session_folder()
         try:
-            opts = self.options
-            socket_path = str(self.folder / "g.sock") if opts.network_namespace else None
-            self.guard = egress.Guard(self.allow, unix_path=socket_path)
-            executable = launching.write_launcher(self.folder, socket_path, self.guard.port)
-            with launching.temporary_files_in(self.folder):
-                self._driver = pw.sync_playwright().start()
-            self._browser = launch(self._driver, self.headless, tag, executable, self.guard.url)
-            self.isolation = launching.isolation(self.folder)
-            self.watchdog = watchdogs.Watchdog(watchdogs.find_tagged(tag), opts.hang_grace_s)
-            self.context = self._browser.new_context(
-                viewport={"width": opts.viewport_width, "height": opts.viewport_height},
-                device_scale_factor=1,
-                service_workers="block",
-                accept_downloads=False,
-                timezone_id=opts.timezone,
-                locale=opts.locale,
-                color_scheme="light",
-                bypass_csp=True,  # our observation scripts must run whatever the app's CSP says
-            )
-            self.context.add_init_script(
-                browser_events.quiet_script(self.nonce))
-            self.context.add_init_script(
-                injecting.call(PAGE / "init.mjs", {"seed": int(opts.seed), "nonce": self.nonce}))
-            self.context.on("page", self._on_new_page)
+            self.browser.ensure()
+            self.browser.guard.only(self.allow)
+            self.browser.guard.drain()  # what an earlier session's pages tried is not this one's
+            self.context = self._context()
         except BaseException:
             self.__exit__(None, None, None)
             raise
         return self
 
+    def _context(self):
+        opts = self.options
+        context = self.browser.new_context(
+            viewport={"width": opts.viewport_width, "height": opts.viewport_height},
+            device_scale_factor=1,
+            service_workers="block",
+            accept_downloads=False,
+            timezone_id=opts.timezone,
+            locale=opts.locale,
+            color_scheme="light",
+            bypass_csp=True,  # our observation scripts must run whatever the app's CSP says
+        )
+        context.add_init_script(browser_events.quiet_script(self.nonce))
+        context.add_init_script(injecting.call(PAGE / "init.mjs", {"seed": int(opts.seed), "nonce": self.nonce}))
+        context.on("page", self._on_new_page)
+        return context
+
     def __exit__(self, *exc: object) -> None:
-        for closing in (self.context, self._browser):
-            if closing is not None:
-                try:
-                    with self.watchdog.guard(10.0):
-                        closing.close()
-                except Exception:  # noqa: BLE001 — already dead is fine when closing
-                    pass
-        if self._driver is not None:
+        if self.context is not None:
             try:
-                self._driver.stop()
-            except Exception:  # noqa: BLE001 — the driver may have been killed
+                with self.watchdog.guard(10.0):
+                    self.context.close()
+            except Exception:  # noqa: BLE001 — already dead is fine when closing
                 pass
-        self.watchdog.reap()
-        if self.guard is not None:
-            self.guard.close()
-        if self.folder is not None:
-            # A killed driver or browser cleans up nothing; a flooded profile is big.
-            shutil.rmtree(self.folder, ignore_errors=True)
-        self.context = self._browser = self._driver = self.guard = self.folder = None
+        self.context = None
+        guard = self.browser.guard
+        if guard is not None:
+            guard.only(())
+        # A browser that had to be killed is not lent again.
+        if self._owned or self.watchdog.killed or not self.browser.connected:
+            self.browser.close()
 
     @property
     def connected(self) -> bool:
-        return self._browser is not None and self._browser.is_connected()
+        return self.context is not None and self.browser.connected
 
     def _on_new_page(self, page) -> None:
         if self._opening:

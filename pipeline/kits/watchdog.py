@@ -106,6 +106,7 @@ class Watchdog:
         self.driver_pid = _parent(browser_pid) if browser_pid else None
         self.grace_s = grace_s
         self.fired: Stage | None = None  # how far the last guard had to escalate
+        self.killed = False  # whether any guard ever had to kill the browser (it is not to be reused)
         self.seen: set[int] = set()  # every browser process ever seen, for reaping
 
     def renderers(self) -> list[int]:
@@ -151,6 +152,7 @@ class Watchdog:
             if done.wait(self.grace_s):
                 return
             self.fired = "browser"
+            self.killed = True
             self.kill_browser()
             if done.wait(self.grace_s) or not self.driver_pid:
                 return

@@ -26,6 +26,7 @@ from typing import Callable, Mapping, Protocol, TypeVar
 from iwcbench.pipeline.contracts import artifacts, evidence, instrumented as instrumented_mod, metrics, results, task
 from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.kits import clock, llm, store as store_mod, telemetry
+from iwcbench.pipeline.kits import browser as browser_kit
 from iwcbench.pipeline.kits.mirror import cdn, routing
 from iwcbench.pipeline.runs import evidence as stored, uitests as uitest_run
 from iwcbench.pipeline.stages import abstracting, exploring, ingesting, instrumenting, quality, scoring, serving
@@ -77,6 +78,7 @@ class Context:
     mirror_dir: str | None = None
     assistants: AssistantFactory | None = None
     quality_tools: quality.Tools | None = None  # the worker's; None: each app opens its own
+    browser: browser_kit.Browser | None = None  # the worker's Chromium; None: each exploration starts its own
 
 
 @dataclasses.dataclass(frozen=True)
@@ -310,7 +312,7 @@ def _explore_app(prepared: Prepared, url: str, ctx: Context, assistant: AppAssis
         exploring.Options(policy=assistant.policy if assistant is not None else None, hermetic=hermetic,
                           accessibility=evaluation.scoring.accessibility,
                           probes=quality.probes_wanted(evaluation.quality, evaluation.exploration),
-                          deadline=doing.deadline.sooner(_kept_for_later(evaluation)))))
+                          deadline=doing.deadline.sooner(_kept_for_later(evaluation)), browser=ctx.browser)))
     telemetry.record_stage("explore", timings["explore"])
     trace = explored.trace
     report = _save_exploration(doing, explored)
@@ -327,7 +329,8 @@ def _explore_app(prepared: Prepared, url: str, ctx: Context, assistant: AppAssis
         tested = uitest_run.after_exploring(uitest_run.Bench(
             app=app, site=prepared.site, start_url=start_url, router=lambda: routing.Hermetic(url, hermetic.mirror),
             store=store, evaluation=evaluation, client=assistant.ui_tester() if assistant is not None else None,
-            deadline=doing.deadline, appearance_later=assistant is not None and assistant.appearance_later),
+            deadline=doing.deadline, appearance_later=assistant is not None and assistant.appearance_later,
+            browser=ctx.browser),
             ctx.tasks.get(app.task_id), trace, files)
     if tested is not None:
         scores.update(tested.scores)

@@ -23,7 +23,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable
 
 from iwcbench.pipeline.contracts import artifacts, evidence, results, settings as settings_mod, task
-from iwcbench.pipeline.kits import llm_accounting, store as store_mod, telemetry
+from iwcbench.pipeline.kits import browser, llm_accounting, store as store_mod, telemetry
 from iwcbench.pipeline.runs import app as app_run, assistants, evidence as stored, finishing, judging_pass
 from iwcbench.pipeline.stages import ingesting, quality
 
@@ -34,10 +34,10 @@ _WORKER: dict[str, app_run.Context] = {}
 
 
 def context(config: settings_mod.RunSettings, tasks: list[task.Task], spent: Any = None,
-            quality_tools: quality.Tools | None = None) -> app_run.Context:
+            quality_tools: quality.Tools | None = None, chromium: browser.Browser | None = None) -> app_run.Context:
     """What every app of this run shares, the LLM side included when asked for.
     ``spent``: the run's shared spending counter (a ``multiprocessing.Value("d")``);
-    ``quality_tools``: the worker's, kept from app to app."""
+    ``quality_tools`` and ``chromium``: the worker's, kept from app to app."""
     budget = llm_accounting.Budget(config.spending.max_cost_usd, spent)
     return app_run.Context(
         evaluation=config.evaluation(),
@@ -47,6 +47,7 @@ def context(config: settings_mod.RunSettings, tasks: list[task.Task], spent: Any
         assistants=assistants.factory(config.evaluation(), assistants.cache_dir(config.out, config.llm_cache_dir),
                                       config.spending, budget),
         quality_tools=quality_tools,
+        browser=chromium,
     )
 
 
@@ -59,7 +60,10 @@ def _init_worker(config_json: str, tasks_json: str, spent: Any) -> None:
     # through os._exit, past atexit, so multiprocessing's own finalizer closes them.
     tools = quality.Tools()
     multiprocessing.util.Finalize(None, tools.close, exitpriority=10)
-    _WORKER["context"] = context(config, tasks, spent, tools)
+    # So is its Chromium: started by the first app, a fresh context for each.
+    chromium = browser.Browser()
+    multiprocessing.util.Finalize(None, chromium.close, exitpriority=10)
+    _WORKER["context"] = context(config, tasks, spent, tools, chromium)
 
 
 def _evaluate(app_json: str) -> str:

@@ -24,6 +24,7 @@ from typing import Callable, Mapping, Sequence
 
 from iwcbench.pipeline.contracts import artifacts, evidence, metrics, results, settings as settings_mod, task, uitests
 from iwcbench.pipeline.kits import clock, llm, store as store_mod
+from iwcbench.pipeline.kits import browser as browser_kit
 from iwcbench.pipeline.kits.mirror import routing
 from iwcbench.pipeline.runs import evidence as stored
 from iwcbench.pipeline.stages import abstracting, exploring
@@ -79,6 +80,7 @@ class Bench:
     client: llm.Client | None  # None: no LLM (replays may still decide)
     deadline: clock.Deadline = clock.Deadline.never()  # the app's: no case starts once it is spent
     appearance_later: bool = False  # batch mode: appearance is judged by the judging pass, batched
+    browser: browser_kit.Browser | None = None  # the worker's Chromium; None: one per test case
 
     @property
     def evidence(self) -> stored.AppEvidence:
@@ -118,7 +120,8 @@ def play(bench: Bench, replay: uitests.Replay, folder: str) -> tuple[uitests.Rep
     started = time.monotonic()
     case = case_settings(bench.evaluation)
     explored = exploring.explore(bench.start_url, case, recorder, options=exploring.Options(
-        policy=player, hermetic=bench.router(), accessibility=False, deadline=bench.deadline.within(case.app_timeout_s)))
+        policy=player, hermetic=bench.router(), accessibility=False, deadline=bench.deadline.within(case.app_timeout_s),
+        browser=bench.browser))
     trace = explored.trace
     bench.evidence.save_at(f"{folder}/{artifacts.TRACE.key}", artifacts.TRACE, trace)
     failure = player.failure or (f"the app did not load: {trace.load_error}" if trace.load_error else None)
@@ -143,7 +146,7 @@ def _agent(bench: Bench, item: task.Task, index: int, app_hash: str) -> uitests.
     case = case_settings(bench.evaluation)
     explored = exploring.explore(bench.start_url, case, recorder, options=exploring.Options(
         policy=agent, hermetic=bench.router(), accessibility=False,
-        deadline=bench.deadline.within(case.app_timeout_s)))
+        deadline=bench.deadline.within(case.app_timeout_s), browser=bench.browser))
     trace = explored.trace
     if trace.load_error:  # NO without asking the agent: nothing of the case could be tried
         bench.evidence.save_at(f"{folder}/{artifacts.TRACE.key}", artifacts.TRACE, trace)

@@ -74,6 +74,9 @@ class Options:
     # When exploring must be done (the app's hard deadline, less what later stages keep);
     # None: app_timeout_s from now. Every page load waits no longer than what is left.
     deadline: clock.Deadline | None = None
+    # A worker's warm Chromium to explore in (a fresh context of it); None: a browser
+    # of this exploration's own, started and ended with it.
+    browser: browser.Browser | None = None
 
 
 def explore(
@@ -158,7 +161,8 @@ class _Exploring:
         hashes = crediting.hashes(self.sites)
         began = time.monotonic()
         with browser.Session(context, allow=(routing.origin_of(url),),
-                             coverage_hashes=hashes if self.coverage_map is not None else frozenset()) as session:
+                             coverage_hashes=hashes if self.coverage_map is not None else frozenset(),
+                             browser=self.options.browser) as session:
             self.router.install(session.context)
             self.outer["launch"] = time.monotonic() - began
             began = time.monotonic()
