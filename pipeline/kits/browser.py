@@ -146,6 +146,8 @@ class Session:
         # A browser that had to be killed is not lent again.
         if self._owned or self.watchdog.killed or not self.browser.connected:
             self.browser.close()
+        else:
+            self.watchdog.forget_ended()
 
     @property
     def connected(self) -> bool:

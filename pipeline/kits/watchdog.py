@@ -137,6 +137,11 @@ class Watchdog:
         _kill(mine)
         return mine
 
+    def forget_ended(self) -> None:
+        """Forget the processes that have ended: their ids may be given to processes
+        not ours while a long-lived browser goes on, and ``reap`` must not kill those."""
+        self.seen = {p for p in self.seen if alive(p)}
+
     @contextlib.contextmanager
     def guard(self, seconds: float) -> Iterator[None]:
         """Run the body with a deadline; on expiry escalate as the module says.
