@@ -24,7 +24,7 @@ def launch(playwright, headless: bool = True, tag: str | None = None,
     the network guard every connection must take. Downloads are refused by the
     contexts; were one let through, it would land in the session's folder."""
     downloads = str(launching.home(executable.parent) / "Downloads") if executable is not None else None
-    return playwright.chromium.launch(executable_path=str(executable or chromium_path()), headless=headless,
+    return playwright.chromium.launch(executable_path=str(executable or launching.chromium_path()), headless=headless,
                                       args=launching.args(tag, proxy), downloads_path=downloads)
 
 
