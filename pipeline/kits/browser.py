@@ -28,6 +28,7 @@ import playwright.sync_api as pw
 from iwcbench.pipeline.kits import browser_events, devtools, egress, injecting, launching, processes
 from iwcbench.pipeline.kits import watchdog as watchdogs
 from iwcbench.pipeline.kits.mirror import mediatypes
+from iwcbench.pipeline.kits import chromium
 from iwcbench.pipeline.kits.chromium import Browser, launch  # noqa: F401 — callers name them browser.*
 
 CHROMIUM_ARGS = launching.CHROMIUM_ARGS
@@ -134,11 +135,7 @@ class Session:
 
     def __exit__(self, *exc: object) -> None:
         if self.context is not None:
-            try:
-                with self.watchdog.guard(10.0):
-                    self.context.close()
-            except Exception:  # noqa: BLE001 — already dead is fine when closing
-                pass
+            chromium.close_quietly(self.watchdog, self.context)
         self.context = None
         guard = self.browser.guard
         if guard is not None:

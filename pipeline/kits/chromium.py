@@ -28,6 +28,16 @@ def launch(playwright, headless: bool = True, tag: str | None = None,
                                       args=launching.args(tag, proxy), downloads_path=downloads)
 
 
+def close_quietly(watchdog: watchdogs.Watchdog, closing: Any) -> None:
+    """Close a Playwright browser or context under the watchdog; one already dead is
+    fine."""
+    try:
+        with watchdog.guard(10.0):
+            closing.close()
+    except Exception:  # noqa: BLE001 — already dead is fine when closing
+        pass
+
+
 class Browser:
     """One Chromium behind its own network guard, in a folder of its own, that sessions
     use one after another: a worker starts it once instead of once per app. It starts
@@ -89,11 +99,7 @@ class Browser:
 
     def close(self) -> None:
         if self._browser is not None:
-            try:
-                with self.watchdog.guard(10.0):
-                    self._browser.close()
-            except Exception:  # noqa: BLE001 — already dead is fine when closing
-                pass
+            close_quietly(self.watchdog, self._browser)
         if self._driver is not None:
             try:
                 self._driver.stop()

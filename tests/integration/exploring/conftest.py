@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import pathlib
 import shutil
+import tempfile
 
 import pytest
 
@@ -85,3 +86,14 @@ def corpus(tmp_path_factory) -> Served:
     """The corpus apps the behavioural tests explore."""
     names = ("snake-konami", "signup-wizard", "calculator", "space-shooter", "solar-clock")
     yield from _serve(tmp_path_factory, [CORPUS / name for name in names])
+
+
+@pytest.fixture()
+def own_tmp(monkeypatch):
+    """TMPDIR a folder of the test's own, to see what a browser leaves there. Short:
+    Chromium puts a Unix socket in TMPDIR, and those paths have a length limit."""
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="iwc-t-", dir="/tmp"))
+    monkeypatch.setenv("TMPDIR", str(folder))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # Python caches the folder it chose
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)

@@ -4,10 +4,7 @@ profile (which a page can fill with hundreds of MB), not Playwright's artifacts.
 from __future__ import annotations
 
 import os
-import pathlib
-import shutil
 import signal
-import tempfile
 
 import pytest
 
@@ -18,16 +15,6 @@ pytestmark = pytest.mark.browser
 FLOOD = ("data:text/html,<script>"
          "indexedDB.open('f', 1).onupgradeneeded = (e) => e.target.result.createObjectStore('s');"
          "localStorage.setItem('k', 'x'.repeat(1 << 20));</script><p>flooding</p>")
-
-
-@pytest.fixture()
-def own_tmp(monkeypatch):
-    # Short: Chromium puts a Unix socket in TMPDIR, and those paths have a length limit.
-    folder = pathlib.Path(tempfile.mkdtemp(prefix="iwc-t-", dir="/tmp"))
-    monkeypatch.setenv("TMPDIR", str(folder))
-    monkeypatch.setattr(tempfile, "tempdir", None)  # Python caches the folder it chose
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_a_browser_killed_whole_leaves_no_profile(own_tmp):

@@ -26,16 +26,6 @@ PAGE = ("<!doctype html><title>reuse</title><p id=seen></p><script>"
 
 
 @pytest.fixture()
-def own_tmp(monkeypatch):
-    # Short: Chromium puts a Unix socket in TMPDIR, and those paths have a length limit.
-    folder = pathlib.Path(tempfile.mkdtemp(prefix="iwc-r-", dir="/tmp"))
-    monkeypatch.setenv("TMPDIR", str(folder))
-    monkeypatch.setattr(tempfile, "tempdir", None)  # Python caches the folder it chose
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-@pytest.fixture()
 def two_apps():
     folder = pathlib.Path(tempfile.mkdtemp(prefix="iwc-apps-", dir="/tmp"))  # not in the TMPDIR watched
     for name in ("a", "b"):
