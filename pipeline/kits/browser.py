@@ -113,6 +113,7 @@ class Session:
             self.context = self._context()
         except BaseException:
             self.__exit__(None, None, None)
+            self.browser.close()  # one that would not open a context is started afresh next time
             raise
         return self
 
