@@ -25,15 +25,14 @@ from typing import Any, Callable, Sequence
 
 import playwright.sync_api as pw
 
-from iwcbench.pipeline.kits import browser_events, devtools, egress, injecting, launching, processes
+from iwcbench.pipeline.kits import browser_events, chromium, devtools, egress, injecting, launching, processes
 from iwcbench.pipeline.kits import watchdog as watchdogs
 from iwcbench.pipeline.kits.mirror import mediatypes
-from iwcbench.pipeline.kits import chromium
-from iwcbench.pipeline.kits.chromium import Browser, launch  # noqa: F401 — callers name them browser.*
 
 CHROMIUM_ARGS = launching.CHROMIUM_ARGS
 PAGE = pathlib.Path(__file__).resolve().with_name("page")  # the page scripts of this kit
 chromium_path = launching.chromium_path
+Browser, launch = chromium.Browser, chromium.launch  # callers name them browser.*
 
 
 class BrowserError(Exception):
