@@ -40,3 +40,17 @@ test('Lighthouse resolves it to the weighted audits and fewer gatherers than its
     assert.ok(ours.artifacts.some((a) => a.id === needed), needed);
   }
 });
+
+test('after the first run the in-page CPU benchmark answers the index that run measured, as page source', async () => {
+  const { remember } = await import('../../pipeline/stages/quality/lighthouse.mjs');
+  const { pageFunctions } = await load('lighthouse/core/lib/page-functions.js');
+  const measuring = pageFunctions.computeBenchmarkIndex;
+  const k = { pageFunctions, benchmarkIndex: null };
+  for (const bad of [undefined, null, 0, -3, Number.NaN]) remember(k, bad);
+  assert.equal(pageFunctions.computeBenchmarkIndex, measuring, 'no index, nothing remembered');
+  remember(k, 3898.5);
+  remember(k, 1200);  // a later run's index does not replace the first
+  assert.equal(k.benchmarkIndex, 3898.5);
+  // Lighthouse's ExecutionContext.evaluate sends `(${fn})(args)` to the page.
+  assert.equal(new Function(`return (${pageFunctions.computeBenchmarkIndex})();`)(), 3898.5);
+});
