@@ -139,8 +139,22 @@ def register(registry: kopf.OperatorRegistry, options: Options,
         if decision.create_apps or decision.create_scoring:
             # The counts above were computed before these Jobs existed; count them now.
             decision = tracking.decide(dataclasses.replace(seen, recently_created=frozenset(created), now=_now()))
+        if tracking.unscored(decision.status):
+            decision = _verdict_on_fresh_status(seen, decision, cluster(), owner)
         _apply(patch, current, decision.status)
         _report_end(current, decision.status, owner)
+
+
+def _verdict_on_fresh_status(seen: tracking.Observed, decision: tracking.Decision, cluster: cluster_kit.Cluster,
+                             owner: planning.Owner) -> tracking.Decision:
+    """Before a run ends as ScoringIncomplete, its status is read from the API server:
+    the scoring pod publishes its results there just before it ends, and the watch that
+    fed this look may not have delivered that write yet while the Job's end has arrived
+    (two resources, two streams). Published, the run is Scored; else the verdict stands."""
+    fresh = cluster.get_status(api.GROUP, api.VERSION, api.PLURAL, owner.namespace, owner.name)
+    if not fresh or fresh.get("results") is None:
+        return decision
+    return tracking.decide(dataclasses.replace(seen, results_present=True, now=_now()))
 
 
 def _report_end(before: dict[str, Any], after: dict[str, Any], owner: planning.Owner) -> None:

@@ -228,6 +228,12 @@ def _status(old: Mapping[str, Any], generation: int | None, phase: str, conditio
     return status
 
 
+def unscored(status: Mapping[str, Any]) -> bool:
+    """The status ends the run because its scoring Job published no results."""
+    return status.get("phase") == "Failed" and any(
+        c.get("type") == "Failed" and c.get("reason") == "ScoringIncomplete" for c in status.get("conditions", ()) or ())
+
+
 def changes(current: Mapping[str, Any], desired: Mapping[str, Any]) -> dict[str, Any]:
     """The merge patch that turns ``current`` into ``desired`` (owned keys only);
     empty when nothing changed, so an idle run costs no API writes."""

@@ -1,5 +1,5 @@
-"""The Kubernetes API, for the few writes the operator and the scoring pod make:
-create a Job, merge-patch a custom resource's status. The only module that imports
+"""The Kubernetes API, for the few calls the operator and the scoring pod make:
+create a Job, merge-patch a custom resource's status, read it back fresh. The only module that imports
 ``kubernetes`` (kopf keeps its own client for watching).
 
 Manifests go over the wire as plain dicts (no typed models): what planning produced
@@ -65,6 +65,18 @@ class Cluster:
         namespace = manifest["metadata"]["namespace"]
         status, _ = self._request("POST", f"/apis/batch/v1/namespaces/{namespace}/jobs", manifest)
         return status != 409
+
+    def get_status(self, group: str, version: str, plural: str, namespace: str, name: str) -> dict[str, Any] | None:
+        """A custom resource's ``status`` as the API server has it now (not a watch's
+        view, which can lag behind another writer); None when the resource is gone."""
+        path = f"/apis/{group}/{version}/namespaces/{namespace}/{plural}/{name}/status"
+        try:
+            _, data = self._request("GET", path)
+        except ApiError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        return dict(data.get("status") or {})
 
     def patch_status(self, group: str, version: str, plural: str, namespace: str, name: str,
                      patch: dict[str, Any]) -> dict[str, Any]:
