@@ -20,11 +20,11 @@ MAX_STEPS = 5
 QUALITY = ("wcb_linting", "wcb_console_errors")
 
 
-def upload(bucket: str, prefix: str = "") -> None:
-    """tasks.jsonl and the four apps under s3://bucket/<prefix>{tasks.jsonl,apps/}."""
+def upload(bucket: str, prefix: str = "", apps: list[str] = APPS) -> None:
+    """tasks.jsonl and the apps (the four) under s3://bucket/<prefix>{tasks.jsonl,apps/}."""
     s3 = boto3.client("s3")
     s3.upload_file(str(EXAMPLES / "tasks.jsonl"), bucket, f"{prefix}tasks.jsonl")
-    for app in APPS:
+    for app in apps:
         path = EXAMPLES / "apps" / app
         if path.is_file():
             s3.upload_file(str(path), bucket, f"{prefix}apps/{app}")
@@ -33,17 +33,19 @@ def upload(bucket: str, prefix: str = "") -> None:
             s3.upload_file(str(file), bucket, f"{prefix}apps/{app}/{file.relative_to(path).as_posix()}")
 
 
-def local_results(tmp: pathlib.Path, *extra: str) -> dict:
-    """results.json of `iwc run` over the same four apps and settings (+ ``extra`` flags)."""
-    apps = tmp / "apps"
-    for app in APPS:
-        src, dst = EXAMPLES / "apps" / app, apps / app
+def local_results(tmp: pathlib.Path, *extra: str, apps: list[str] = APPS, steps: int = MAX_STEPS,
+                  metrics: tuple[str, ...] = QUALITY) -> dict:
+    """results.json of `iwc run` over the same apps (the four) and settings (+ ``extra``
+    flags); no ``metrics``: every default one."""
+    folder = tmp / "apps"
+    for app in apps:
+        src, dst = EXAMPLES / "apps" / app, folder / app
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copytree(src, dst) if src.is_dir() else shutil.copy(src, dst)
     out = tmp / "local"
-    subprocess.run([IWC, "run", "--tasks", str(EXAMPLES / "tasks.jsonl"), "--apps", str(apps),
-                    "--out", str(out), "--max-steps", str(MAX_STEPS), "--metrics", *QUALITY, *extra],
-                   check=True, capture_output=True, timeout=900)
+    subprocess.run([IWC, "run", "--tasks", str(EXAMPLES / "tasks.jsonl"), "--apps", str(folder),
+                    "--out", str(out), "--max-steps", str(steps), *(("--metrics", *metrics) if metrics else ()),
+                    *extra], check=True, capture_output=True, timeout=1800)
     return json.loads((out / "results.json").read_text())
 
 
