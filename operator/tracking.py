@@ -230,8 +230,9 @@ def _status(old: Mapping[str, Any], generation: int | None, phase: str, conditio
 
 def unscored(status: Mapping[str, Any]) -> bool:
     """The status ends the run because its scoring Job published no results."""
+    conditions = status.get("conditions", ()) or ()
     return status.get("phase") == "Failed" and any(
-        c.get("type") == "Failed" and c.get("reason") == "ScoringIncomplete" for c in status.get("conditions", ()) or ())
+        c.get("type") == "Failed" and c.get("reason") == "ScoringIncomplete" for c in conditions)
 
 
 def changes(current: Mapping[str, Any], desired: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """The Kubernetes API, for the few calls the operator and the scoring pod make:
-create a Job, merge-patch a custom resource's status, read it back fresh. The only module that imports
-``kubernetes`` (kopf keeps its own client for watching).
+create a Job, merge-patch a custom resource's status, read that status fresh. The only
+module that imports ``kubernetes`` (kopf keeps its own client for watching).
 
 Manifests go over the wire as plain dicts (no typed models): what planning produced
 is exactly what the API server receives. This kit must not decide anything.

@@ -41,7 +41,8 @@ def _stale_replace(cluster: Cluster, n: int) -> subprocess.CompletedProcess[str]
     body = cluster.get("-n", FAKE, "evaluationrun", NAME)
     _patch_status(cluster, {"leader": f"writer-{n}"})  # a real change in between: the read is now stale
     body["status"]["progress"] = "0/0"
-    return cluster.kubectl("-n", FAKE, "replace", "--subresource=status", "-f", "-", stdin=json.dumps(body), check=False)
+    return cluster.kubectl("-n", FAKE, "replace", "--subresource=status", "-f", "-", stdin=json.dumps(body),
+                           check=False)
 
 
 def test_other_writers_on_the_status_lose_nothing_and_stale_writes_are_refused(release: Cluster):
