@@ -1,7 +1,8 @@
 // Runs in the page's own world before any app script, in every document: kits/browser.py
 // adds it as the context's init script, called with {seed, nonce}. It records which event types are listened to (window/
 // document/body-level and per element) without touching the DOM, answers the observer
-// in the isolated world with those hints, and makes Math.random repeatable.
+// in the isolated world with those hints, and makes Math.random repeatable. It also
+// counts what could change the page while nobody acts (``sources``).
 //
 // The observer asks by dispatching "iwc-hints-<nonce>" on window; this answers, during
 // that same dispatch, with one "iwc-hint-<nonce>" event per listened element (its
@@ -64,6 +65,7 @@ export default function install({ seed, nonce }) {
     } catch { /* an app that broke the DOM itself gets no hints */ }
   }]);
   Object.defineProperty(window, KEY, {value: {perElement}, enumerable: false});
+  sources(nonce);
   let state = (seed >>> 0) || 1;
   Math.random = function () {
     state = (state + 0x6D2B79F5) | 0;
@@ -71,4 +73,87 @@ export default function install({ seed, nonce }) {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+// What could still change the page while nobody acts, for the snapshot's idle window
+// (stages/exploring/snapshot.mjs): timeouts, animation frames and idle callbacks not yet
+// run or cleared, intervals not cleared, fetches and XHRs in flight, and whether a
+// string timer, a worker or an event source was ever made (then changes may come at any
+// time).
+// Asked with "iwc-idle-<nonce>" on window, it answers during that dispatch with
+// "iwc-idle-is-<nonce>" on window, detail "quiet" or "busy". The wrappers change
+// nothing the builtins do. A page that replaced one of them since (an app's own
+// scheduler, Playwright's clock installed after this script) is always busy.
+function sources(nonce) {
+  const apply = Reflect.apply, construct = Reflect.construct;
+  const listen = EventTarget.prototype.addEventListener;
+  const dispatch = EventTarget.prototype.dispatchEvent;
+  const Custom = CustomEvent;
+  const add = Set.prototype.add, del = Set.prototype.delete, size = Object.getOwnPropertyDescriptor(Set.prototype, 'size').get;
+  const then = Promise.prototype.then;
+  const due = new Set();  // 't12' timeout, 'i12' interval, 'f3' frame, 'r4' idle callback
+  let inflight = 0, always = false;
+  const ours = [];
+  const wrap = (name, make) => {
+    const original = window[name];
+    if (typeof original !== 'function') return;
+    const replaced = make(original);
+    Object.defineProperty(replaced, 'name', {value: name});
+    window[name] = replaced;
+    ours.push([name, replaced]);
+  };
+  const once = (tag, original) => function (callback, ...rest) {
+    if (typeof callback !== 'function') { always = true; return apply(original, this, [callback, ...rest]); }
+    let id = null;
+    const run = function (...args) { apply(del, due, [tag + id]); return apply(callback, this, args); };
+    id = apply(original, this, [run, ...rest]);
+    apply(add, due, [tag + id]);
+    return id;
+  };
+  const clear = (tags, original) => function (id) {
+    for (const tag of tags) apply(del, due, [tag + id]);
+    return apply(original, this, [id]);
+  };
+  wrap('setTimeout', (o) => once('t', o));
+  wrap('requestAnimationFrame', (o) => once('f', o));
+  wrap('requestIdleCallback', (o) => once('r', o));
+  wrap('setInterval', (o) => function (callback, ...rest) {
+    if (typeof callback !== 'function') always = true;
+    const id = apply(o, this, [callback, ...rest]);
+    apply(add, due, ['i' + id]);
+    return id;
+  });
+  // (browsers share one id space between timeouts and intervals, and either clear ends either)
+  wrap('clearTimeout', (o) => clear(['t', 'i'], o));
+  wrap('clearInterval', (o) => clear(['t', 'i'], o));
+  wrap('cancelAnimationFrame', (o) => clear(['f'], o));
+  wrap('cancelIdleCallback', (o) => clear(['r'], o));
+  const done = () => { inflight -= 1; };
+  wrap('fetch', (o) => function (...args) {
+    const answer = apply(o, this, args);
+    inflight += 1;
+    apply(then, answer, [done, done]);
+    return answer;
+  });
+  const send = XMLHttpRequest.prototype.send;
+  const sending = function (...args) {
+    inflight += 1;
+    apply(listen, this, ['loadend', done, {once: true}]);
+    return apply(send, this, args);
+  };
+  XMLHttpRequest.prototype.send = sending;
+  // (not WebSocket: the browser kit routes every socket, and Playwright's routing puts
+  // its own WebSocket in the page after this script; a socket never opens in the sandbox)
+  for (const name of ['Worker', 'SharedWorker', 'EventSource']) {
+    const Original = window[name];
+    if (typeof Original !== 'function') continue;
+    const proxy = new Proxy(Original, {construct(target, args, made) { always = true; return construct(target, args, made); }});
+    window[name] = proxy;
+    ours.push([name, proxy]);
+  }
+  const quiet = () => !always && inflight <= 0 && apply(size, due, []) === 0
+    && XMLHttpRequest.prototype.send === sending && ours.every(([name, fn]) => window[name] === fn);
+  apply(listen, window, ['iwc-idle-' + nonce, () => {
+    apply(dispatch, window, [new Custom('iwc-idle-is-' + nonce, {detail: quiet() ? 'quiet' : 'busy'})]);
+  }]);
 }

@@ -1,0 +1,76 @@
+"""The snapshot's idle window, in real Chromium: a page on which nothing can change
+while nobody acts is not waited for; a page with anything pending (an interval, a
+timeout, an animation frame loop, a running CSS animation, a worker) or with timers
+the page replaced itself is waited for as before, and its ticking element is marked
+volatile. Playwright's clock (``wait``) always waits."""
+
+from __future__ import annotations
+
+import pathlib
+import shutil
+import tempfile
+import time
+
+import pytest
+
+from iwcbench.pipeline.kits import browser
+from iwcbench.pipeline.stages import serving
+from iwcbench.pipeline.stages.exploring import observing
+
+pytestmark = pytest.mark.browser
+
+BODY = "<!doctype html><title>q</title><p id=tick>0</p>"
+PAGES = {
+    "still": "",
+    "interval": "<script>setInterval(() => { tick.textContent = String(Date.now()); }, 20)</script>",
+    "timeout-pending": "<script>setTimeout(() => { tick.textContent = 'late'; }, 60000)</script>",
+    "timeout-ran": "<script>setTimeout(() => { tick.textContent = 'ran'; }, 1)</script>",
+    "interval-cleared": "<script>clearInterval(setInterval(() => {}, 10))</script>",
+    "frame-loop": "<script>(function f() { tick.textContent = String(performance.now()); requestAnimationFrame(f); })()</script>",
+    "own-scheduler": "<script>window.setTimeout = function (fn) { return 0; };</script>",
+    "css-animation": "<style>@keyframes s { to { opacity: 0.5 } } #tick { animation: s 1s infinite }</style>",
+    "worker": "<script>new Worker(URL.createObjectURL(new Blob(['onmessage = () => 0'])))</script>",
+}
+
+
+@pytest.fixture(scope="module")
+def served():
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="iwc-quiet-", dir="/tmp"))
+    for name, script in PAGES.items():
+        (folder / name).mkdir()
+        (folder / name / "index.html").write_text(BODY + script)
+    with serving.serve(folder) as server, browser.Browser() as chromium:
+        yield server.url, chromium
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _snapshot(served, page: str, wait: bool = False) -> dict:
+    url, chromium = served
+    with browser.Session(browser.ContextOptions(), allow=(url,), browser=chromium) as session:
+        tab = session.new_tab()
+        tab.goto(f"{url}{page}/index.html", 15)
+        time.sleep(0.2)  # the page's own short timers have run
+        observing.observe(tab, 0, 5.0)  # the look starts the idle window
+        return tab.isolated(observing.SNAPSHOT, {"idleMs": observing.IDLE_MS, "nonce": session.nonce,
+                                                  "wait": wait}, 5.0)
+
+
+@pytest.mark.parametrize("page", ["still", "timeout-ran", "interval-cleared"])
+def test_a_page_with_nothing_pending_is_not_waited_for(served, page):
+    raw = _snapshot(served, page)
+    assert raw["waited"] is False and raw["volatile"] == [] and 'id="tick"' in raw["html"]
+
+
+@pytest.mark.parametrize("page", ["interval", "timeout-pending", "frame-loop", "own-scheduler", "css-animation",
+                                  "worker"])
+def test_a_page_that_can_change_on_its_own_is_waited_for(served, page):
+    assert _snapshot(served, page)["waited"] is True
+
+
+def test_the_ticking_element_is_still_marked_volatile(served):
+    marks = _snapshot(served, "interval")["volatile"]
+    assert any(m["text"] or m["children"] for m in marks), marks
+
+
+def test_under_playwrights_clock_the_window_always_lasts(served):
+    assert _snapshot(served, "still", wait=True)["waited"] is True
