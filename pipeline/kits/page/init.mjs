@@ -89,7 +89,8 @@ function sources(nonce) {
   const listen = EventTarget.prototype.addEventListener;
   const dispatch = EventTarget.prototype.dispatchEvent;
   const Custom = CustomEvent;
-  const add = Set.prototype.add, del = Set.prototype.delete, size = Object.getOwnPropertyDescriptor(Set.prototype, 'size').get;
+  const add = Set.prototype.add, del = Set.prototype.delete;
+  const size = Object.getOwnPropertyDescriptor(Set.prototype, 'size').get;
   const then = Promise.prototype.then;
   const due = new Set();  // 't12' timeout, 'i12' interval, 'f3' frame, 'r4' idle callback
   let inflight = 0, always = false;
@@ -136,10 +137,18 @@ function sources(nonce) {
     return answer;
   });
   const send = XMLHttpRequest.prototype.send;
+  const unlisten = EventTarget.prototype.removeEventListener;
   const sending = function (...args) {
+    // (counted once send has not thrown; a synchronous request's loadend fires inside it)
+    const end = () => { inflight -= 1; };
+    apply(listen, this, ['loadend', end, {once: true}]);
+    try {
+      apply(send, this, args);
+    } catch (error) {
+      apply(unlisten, this, ['loadend', end]);
+      throw error;
+    }
     inflight += 1;
-    apply(listen, this, ['loadend', done, {once: true}]);
-    return apply(send, this, args);
   };
   XMLHttpRequest.prototype.send = sending;
   // (not WebSocket: the browser kit routes every socket, and Playwright's routing puts
@@ -147,7 +156,9 @@ function sources(nonce) {
   for (const name of ['Worker', 'SharedWorker', 'EventSource']) {
     const Original = window[name];
     if (typeof Original !== 'function') continue;
-    const proxy = new Proxy(Original, {construct(target, args, made) { always = true; return construct(target, args, made); }});
+    const proxy = new Proxy(Original, {
+      construct(target, args, made) { always = true; return construct(target, args, made); },
+    });
     window[name] = proxy;
     ours.push([name, proxy]);
   }
