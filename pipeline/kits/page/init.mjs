@@ -85,62 +85,81 @@ export default function install({ seed, nonce }) {
 // nothing the builtins do. A page that replaced one of them since (an app's own
 // scheduler, Playwright's clock installed after this script) is always busy.
 function sources(nonce) {
-  const apply = Reflect.apply, construct = Reflect.construct;
+  const apply = Reflect.apply;
   const listen = EventTarget.prototype.addEventListener;
   const dispatch = EventTarget.prototype.dispatchEvent;
   const Custom = CustomEvent;
-  const add = Set.prototype.add, del = Set.prototype.delete;
   const size = Object.getOwnPropertyDescriptor(Set.prototype, 'size').get;
-  const then = Promise.prototype.then;
-  const due = new Set();  // 't12' timeout, 'i12' interval, 'f3' frame, 'r4' idle callback
-  let inflight = 0, always = false;
-  const ours = [];
-  const wrap = (name, make) => {
-    const original = window[name];
-    if (typeof original !== 'function') return;
-    const replaced = make(original);
-    Object.defineProperty(replaced, 'name', {value: name});
-    window[name] = replaced;
-    ours.push([name, replaced]);
-  };
+  // due: 't12' timeout, 'i12' interval, 'f3' frame, 'r4' idle callback; ours: [name, wrapper]
+  const state = {due: new Set(), inflight: 0, always: false, ours: []};
+  countTimers(state);
+  const sending = countRequests(state);
+  countWorkers(state);
+  const quiet = () => !state.always && state.inflight <= 0 && apply(size, state.due, []) === 0
+    && XMLHttpRequest.prototype.send === sending && state.ours.every(([name, fn]) => window[name] === fn);
+  apply(listen, window, ['iwc-idle-' + nonce, () => {
+    apply(dispatch, window, [new Custom('iwc-idle-is-' + nonce, {detail: quiet() ? 'quiet' : 'busy'})]);
+  }]);
+}
+
+// window[name] replaced by make(original), named as the builtin, and remembered.
+function wrapGlobal(state, name, make) {
+  const original = window[name];
+  if (typeof original !== 'function') return;
+  const replaced = make(original);
+  Object.defineProperty(replaced, 'name', {value: name});
+  window[name] = replaced;
+  state.ours.push([name, replaced]);
+}
+
+function countTimers(state) {
+  const apply = Reflect.apply;
+  const add = Set.prototype.add, del = Set.prototype.delete;
   const once = (tag, original) => function (callback, ...rest) {
-    if (typeof callback !== 'function') { always = true; return apply(original, this, [callback, ...rest]); }
+    if (typeof callback !== 'function') { state.always = true; return apply(original, this, [callback, ...rest]); }
     let id = null;
-    const run = function (...args) { apply(del, due, [tag + id]); return apply(callback, this, args); };
+    const run = function (...args) { apply(del, state.due, [tag + id]); return apply(callback, this, args); };
     id = apply(original, this, [run, ...rest]);
-    apply(add, due, [tag + id]);
+    apply(add, state.due, [tag + id]);
     return id;
   };
   const clear = (tags, original) => function (id) {
-    for (const tag of tags) apply(del, due, [tag + id]);
+    for (const tag of tags) apply(del, state.due, [tag + id]);
     return apply(original, this, [id]);
   };
-  wrap('setTimeout', (o) => once('t', o));
-  wrap('requestAnimationFrame', (o) => once('f', o));
-  wrap('requestIdleCallback', (o) => once('r', o));
-  wrap('setInterval', (o) => function (callback, ...rest) {
-    if (typeof callback !== 'function') always = true;
+  wrapGlobal(state, 'setTimeout', (o) => once('t', o));
+  wrapGlobal(state, 'requestAnimationFrame', (o) => once('f', o));
+  wrapGlobal(state, 'requestIdleCallback', (o) => once('r', o));
+  wrapGlobal(state, 'setInterval', (o) => function (callback, ...rest) {
+    if (typeof callback !== 'function') state.always = true;
     const id = apply(o, this, [callback, ...rest]);
-    apply(add, due, ['i' + id]);
+    apply(add, state.due, ['i' + id]);
     return id;
   });
   // (browsers share one id space between timeouts and intervals, and either clear ends either)
-  wrap('clearTimeout', (o) => clear(['t', 'i'], o));
-  wrap('clearInterval', (o) => clear(['t', 'i'], o));
-  wrap('cancelAnimationFrame', (o) => clear(['f'], o));
-  wrap('cancelIdleCallback', (o) => clear(['r'], o));
-  const done = () => { inflight -= 1; };
-  wrap('fetch', (o) => function (...args) {
+  wrapGlobal(state, 'clearTimeout', (o) => clear(['t', 'i'], o));
+  wrapGlobal(state, 'clearInterval', (o) => clear(['t', 'i'], o));
+  wrapGlobal(state, 'cancelAnimationFrame', (o) => clear(['f'], o));
+  wrapGlobal(state, 'cancelIdleCallback', (o) => clear(['r'], o));
+}
+
+// Fetches and XHRs in flight; returns the XHR send wrapper (the quiet check's identity test).
+function countRequests(state) {
+  const apply = Reflect.apply;
+  const then = Promise.prototype.then;
+  const listen = EventTarget.prototype.addEventListener;
+  const unlisten = EventTarget.prototype.removeEventListener;
+  const done = () => { state.inflight -= 1; };
+  wrapGlobal(state, 'fetch', (o) => function (...args) {
     const answer = apply(o, this, args);
-    inflight += 1;
+    state.inflight += 1;
     apply(then, answer, [done, done]);
     return answer;
   });
   const send = XMLHttpRequest.prototype.send;
-  const unlisten = EventTarget.prototype.removeEventListener;
   const sending = function (...args) {
     // (counted once send has not thrown; a synchronous request's loadend fires inside it)
-    const end = () => { inflight -= 1; };
+    const end = () => { state.inflight -= 1; };
     apply(listen, this, ['loadend', end, {once: true}]);
     try {
       apply(send, this, args);
@@ -148,23 +167,19 @@ function sources(nonce) {
       apply(unlisten, this, ['loadend', end]);
       throw error;
     }
-    inflight += 1;
+    state.inflight += 1;
   };
   XMLHttpRequest.prototype.send = sending;
-  // (not WebSocket: the browser kit routes every socket, and Playwright's routing puts
-  // its own WebSocket in the page after this script; a socket never opens in the sandbox)
+  return sending;
+}
+
+// (not WebSocket: the browser kit routes every socket, and Playwright's routing puts
+// its own WebSocket in the page after this script; a socket never opens in the sandbox)
+function countWorkers(state) {
+  const construct = Reflect.construct;
   for (const name of ['Worker', 'SharedWorker', 'EventSource']) {
-    const Original = window[name];
-    if (typeof Original !== 'function') continue;
-    const proxy = new Proxy(Original, {
-      construct(target, args, made) { always = true; return construct(target, args, made); },
-    });
-    window[name] = proxy;
-    ours.push([name, proxy]);
+    wrapGlobal(state, name, (Original) => new Proxy(Original, {
+      construct(target, args, made) { state.always = true; return construct(target, args, made); },
+    }));
   }
-  const quiet = () => !always && inflight <= 0 && apply(size, due, []) === 0
-    && XMLHttpRequest.prototype.send === sending && ours.every(([name, fn]) => window[name] === fn);
-  apply(listen, window, ['iwc-idle-' + nonce, () => {
-    apply(dispatch, window, [new Custom('iwc-idle-is-' + nonce, {detail: quiet() ? 'quiet' : 'busy'})]);
-  }]);
 }
