@@ -34,13 +34,14 @@ let kit = null;
 
 async function tools(folder) {
   if (!kit) {
-    const mod = async (rel) => (await import(pathToFileURL(path.join(folder, rel)).href)).default;
+    const load = async (rel) => import(pathToFileURL(path.join(folder, rel)).href);
+    const mod = async (rel) => (await load(rel)).default;
     const defaults = await mod('lighthouse/core/config/default-config.js');
     kit = {
       lighthouse: await mod('lighthouse/core/index.js'),
       config: weightedConfig(defaults),
       version: JSON.parse(fs.readFileSync(path.join(folder, 'lighthouse', 'package.json'), 'utf8')).version,
-      pageFunctions: (await import(pathToFileURL(path.join(folder, 'lighthouse/core/lib/page-functions.js')).href)).pageFunctions,
+      pageFunctions: (await load('lighthouse/core/lib/page-functions.js')).pageFunctions,
       benchmarkIndex: null,
     };
   }
