@@ -145,9 +145,16 @@ def observe(tab: browser.Tab, step: int, deadline_s: float) -> Observation:
 def snapshot(tab: browser.Tab, max_bytes: int, deadline_s: float) -> tuple[bytes, tuple[evidence.VolatileMark, ...]]:
     """The serialised DOM (cut at ``max_bytes``) and the marks of elements that changed
     while nobody acted, taken in the same instant; a page on which nothing can change
-    on its own is not waited for (snapshot.mjs). Raises browser.BrowserError."""
-    raw = tab.isolated(SNAPSHOT, {"idleMs": IDLE_MS, "nonce": tab.session.nonce, "wait": tab.virtual_time},
-                       deadline_s + IDLE_MS / 1000)
+    on its own is not waited for (snapshot.mjs). Under Playwright's clock the idle
+    window passes in the page's time, at once: its timers and frames of the next
+    IDLE_MS run, each in its own task (so in its own mutation batch), and nobody waits
+    for them in real time. Raises browser.BrowserError."""
+    idle_ms = IDLE_MS
+    if tab.virtual_time:
+        tab.fast_forward(IDLE_MS, deadline_s)
+        idle_ms = 0
+    raw = tab.isolated(SNAPSHOT, {"idleMs": idle_ms, "nonce": tab.session.nonce, "wait": tab.virtual_time},
+                       deadline_s + idle_ms / 1000)
     marks = tuple(evidence.VolatileMark(path=m["path"], text=bool(m.get("text")),
                                         attributes=tuple(m.get("attributes") or ()),
                                         children=bool(m.get("children")))

@@ -2,7 +2,8 @@
 while nobody acts is not waited for; a page with anything pending (an interval, a
 timeout, an animation frame loop, a running CSS animation, a worker) or with timers
 the page replaced itself is waited for as before, and its ticking element is marked
-volatile. Playwright's clock (``wait``) always waits."""
+volatile. Playwright's clock (``wait``) always waits; under the clock the window passes
+in the page's time, at once, and a ticker is still marked."""
 
 from __future__ import annotations
 
@@ -74,3 +75,23 @@ def test_the_ticking_element_is_still_marked_volatile(served):
 
 def test_under_playwrights_clock_the_window_always_lasts(served):
     assert _snapshot(served, "still", wait=True)["waited"] is True
+
+
+def test_under_playwrights_clock_the_window_passes_in_the_pages_own_time(served):
+    """observing.snapshot runs the page's clock through the window instead of waiting
+    for it: with the clock paused (no time passes unless it is run), the page's time
+    still moves on by at least the window, and the element its interval rewrites
+    (every 20 ms, each in its own task) is marked volatile."""
+    url, chromium = served
+    with browser.Session(browser.ContextOptions(), allow=(url,), browser=chromium) as session:
+        session.virtual_time = True
+        tab = session.new_tab()
+        tab.goto(f"{url}interval/index.html", 15)
+        tab.page.clock.pause_at(tab.main("Date.now()") + 1000)
+        observing.observe(tab, 0, 5.0)
+        before = tab.main("Date.now()")
+        html, marks = observing.snapshot(tab, 1 << 20, 5.0)
+        after = tab.main("Date.now()")
+    assert after - before >= observing.IDLE_MS
+    assert b'id="tick"' in html
+    assert any(m.text or m.children for m in marks), marks
