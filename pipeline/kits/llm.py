@@ -33,11 +33,12 @@ import logging
 import os
 import time
 import uuid
-from typing import Any, Callable, Literal, Mapping, Protocol, Sequence
-
-import anthropic
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Protocol, Sequence
 
 from iwcbench.pipeline.kits import llm_accounting, llm_caching, llm_responses, retrying
+
+if TYPE_CHECKING:
+    import anthropic
 
 log = logging.getLogger(__name__)
 
@@ -134,14 +135,22 @@ class Config:
 _RETRY_STATUS = {408, 409, 429}
 
 
+def sdk() -> Any:
+    """The ``anthropic`` package, imported when first needed: importing it takes over a
+    second (its pydantic types), which a run that calls no model, and each of its
+    worker processes, would otherwise pay at start."""
+    import anthropic
+    return anthropic
+
+
 def transient(exc: BaseException) -> bool:
     """Worth another try: rate limits, overload, server errors, timeouts, broken replies."""
-    if isinstance(exc, (anthropic.APITimeoutError, anthropic.APIConnectionError)):
+    if isinstance(exc, (sdk().APITimeoutError, sdk().APIConnectionError)):
         return True
-    if isinstance(exc, anthropic.APIStatusError):
+    if isinstance(exc, sdk().APIStatusError):
         return exc.status_code in _RETRY_STATUS or exc.status_code >= 500
     # 200 with a body that is not a Message (a broken proxy, a truncated reply)
-    return isinstance(exc, (anthropic.APIResponseValidationError, json.JSONDecodeError))
+    return isinstance(exc, (sdk().APIResponseValidationError, json.JSONDecodeError))
 
 
 def retry_after(exc: BaseException) -> float | None:
@@ -190,7 +199,7 @@ class Client:
         self.sleep = sleep
         self._api_key = api_key
         base_url = config.base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
-        self._sdk = _sdk or anthropic.Anthropic(
+        self._sdk = _sdk or sdk().Anthropic(
             api_key=api_key or os.environ.get("ANTHROPIC_API_KEY") or "missing-api-key",
             base_url=base_url,
             timeout=config.timeout_s,
@@ -310,10 +319,10 @@ class Client:
         try:
             message = retrying.retrying(policy, transient, hinted_wait_s=retry_after, sleep=self.sleep,
                                         what=f"LLM call {purpose or cfg.model}")(once)
-        except anthropic.APIStatusError as exc:
+        except sdk().APIStatusError as exc:
             raise LLMError(f"{cfg.model}: HTTP {exc.status_code} after {attempts} attempt(s): "
                            f"{short(exc)}") from exc
-        except (anthropic.AnthropicError, json.JSONDecodeError) as exc:
+        except (sdk().AnthropicError, json.JSONDecodeError) as exc:
             raise LLMError(f"{cfg.model}: {type(exc).__name__} after {attempts} attempt(s): "
                            f"{short(exc)}") from exc
         return message, attempts

@@ -33,8 +33,6 @@ import threading
 import time
 from typing import Any, Callable, Protocol
 
-import anthropic
-
 from iwcbench.pipeline.kits import llm, retrying
 
 log = logging.getLogger(__name__)
@@ -268,7 +266,7 @@ class Batcher:
         requests = [{"custom_id": cid, "params": params} for cid, params in chunk]
         try:
             batch = self._call("creating a Message Batch", lambda: self._api.create(requests=requests))
-        except (anthropic.AnthropicError, json.JSONDecodeError) as exc:
+        except (llm.sdk().AnthropicError, json.JSONDecodeError) as exc:
             error = llm.LLMError(f"submitting a Message Batch of {len(chunk)} requests failed: {llm.short(exc)}")
             with self._cond:
                 for cid, _ in chunk:
@@ -290,11 +288,11 @@ class Batcher:
             batch = self._call(f"looking at Message Batch {inflight.id}", lambda: self._api.retrieve(inflight.id))
             ended = batch.processing_status == "ended"
             results = list(self._api.results(inflight.id)) if ended else []
-        except anthropic.NotFoundError:
+        except llm.sdk().NotFoundError:
             # gone (archived results, another workspace): its requests go again, one by one
             self._collect(inflight, [], "the Message Batch is no longer available")
             return
-        except (anthropic.AnthropicError, json.JSONDecodeError) as exc:
+        except (llm.sdk().AnthropicError, json.JSONDecodeError) as exc:
             log.warning("Message Batch %s: looking failed (%s); will look again", inflight.id, llm.short(exc))
             ended, results = False, []
         if not ended:
