@@ -14,12 +14,16 @@ reads evidence only through the run's ``artifacts.Reader`` and never imports ano
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import pathlib
+
 from iwcbench.pipeline.contracts import artifacts, results
 from iwcbench.pipeline.stages.reporting import app_page, assets, reading, run_page, validation
 
 log = logging.getLogger(__name__)
+
+PAGE_THREADS = 4  # apps' pages built at once
 
 
 def write_report(run: results.RunResults, files: artifacts.Reader, out_dir: pathlib.Path) -> pathlib.Path:
@@ -28,14 +32,18 @@ def write_report(run: results.RunResults, files: artifacts.Reader, out_dir: path
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     copier = assets.Assets(out_dir, reading.guarded(files.raw))
-    summaries = []
-    for app in sorted(run.apps, key=lambda a: (a.model, a.task_id)):
-        found = reading.read_evidence(app, files)
-        html, summary = app_page.build(app, found, copier)
+
+    def page(app: results.AppResult) -> app_page.Summary:
+        html, summary = app_page.build(app, reading.read_evidence(app, files), copier)
         target = out_dir / summary.href
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(html, encoding="utf-8")
-        summaries.append(summary)
+        return summary
+
+    # (the screenshots' decoding, resampling and encoding let go of the GIL: apps'
+    # pages are built side by side, in the apps' order all the same)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=PAGE_THREADS) as pool:
+        summaries = list(pool.map(page, sorted(run.apps, key=lambda a: (a.model, a.task_id))))
     index = out_dir / "index.html"
     index.write_text(run_page.build(run, summaries, validation.Found.read(files)), encoding="utf-8")
     log.info("report: %d app pages, %.1f MB of assets", len(summaries), copier.bytes_written / 1e6)
