@@ -57,13 +57,15 @@ def finish(
     app_results: list[results.AppResult],
     skipped: list[results.SkippedInput],
     tasks: Sequence[task.Task] = (),
+    copier: reporting.Assets | None = None,
 ) -> results.RunResults:
     """Aggregate per-app results; write results.json (recording ``config``, a run's
     settings or, where only they are known, the evaluation's) and the HTML report (``report/``)
     into the store. A local store gets the report in place; any other store gets it
     rendered in a temporary folder and uploaded. ``tasks`` say which apps have UI test
     cases (WebGen-Bench's Accuracy is computed over them) and give the labels of
-    WebCoderBench's breakdowns."""
+    WebCoderBench's breakdowns. ``copier``: the report's assets copied while the run
+    went on (a local store's; reporting.early)."""
     app_results = uitests.with_start_failures(app_results, {t.id: t for t in tasks}, config)
     app_results.sort(key=lambda r: (r.model, r.task_id))
     chosen = config.scoring.chosen_weights()
@@ -103,17 +105,19 @@ def finish(
                                     reference.app_stats if reference is not None else None),
     )
     stored.RunFiles(store).save(artifacts.RESULTS, run_results)
-    render_report(store, run_results)
+    render_report(store, run_results, copier)
     return run_results
 
 
-def render_report(store: store_mod.Store, run_results: results.RunResults) -> None:
-    """The HTML report of a run (with the analyses stored beside it) into ``report/``."""
+def render_report(store: store_mod.Store, run_results: results.RunResults,
+                  copier: reporting.Assets | None = None) -> None:
+    """The HTML report of a run (with the analyses stored beside it) into ``report/``;
+    ``copier`` (a local store's) may hold its screenshots already."""
 
     files = stored.RunFiles(store)
     started_report = time.monotonic()
     if isinstance(store, store_mod.LocalStore):
-        reporting.write_report(run_results, files, store.root / artifacts.REPORT.key)
+        reporting.write_report(run_results, files, store.root / artifacts.REPORT.key, copier)
     else:
         with tempfile.TemporaryDirectory() as tmp:
             report_dir = pathlib.Path(tmp) / "report"

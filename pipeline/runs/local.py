@@ -19,13 +19,14 @@ import logging
 import multiprocessing
 import multiprocessing.util
 import pathlib
+import threading
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable
 
 from iwcbench.pipeline.contracts import artifacts, evidence, results, settings as settings_mod, task
 from iwcbench.pipeline.kits import browser, llm_accounting, store as store_mod, telemetry
 from iwcbench.pipeline.runs import app as app_run, assistants, evidence as stored, finishing, judging_pass
-from iwcbench.pipeline.stages import ingesting, quality
+from iwcbench.pipeline.stages import ingesting, quality, reporting
 
 log = logging.getLogger(__name__)
 
@@ -95,16 +96,19 @@ def _run_pool(
     tasks: list[task.Task],
     on_done: Callable[[results.AppResult], None],
     spent: Any,
+    closing: list[threading.Thread] | None = None,
 ) -> list[results.AppResult]:
-    """Evaluate apps in worker processes; a dead worker costs only its own app."""
+    """Evaluate apps in worker processes; a dead worker costs only its own app. With
+    ``closing``, the last pool's workers close their browsers and tools in a thread
+    put there (the caller joins it), while the caller goes on to the results."""
     ctx = multiprocessing.get_context("spawn")
     args = (config.model_dump_json(), json.dumps([t.model_dump(mode="json") for t in tasks]), spent)
     pending = list(apps)
     done: list[results.AppResult] = []
     while pending:
-        with concurrent.futures.ProcessPoolExecutor(
-            max_workers=config.workers, mp_context=ctx, initializer=_init_worker, initargs=args
-        ) as pool:
+        pool = concurrent.futures.ProcessPoolExecutor(
+            max_workers=config.workers, mp_context=ctx, initializer=_init_worker, initargs=args)
+        try:
             futures = {pool.submit(_evaluate, a.model_dump_json()): a for a in pending}
             pending = []
             broken = False
@@ -127,7 +131,33 @@ def _run_pool(
                     result = app_run.failed_result(app, "error", f"worker failed: {type(exc).__name__}: {exc}")
                 done.append(result)
                 on_done(result)
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        if pending or closing is None:  # (a broken pool is gone before the next one starts)
+            pool.shutdown(wait=True)
+        else:
+            closing.append(threading.Thread(target=pool.shutdown, name="iwc-workers-closing"))
+            closing[-1].start()
     return done
+
+
+class _Done:
+    """``on_done`` that first copies the app's screenshots into the report's assets
+    (reporting.early: this process waits on the workers meanwhile); a copy that fails
+    is left to the report."""
+
+    def __init__(self, store: store_mod.LocalStore, on_done: Callable[[results.AppResult], None]) -> None:
+        self.files = stored.RunFiles(store)
+        self.copier = reporting.copier_for(self.files, store.root / artifacts.REPORT.key)
+        self.on_done = on_done
+
+    def __call__(self, result: results.AppResult) -> None:
+        try:
+            reporting.early(result, self.files, self.copier)
+        except Exception:  # noqa: BLE001 — the report copies what is missing itself
+            log.debug("early copy of %s/%s's screenshots failed", result.model, result.task_id, exc_info=True)
+        self.on_done(result)
 
 
 class ResumeMismatch(ValueError):
@@ -169,6 +199,7 @@ def execute(
     out = pathlib.Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
     store = store_mod.LocalStore(out)
+    on_done = _Done(store, on_done)
     with telemetry.span("run", apps=config.apps, tasks=config.tasks):
         assistants.check_prices(config, config.spending)
         tasks, apps, decided, skipped = plan(config)
@@ -188,7 +219,13 @@ def execute(
         # what the kept apps cost counts against --max-cost: it caps the run, not one sitting
         spent = multiprocessing.get_context("spawn").Value(
             "d", sum((r.llm_usage.cost_usd or 0.0) for r in kept.values() if r.llm_usage))
-        evaluated = _run_pool(todo, config, tasks, on_done, spent)
-        found = judging_pass.judge_waiting(config, store, {t.id: t for t in tasks}, [*kept.values(), *evaluated],
-                                           llm_accounting.Budget(config.spending.max_cost_usd, spent))
-        return finishing.finish(config, started, store, [*decided, *found], skipped, tasks)
+        closing: list[threading.Thread] = []
+        evaluated = _run_pool(todo, config, tasks, on_done, spent, closing)
+        try:
+            found = judging_pass.judge_waiting(config, store, {t.id: t for t in tasks}, [*kept.values(), *evaluated],
+                                               llm_accounting.Budget(config.spending.max_cost_usd, spent))
+            return finishing.finish(config, started, store, [*decided, *found], skipped, tasks,
+                                    on_done.copier)
+        finally:
+            for thread in closing:  # the workers, closing their browsers meanwhile
+                thread.join()

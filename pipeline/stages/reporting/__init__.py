@@ -24,14 +24,32 @@ from iwcbench.pipeline.stages.reporting import app_page, assets, reading, run_pa
 log = logging.getLogger(__name__)
 
 PAGE_THREADS = 4  # apps' pages built at once
+Assets = assets.Assets
 
 
-def write_report(run: results.RunResults, files: artifacts.Reader, out_dir: pathlib.Path) -> pathlib.Path:
+def copier_for(files: artifacts.Reader, out_dir: pathlib.Path) -> assets.Assets:
+    """The asset copier of a report to be written into ``out_dir``: ``early`` fills it
+    while the run goes on, ``write_report`` takes it."""
+    return assets.Assets(pathlib.Path(out_dir), reading.guarded(files.raw))
+
+
+def early(app: results.AppResult, files: artifacts.Reader, copier: assets.Assets) -> None:
+    """Copy the screenshots of one app's trace as soon as its result is in (the most
+    of a report's time is in them), so that the report at the run's end finds them
+    done. Only what the app's page would copy itself; nothing else is written."""
+    found = reading.read_evidence(app, files)
+    for step in found.trace.steps if found.trace is not None else ():
+        copier.shot(app.model, app.task_id, found.prefix, step.screenshot)
+
+
+def write_report(run: results.RunResults, files: artifacts.Reader, out_dir: pathlib.Path,
+                 copier: assets.Assets | None = None) -> pathlib.Path:
     """Write the report of ``run`` into ``out_dir``; returns the path of index.html.
-    ``files`` reads the run's store (keys such as ``apps/m/t/trace.json``)."""
+    ``files`` reads the run's store (keys such as ``apps/m/t/trace.json``); ``copier``,
+    one ``copier_for`` the same folder, may hold screenshots already copied (``early``)."""
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    copier = assets.Assets(out_dir, reading.guarded(files.raw))
+    copier = copier or copier_for(files, out_dir)
 
     def page(app: results.AppResult) -> app_page.Summary:
         html, summary = app_page.build(app, reading.read_evidence(app, files), copier)

@@ -40,7 +40,7 @@ def _corpus(tmp_path):
 
 
 def _fake_pool(calls):
-    def pool(apps, config, tasks, on_done, spent=None):
+    def pool(apps, config, tasks, on_done, spent=None, closing=None):
         """Stands in for the worker pool: records what it was asked to evaluate and,
         like a worker, saves each app's result."""
         calls.append([a.key for a in apps])
