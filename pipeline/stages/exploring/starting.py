@@ -74,7 +74,10 @@ def _blank(explorer: stepping.Explorer) -> str | None:
 
 
 def _probe(explorer: stepping.Explorer, url: str, files: dict[str, bytes], timeout_s: float) -> _Probe:
-    """Load the original build once, in a fresh tab, and see how it does."""
+    """Load the original build once, in a fresh tab, and see how it does. Under
+    Playwright's clock it gets the idle window the instrumented page's first snapshot
+    ran in the page's time, so that the two builds' errors at load are counted over the
+    same timers (observing.snapshot)."""
     tab = explorer.session.new_tab()
     explorer.tab = tab
     try:
@@ -82,6 +85,8 @@ def _probe(explorer: stepping.Explorer, url: str, files: dict[str, bytes], timeo
         status = tab.goto(url, timeout_s)
         error = f"HTTP {status} for {url}" if status is not None and status >= 400 else None
         blank = _blank(explorer) if error is None else None
+        if error is None and tab.virtual_time:
+            tab.fast_forward(observing.IDLE_MS, stepping.HANG_S)
     except browser.BrowserGone:
         raise
     except browser.BrowserError as failed:
