@@ -37,9 +37,9 @@ def early(app: results.AppResult, files: artifacts.Reader, copier: assets.Assets
     """Copy the screenshots of one app's trace as soon as its result is in (the most
     of a report's time is in them), so that the report at the run's end finds them
     done. Only what the app's page would copy itself; nothing else is written."""
-    found = reading.read_evidence(app, files)
-    for step in found.trace.steps if found.trace is not None else ():
-        copier.shot(app.model, app.task_id, found.prefix, step.screenshot)
+    prefix, trace = reading.read_trace(app, files)
+    for step in trace.steps if trace is not None else ():
+        copier.shot(app.model, app.task_id, prefix, step.screenshot)
 
 
 def write_report(run: results.RunResults, files: artifacts.Reader, out_dir: pathlib.Path,

@@ -44,6 +44,13 @@ def _load(files: artifacts.Reader, key: str, artifact: artifacts.Artifact[M], pr
     return None
 
 
+def read_trace(app: results.AppResult, run: artifacts.Reader) -> tuple[str, evidence.Trace | None]:
+    """The app's evidence prefix and its trace alone (None when absent or unreadable:
+    its page will say which)."""
+    prefix = prefix_of(app)
+    return prefix, _load(run.under(prefix), artifacts.TRACE.key, artifacts.TRACE, [])
+
+
 def read_evidence(app: results.AppResult, run: artifacts.Reader) -> Evidence:
     prefix = prefix_of(app)
     files = run.under(prefix)
