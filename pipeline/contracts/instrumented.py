@@ -218,7 +218,7 @@ class Instrumented(base.Model):
     coverage_map: dict[str, Any] | None = None  # COVERAGE_MAP's JSON
     sources: dict[str, str] = {}  # SOURCE_TEXTS
     sites: dict[str, Any] = {}  # SITES' JSON
-    facts: dict[str, Any] = {}  # FACTS' JSON
+    facts: dict[str, CodeFacts] = {}  # FACTS, validated
     vendored: dict[str, Any] = {}  # VENDORED's JSON
     originals: dict[str, bytes] = {}  # ORIGINALS: served path -> the file as it was
 

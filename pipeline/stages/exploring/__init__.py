@@ -7,10 +7,12 @@ the LLM tester plugs in through the same protocol). It must not import other sta
 and an app's defect never escapes as an exception: it is in the trace.
 
 Modules: starting (the first load: fallback to the original build, blank pages,
-load times), stepping (the loop), observing + observe.mjs (what the page offers),
-acting (doing an action), policy (the protocol), heuristic (the default) with
-values, rules, playing (keys, waits, positions), reaching (what of the code never
-ran and what could run it) and steering (which actions lead there), clicker (the
+load times), stepping (the loop over its parts: paging — the tab and its recovery,
+tracking — the coverage, recording — the evidence, timing — where the time goes),
+observing + observe.mjs (what the page offers), acting (doing an action), policy
+(the protocol), heuristic (the default: offering — its options, memory — what it
+remembers) with values, rules, playing (keys, waits, positions), reaching (what of
+the code never ran and what could run it) and steering (which actions lead there), clicker (the
 seeded random baseline, ``--explorer random``), coverage (Istanbul math), crediting
 (only what V8 saw run counts), guidance (plateau help for the LLM tester).
 uitest_policy (WebGen-Bench's GUI agent: the only policy that sees a test case) and
@@ -29,7 +31,7 @@ from iwcbench.pipeline.contracts import evidence, instrumented as instrumented_m
 from iwcbench.pipeline.kits import browser, clock
 from iwcbench.pipeline.kits.mirror import routing
 from iwcbench.pipeline.stages.exploring import clicker, coverage, crediting, heuristic, policy as policies
-from iwcbench.pipeline.stages.exploring import observing, starting, stepping
+from iwcbench.pipeline.stages.exploring import observing, paging, recording, starting, stepping, tracking
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,9 +105,9 @@ def explore(
     return run.exploration()
 
 
-def _schedules_time(facts: dict | None) -> bool:
+def _schedules_time(facts: dict[str, instrumented_mod.CodeFacts] | None) -> bool:
     """Does the app's code schedule timers or animation frames (code facts)?"""
-    return any((file_facts or {}).get("timers") for file_facts in (facts or {}).values())
+    return any(file_facts.timers for file_facts in (facts or {}).values())
 
 
 class _Exploring:
@@ -139,19 +141,25 @@ class _Exploring:
         # seconds outside the steps: the browser's start, the first load, the load times
         self.outer: dict[str, float] = {}
 
+    def _inputs(self, cmap: dict | None) -> stepping.Inputs:
+        """An explorer's inputs; ``cmap`` None: a black-box one (the original build)."""
+        measured = (tracking.Measured(coverage_map=cmap, own_map=self.own_map if self.own_map is not None else cmap,
+                                      sites=self.sites, facts=self.facts or {})
+                    if cmap is not None else None)
+        settings = self.settings
+        return stepping.Inputs(
+            where=paging.Where(url=self.url, config=settings, deadline=self.deadline),
+            keeping=recording.Keeping(sink=self.sink, max_dom_bytes=settings.max_dom_bytes,
+                                      accessibility=self.options.accessibility, probes=self.options.probes),
+            chooser=self.chooser, router=self.router, measured=measured,
+            # (the random clicker stays the bare baseline it is measured as)
+            virtual_time=(cmap is not None and settings.virtual_time and self.chooser.name != "random"
+                          and _schedules_time(self.facts)))
+
     def _make(self, session: browser.Session, cmap: dict | None) -> stepping.Explorer:
-        counted = cmap is not None
-        made = stepping.Explorer(self.url, self.settings, self.sink, cmap, self.chooser, self.router,
-                                 self.options.accessibility, self.sites if counted else None,
-                                 self.facts if counted else None, self.own_map if counted else None)
-        made.session = session
-        made.deadline = self.deadline
-        made.probes_left = self.options.probes
-        # (the random clicker stays the bare baseline it is measured as)
-        session.virtual_time = (counted and self.settings.virtual_time and self.chooser.name != "random"
-                                and _schedules_time(self.facts))
-        made.virtual_time = session.virtual_time
-        return made
+        inputs = self._inputs(cmap)
+        session.virtual_time = inputs.virtual_time
+        return stepping.Explorer(inputs, session)
 
     def drive(self) -> None:
         """The first load, then the loop (unless the app did not load or shows nothing)."""
@@ -169,7 +177,7 @@ class _Exploring:
             begun = starting.start(url, lambda cmap: self._make(session, cmap), self.coverage_map, self.originals,
                                    session, self.deadline)
             # the first load and its look; the look's own parts are the explorer's
-            self.outer["start"] = time.monotonic() - began - sum(begun.explorer.parts.values())
+            self.outer["start"] = time.monotonic() - began - sum(begun.explorer.timing.seconds.values())
             self.explorer, self.load_error, self.fallback, self.blank = (
                 begun.explorer, begun.load_error, begun.fallback, begun.blank)
             if self.load_error is not None:
@@ -182,13 +190,15 @@ class _Exploring:
     def _loop(self, first: observing.Observation | None) -> None:
         explorer, settings = self.explorer, self.settings
         assert explorer is not None
-        measured = explorer.coverage_map
+        measured = explorer.inputs.measured
         self.chooser.begin(policies.Context(
-            start_url=self.url, app_origin=explorer.origin, seed=settings.seed,
+            start_url=self.url, app_origin=explorer.page.origin, seed=settings.seed,
             max_steps=settings.max_steps, instrumented=measured is not None,
             step_timeout_s=settings.step_timeout_s, plateau_steps=settings.plateau_steps,
-            coverage=explorer.coverage_total if measured is not None else None,
-            coverage_map=explorer.own_map, facts=explorer.facts, idle_steps=settings.stop_after_idle_steps,
+            coverage=explorer.coverage.total if measured is not None else None,
+            coverage_map=measured.own_map if measured is not None else None,
+            facts=measured.facts if measured is not None else None,
+            idle_steps=settings.stop_after_idle_steps,
             virtual_time=explorer.virtual_time, viewport=f"{settings.viewport_width}x{settings.viewport_height}"))
         try:
             self.stop_reason = explorer.loop(first, self.deadline.at, self.started)
@@ -205,8 +215,7 @@ class _Exploring:
         settings, chooser = self.settings, self.chooser
         explorer = self.explorer
         if explorer is None:  # the browser went before the first load chose an explorer
-            explorer = stepping.Explorer(self.url, settings, self.sink, self.coverage_map, chooser, self.router,
-                                         self.options.accessibility)
+            explorer = stepping.Explorer(self._inputs(self.coverage_map), None)
         trace = evidence.Trace(
             explorer=chooser.name,
             seed=settings.seed,
@@ -217,22 +226,23 @@ class _Exploring:
             summary=chooser.summary() if self.load_error is None and self.blank is None else None,
             load_error=self.load_error,
             duration_s=round(time.monotonic() - self.started, 3),
-            mirrored_requests=tuple(dict.fromkeys(explorer.mirrored)),
+            mirrored_requests=tuple(dict.fromkeys(explorer.page.mirrored)),
             virtual_time=explorer.virtual_time,
             parts=self.parts(explorer),
         )
+        recorder, tracker = explorer.recorder, explorer.coverage
         a11y = evidence.AccessibilityReport(
-            version=explorer.axe_version, pages=explorer.axe, error=explorer.axe_error)
-        counted = (coverage.with_counts(explorer.coverage_map, explorer.coverage_total())
-                   if explorer.coverage_map is not None else {})
+            version=recorder.axe_version, pages=recorder.axe, error=recorder.axe_error)
+        counted = (coverage.with_counts(tracker.coverage_map, tracker.total())
+                   if tracker.coverage_map is not None else {})
         return Exploration(trace=trace, a11y=a11y, coverage=counted, fallback=self.fallback, blank=self.blank,
                            load_time_s=self.load_time, original_load_time_s=self.original_load_time,
-                           parts={part: round(seconds, 3) for part, seconds in sorted(explorer.parts.items())})
+                           parts={part: round(seconds, 3) for part, seconds in sorted(explorer.timing.seconds.items())})
 
     def parts(self, explorer: stepping.Explorer) -> dict[str, float]:
         """Seconds per part of the whole exploration: the steps' parts and the ones
         outside them (launch, start, load-times)."""
-        every = {**explorer.parts}
+        every = {**explorer.timing.seconds}
         for part, seconds in self.outer.items():
             every[part] = every.get(part, 0.0) + seconds
         return {part: round(max(0.0, seconds), 3) for part, seconds in sorted(every.items())}

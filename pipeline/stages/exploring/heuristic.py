@@ -60,13 +60,12 @@ followed by the form's submit button.
 
 from __future__ import annotations
 
-import collections
 import hashlib
 import random
 import re
 
 from iwcbench.pipeline.contracts import evidence, settings
-from iwcbench.pipeline.stages.exploring import observing, playing, policy, reaching, rules, steering, values
+from iwcbench.pipeline.stages.exploring import memory, observing, offering, playing, policy, reaching, rules, values
 
 EPSILON = 0.1
 RECENT_STEPS = 2
@@ -85,10 +84,7 @@ SIBLINGS = 3  # tries of a family after which its untried members count little
 FADE = 0.6
 ECHO = 4.0
 EARLY_FILTER = -4.0
-DROP_TARGETS = 4  # drop targets an element is dragged to, each its own action
-RELOAD = "load|"
-RELOADS = 3
-RELOAD_EVERY = 8
+RELOAD, RELOADS, RELOAD_EVERY = offering.RELOAD, offering.RELOADS, offering.RELOAD_EVERY
 
 
 class HeuristicPolicy:
@@ -99,35 +95,8 @@ class HeuristicPolicy:
     def __init__(self) -> None:
         self.rng = random.Random(0)
         self.context: policy.Context | None = None
-        self.tried: collections.Counter[tuple[str, str]] = collections.Counter()
-        self.gains: dict[str, float] = {}  # signature -> coverage gain of its last try
-        self.changes: collections.Counter[str] = collections.Counter()
-        self.failures: collections.Counter[str] = collections.Counter()
-        self.banned: set[str] = set()
-        self.rotation: collections.Counter[str] = collections.Counter()
-        self.tried_family: collections.Counter[str] = collections.Counter()
-        self.born: dict[str, int] = {}  # selector -> step it (re)appeared
-        self.present: set[str] = set()
-        self.families: dict[str, str] = {}  # signature -> rules.family of it
-        self.torn_down = False  # a destructive action took items off the page
-        # (signature, action, field that must still hold text for it to make sense)
-        self.followups: collections.deque[tuple[str, evidence.Action, str | None]] = collections.deque()
-        self.pending: tuple[str, str, evidence.Action] | None = None  # state, signature, action
-        self.pending_items: int | None = None  # items on the page before a destructive action
-        self.chain_root: str | None = None  # the typing that queued the pending follow-ups
-        self.last: str | None = None  # the signature performed last
-        self.toggled_from: dict[str, bool] = {}  # check signature -> checked before its last try
         self.code: reaching.Code | None = None
-        self.steers: dict[str, float] = {}  # signature -> steering value this step
-        self.fruitless: collections.Counter[str] = collections.Counter()  # tries since it last gained
-        self.states: set[str] = set()
-        self.idle = 0  # steps in a row that found neither coverage nor a new state
-        self.names_seen: dict[str, set[str]] = collections.defaultdict(set)  # selector -> names it showed
-        self.revealed: tuple[str, str] | None = None  # (selector, the name the last action gave it)
-        self.name_before: str | None = None  # the acted-on element's name before the action
-        self.revealing: set[str] = set()  # families whose actions changed the element's own name
-        self.handler_names: set[str] = set()  # names the page's attached handlers call, so far
-        self.last_reload = 0  # the step of the last reload of the start page
+        self.memory = memory.Memory()
         self.desktop = "1280x800"  # the viewport the exploration began with
 
     def begin(self, context: policy.Context) -> None:
@@ -140,139 +109,22 @@ class HeuristicPolicy:
     # ---- candidate actions -------------------------------------------------
     def _next_value(self, key: str, options: list[str], blank: bool = True) -> str:
         for _ in range(len(options)):
-            value = options[self.rotation[key] % len(options)]
-            self.rotation[key] += 1
+            value = options[self.memory.rotation[key] % len(options)]
+            self.memory.rotation[key] += 1
             if blank or value.strip():
                 return value
         return options[0]
 
-    def _element_actions(self, obs: observing.Observation, reach: reaching.Reach | None
-                         ) -> list[tuple[str, evidence.Action]]:
-        actions: list[tuple[str, evidence.Action]] = []
-        drop = obs.drop_targets[0] if obs.drop_targets else None
-        # (what something else covers would receive no click: a dialog is open over it)
-        reachable = [c for c in obs.candidates if not c.covered] or list(obs.candidates)
-        for c in reachable:
-            if c.external:
-                continue  # recorded by the explorer, never followed
-            target = c.describe()
-            in_item = c.item is not None
-            for kind in c.kinds:
-                sig = rules.signature(kind, c.selector)
-                shared = steering.handler_family(obs, c.selector, kind)
-                self.families[sig] = rules.family(sig) if in_item else (shared or sig)
-                if sig in self.banned:
-                    continue
-                if kind == "type":
-                    actions.append((sig, evidence.Action(kind="type", target=target, selector=c.selector)))
-                elif kind == "select":
-                    if c.options:
-                        actions.append((sig, evidence.Action(kind="select", target=target, selector=c.selector)))
-                elif kind == "drag":
-                    value = f"to:{drop}" if drop and c.tag != "canvas" and drop != c.selector else None
-                    actions.append((sig, evidence.Action(kind="drag", target=target, selector=c.selector, value=value)))
-                    if value is not None:  # (each other drop target is another move: a board's columns)
-                        for other in obs.drop_targets[1:DROP_TARGETS]:
-                            if other != c.selector:
-                                self._offer(actions, f"{sig}>{other}", evidence.Action(
-                                    kind="drag", target=target, selector=c.selector, value=f"to:{other}"), in_item,
-                                    steering.drop_value(reach, obs, other) if reach is not None else None)
-                elif kind == "key":
-                    actions.append((sig, evidence.Action(kind="key", target=target, selector=c.selector)))
-                else:
-                    at = f"at:{c.point[0]:g},{c.point[1]:g}" if c.point and kind in ("click", "hover") else None
-                    actions.append((sig, evidence.Action(kind=kind, target=target, selector=c.selector, value=at)))  # type: ignore[arg-type]
-                if reach is not None:
-                    value = steering.action_value(reach, obs, c.selector, kind)
-                    if kind == "drag" and drop:
-                        value = max(value, steering.drop_value(reach, obs, drop))
-                    self.steers[sig] = value
-                if kind in ("click", "hover") and steering.positional(obs, c):
-                    for option in playing.positional_options(obs, c, sig, kind, self.steers.get(sig, 0.0)):
-                        self.families[option.sig] = self.families[sig]
-                        if option.sig not in self.banned:
-                            actions.append((option.sig, option.action))
-                            self.steers[option.sig] = option.steer
-            actions.extend(self._extra_presses(obs, c, reach, target, in_item))
-        return actions
-
-    def _extra_presses(self, obs: observing.Observation, c: observing.Candidate, reach: reaching.Reach | None,
-                       target: str, in_item: bool) -> list[tuple[str, evidence.Action]]:
-        """Presses an element's own listeners ask for: the keys its key handlers compare
-        against, taps and swipes for touch handlers, a right click for a context menu,
-        a double click."""
-        actions: list[tuple[str, evidence.Action]] = []
-        for option in playing.element_key_options(obs, c, reach) if reach is not None else ():
-            self._offer(actions, option.sig, option.action, in_item, option.steer)
-
-        def press(name: str, kind: str, value: str, fires: str) -> None:
-            self._offer(actions, rules.signature(name, c.selector), evidence.Action(
-                kind=kind, target=target, selector=c.selector, value=value), in_item,  # type: ignore[arg-type]
-                steering.action_value(reach, obs, c.selector, fires) if reach is not None else None)
-
-        if any(t in c.listeners for t in steering.FIRES["touch"]):
-            for name, value in (("tap", "touch:0,0"), ("swipe", "touch:-120,0"), ("swipe-right", "touch:120,0")):
-                press(name, "drag", value, "touch")
-        if "contextmenu" in c.listeners:
-            press("rightclick", "click", "right", "rightclick")
-        if "dblclick" in c.listeners:
-            press("dblclick", "click", "double", "dblclick")
-        return actions
-
-    def _offer(self, actions: list[tuple[str, evidence.Action]], sig: str, action: evidence.Action, in_item: bool,
-               steer: float | None) -> None:
-        """One more action on an element, in its family (list positions erased inside a
-        list item), unless it hung the page once; ``steer``: what reaching says of it."""
-        self.families[sig] = rules.family(sig) if in_item else sig
-        if sig not in self.banned:
-            actions.append((sig, action))
-            if steer is not None:
-                self.steers[sig] = steer
-
     @property
     def _virtual(self) -> bool:
         return self.context is not None and self.context.virtual_time
-
-    def _page_actions(self, obs: observing.Observation, reach: reaching.Reach | None, nothing_else: bool
-                      ) -> list[tuple[str, evidence.Action]]:
-        reload = self._reload_option(obs, reach)
-        fast_tries = self.tried_family[playing.FAST_WAIT]
-        options = (playing.key_options(obs, reach) + playing.wait_options(obs, reach, nothing_else, self._virtual, fast_tries)
-                   + playing.route_options(obs, reach) + self._resize_options(obs) + playing.scroll_options(obs))
-        for option in options:
-            self.steers[option.sig] = option.steer
-            if option.sig.startswith(playing.FAST_WAIT):
-                self.families[option.sig] = playing.FAST_WAIT
-        return [(o.sig, o.action) for o in options + reload if o.sig not in self.banned]
-
-    def _resize_options(self, obs: observing.Observation) -> list[playing.Option]:
-        """To a phone's viewport, once; back to the desktop's after it."""
-        options = playing.resize_options(obs, self.desktop)
-        phone_done = self.tried_family["resize|phone"] > 0
-        return [o for o in options if (o.sig == "resize|phone") != phone_done
-                and self.tried_family[o.sig] == 0]
-
-    def _reload_option(self, obs: observing.Observation, reach: reaching.Reach | None) -> list[playing.Option]:
-        """A reload of the start page, for an app that keeps what it has in storage:
-        what it stored comes back through code that runs only at load. A few times
-        per exploration, RELOAD_EVERY steps apart."""
-        if reach is None or not reach.code.stores or self.tried_family[RELOAD] >= RELOADS:
-            return []
-        if obs.step - self.last_reload < RELOAD_EVERY:
-            return []
-        # Never while the app is getting somewhere (the last step gained) or has set a timer
-        # that is still to fire (a level's briefing, a countdown): a reload throws that
-        # state away, and what is stored is still there a few steps later.
-        if self.idle < 1 or reach.pending_timers():
-            return []
-        return [playing.Option(RELOAD, evidence.Action(kind="load", target="page"))]
 
     def _concrete(self, sig: str, action: evidence.Action, obs: observing.Observation) -> evidence.Action:
         """Fill in the value at choice time (rotating values per field / key group)."""
         kind = action.kind
         if kind == "type" and action.value is None:
             c = next(x for x in obs.candidates if x.selector == action.selector)
-            value = self._next_value(sig, values.values_for(c), blank=not self.torn_down)
+            value = self._next_value(sig, values.values_for(c), blank=not self.memory.torn_down)
             return action.model_copy(update={"value": value})
         if kind == "select" and action.value is None:
             c = next(x for x in obs.candidates if x.selector == action.selector)
@@ -287,7 +139,7 @@ class HeuristicPolicy:
             # a hold that is chosen again goes on longer: games reward holding on
             keys, _, ms = action.value[5:].rpartition(":")
             most = playing.VIRTUAL_HOLD_MAX_MS if self._virtual else playing.HOLD_MAX_MS
-            longer = min(most, int(ms) * (1 + self.tried_family[self._family(sig)]))
+            longer = min(most, int(ms) * (1 + self.memory.tried_family[self.memory.family(sig)]))
             return action.model_copy(update={"value": f"hold:{keys}:{longer}"})
         return action
 
@@ -296,15 +148,13 @@ class HeuristicPolicy:
         """Note which elements are new on the page and how many items it shows, and
         the names each element has shown."""
         for c in obs.candidates:
-            if c.name and len(self.names_seen[c.selector]) < 8:
-                self.names_seen[c.selector].add(c.name)
+            if c.name and len(self.memory.names_seen[c.selector]) < 8:
+                self.memory.names_seen[c.selector].add(c.name)
         selectors = {rules.signature("", c.selector) for c in obs.candidates}
-        for selector in selectors - self.present:
-            self.born[selector] = obs.step
-        self.present = selectors
+        for selector in selectors - self.memory.present:
+            self.memory.born[selector] = obs.step
+        self.memory.present = selectors
 
-    def _family(self, sig: str) -> str:
-        return self.families.get(sig, sig)
 
     def _destructive(self, obs: observing.Observation, options: list[tuple[str, evidence.Action]]
                      ) -> tuple[set[str], set[str]]:
@@ -318,49 +168,49 @@ class HeuristicPolicy:
                 continue
             if action.kind in ("click", "check") and rules.destructive(c):
                 harmful.add(sig)
-            elif self.tried_family[self._family(sig)] == 0:
+            elif self.memory.tried_family[self.memory.family(sig)] == 0:
                 untried = True
-        return harmful, (harmful if untried or self.torn_down else set())
+        return harmful, (harmful if untried or self.memory.torn_down else set())
 
     def _flipped(self, obs: observing.Observation, sig: str, action: evidence.Action) -> bool:
         """Is this toggle now the other way round than when it was last clicked?"""
-        if action.kind != "check" or sig not in self.toggled_from:
+        if action.kind != "check" or sig not in self.memory.toggled_from:
             return False
         c = next((x for x in obs.candidates if x.selector == action.selector), None)
-        return c is not None and c.checked is not None and c.checked != self.toggled_from[sig]
+        return c is not None and c.checked is not None and c.checked != self.memory.toggled_from[sig]
 
     def _score(self, obs: observing.Observation, sig: str, action: evidence.Action,
                harmful: set[str], held: set[str]) -> float:
-        here = self.tried[(place(obs), sig)]
-        family = self.tried_family[self._family(sig)]
+        here = self.memory.tried[(place(obs), sig)]
+        family = self.memory.tried_family[self.memory.family(sig)]
         # (the tenth dot of a chart with one handler for all is hardly worth a step)
         # (unless its members reveal something each: the cards of a memory game)
-        worth = UNTRIED if family < SIBLINGS or self._family(sig) in self.revealing else 1.0
+        worth = UNTRIED if family < SIBLINGS or self.memory.family(sig) in self.memory.revealing else 1.0
         score = worth if here == 0 else -1.0 * here
         # (what reaching promises fades each time it was tried and nothing came of it)
-        score += STEER * min(self.steers.get(sig, 0.0), STEER_CAP) * FADE ** self.fruitless[sig]
-        if self.revealed is not None and action.kind == "click" and action.selector != self.revealed[0] \
-                and self.revealed[1] in self.names_seen.get(action.selector or "", ()):
+        score += STEER * min(self.memory.steers.get(sig, 0.0), STEER_CAP) * FADE ** self.memory.fruitless[sig]
+        if self.memory.revealed is not None and action.kind == "click" and action.selector != self.memory.revealed[0] \
+                and self.memory.revealed[1] in self.memory.names_seen.get(action.selector or "", ()):
             c = next((x for x in obs.candidates if x.selector == action.selector), None)
-            if c is not None and c.name != self.revealed[1]:  # it shows something else now: hidden again
+            if c is not None and c.name != self.memory.revealed[1]:  # it shows something else now: hidden again
                 score += ECHO
-        score += 2.0 if self.tried_family[self._family(sig)] == 0 else 0.0
+        score += 2.0 if self.memory.tried_family[self.memory.family(sig)] == 0 else 0.0
         if sig not in harmful and not self._flipped(obs, sig, action):
             # (a delete pays once; repeating it only empties the page; a toggle paid
             # for the way it went, not for the way back)
-            score += min(self.gains.get(sig, 0.0), 5.0)
-        if sig == self.last and action.kind == "check":
+            score += min(self.memory.gains.get(sig, 0.0), 5.0)
+        if sig == self.memory.last and action.kind == "check":
             score += UNDO  # a toggle clicked twice in a row undoes what it did
-        score += min(0.5 * self.changes[sig], 1.5)
-        score -= 2.5 * self.failures[sig]
+        score += min(0.5 * self.memory.changes[sig], 1.5)
+        score -= 2.5 * self.memory.failures[sig]
         if action.selector and obs.step > 1:
-            if obs.step - self.born.get(rules.signature("", action.selector), 0) < RECENT_STEPS:
+            if obs.step - self.memory.born.get(rules.signature("", action.selector), 0) < RECENT_STEPS:
                 score += 1.5  # it just appeared
         if sig in held:
             score += HELD_BACK
         if self._early_filter(obs, action):
             score += EARLY_FILTER
-        if action.kind == "type" and self.torn_down:
+        if action.kind == "type" and self.memory.torn_down:
             c = next((x for x in obs.candidates if x.selector == action.selector), None)
             if c is not None and c.item is None:
                 score += REBUILD
@@ -379,41 +229,41 @@ class HeuristicPolicy:
 
     # ---- form completion ---------------------------------------------------
     def _queue_followups(self, typed: observing.Candidate, obs: observing.Observation) -> None:
-        self.followups.clear()
+        self.memory.followups.clear()
         if typed.form >= 0:
             for c in obs.candidates:
                 if c.form == typed.form and "type" in c.kinds and c.selector != typed.selector and not c.value:
-                    self.followups.append((rules.signature("type", c.selector), evidence.Action(
+                    self.memory.followups.append((rules.signature("type", c.selector), evidence.Action(
                         kind="type", target=c.describe(), selector=c.selector), None))
             submit = next((c for c in obs.candidates if c.form == typed.form and c.submit), None)
             if submit is not None:
-                self.followups.append((rules.signature("click", submit.selector), evidence.Action(
+                self.memory.followups.append((rules.signature("click", submit.selector), evidence.Action(
                     kind="click", target=submit.describe(), selector=submit.selector), None))
                 return
         if typed.type in ("textarea", "contenteditable"):
             return
         # A free-standing field: Enter is how most such fields submit; the button next
         # to it is pressed too if the field still holds its text afterwards.
-        self.followups.append((rules.signature("enter", typed.selector), evidence.Action(
+        self.memory.followups.append((rules.signature("enter", typed.selector), evidence.Action(
             kind="key", target=typed.describe(), selector=typed.selector, value="Enter"), None))
         button = rules.adjacent_button(typed, obs)
         if button is not None:
-            self.followups.append((rules.signature("click", button.selector), evidence.Action(
+            self.memory.followups.append((rules.signature("click", button.selector), evidence.Action(
                 kind="click", target=button.describe(), selector=button.selector), typed.selector))
 
     def _queue_submit(self, picked: observing.Candidate, obs: observing.Observation) -> None:
         """A choice made in a form (a radio, a checkbox, an option) is submitted."""
-        self.followups.clear()
+        self.memory.followups.clear()
         submit = next((c for c in obs.candidates if picked.form >= 0 and c.form == picked.form and c.submit), None)
         if submit is not None:
-            self.followups.append((rules.signature("click", submit.selector), evidence.Action(
+            self.memory.followups.append((rules.signature("click", submit.selector), evidence.Action(
                 kind="click", target=submit.describe(), selector=submit.selector), None))
 
     def _next_followup(self, obs: observing.Observation) -> tuple[str, evidence.Action] | None:
         by_selector = {c.selector: c for c in obs.candidates}
-        while self.followups:
-            sig, action, needs_text = self.followups.popleft()
-            if action.selector not in by_selector or sig in self.banned:
+        while self.memory.followups:
+            sig, action, needs_text = self.memory.followups.popleft()
+            if action.selector not in by_selector or sig in self.memory.banned:
                 continue
             if needs_text is not None and not (getattr(by_selector.get(needs_text), "value", None) or "").strip():
                 continue  # the field was consumed (submitted and cleared): done
@@ -424,16 +274,17 @@ class HeuristicPolicy:
     def choose(self, observation: observing.Observation) -> evidence.Action | None:
         obs = observation
         self._see(obs)
-        self.states.add(place(obs))
+        self.memory.states.add(place(obs))
         followup = self._next_followup(obs)
         if followup is not None:
             sig, action = followup
             return self._commit(obs, sig, self._concrete(sig, action, obs))
-        self.chain_root = None
-        self.steers = {}
+        self.memory.chain_root = None
+        self.memory.steers = {}
         reach = self._reach()
-        elements = self._element_actions(obs, reach)
-        options = elements + self._page_actions(obs, reach, nothing_else=not elements)
+        elements = offering.element_actions(self.memory, obs, reach)
+        options = elements + offering.page_actions(self.memory, obs, reach, nothing_else=not elements,
+                                                  virtual=self._virtual, desktop=self.desktop)
         if not options:
             return None
         done = self._done(obs, options, reach)
@@ -443,7 +294,7 @@ class HeuristicPolicy:
         if self.rng.random() < EPSILON:
             # (waiting and scrolling are chosen for what they promise, never by chance)
             allowed = [o for o in options if o[0] not in held and o[1].kind not in ("wait", "scroll")] or options
-            fresh = [o for o in allowed if self.tried[(place(obs), o[0])] == 0] or allowed
+            fresh = [o for o in allowed if self.memory.tried[(place(obs), o[0])] == 0] or allowed
             sig, action = fresh[self.rng.randrange(len(fresh))]
         else:
             scored = [(self._score(obs, sig, a, harmful, held), i) for i, (sig, a) in enumerate(options)]
@@ -451,24 +302,24 @@ class HeuristicPolicy:
             sig, action = options[best]
         chosen = self._concrete(sig, action, obs)
         button = next((c for c in obs.candidates if c.selector == chosen.selector), None) if chosen.kind == "click" else None
-        if button is not None and self.tried_family[self._family(sig)] >= 1:
+        if button is not None and self.memory.tried_family[self.memory.family(sig)] >= 1:
             # Pressed once as it was (the form's errors); from then on the form is filled first.
             fills = rules.form_fill(button, obs)
             if fills:
-                self.followups.clear()
+                self.memory.followups.clear()
                 for kind, c, value in fills[1:]:
-                    self.followups.append((rules.signature(kind, c.selector), evidence.Action(
+                    self.memory.followups.append((rules.signature(kind, c.selector), evidence.Action(
                         kind=kind, target=c.describe(), selector=c.selector, value=value), None))  # type: ignore[arg-type]
-                self.followups.append((sig, chosen, None))
+                self.memory.followups.append((sig, chosen, None))
                 kind, c, value = fills[0]
-                self.chain_root = sig
+                self.memory.chain_root = sig
                 return self._commit(obs, rules.signature(kind, c.selector), evidence.Action(
                     kind=kind, target=c.describe(), selector=c.selector, value=value))  # type: ignore[arg-type]
         if chosen.kind == "type":
             typed = next(c for c in obs.candidates if c.selector == chosen.selector)
             self._queue_followups(typed, obs)
-            self.chain_root = sig
-            self.torn_down = False  # this is the rebuild (if one was due)
+            self.memory.chain_root = sig
+            self.memory.torn_down = False  # this is the rebuild (if one was due)
         elif chosen.kind in ("check", "select"):
             picked = next(c for c in obs.candidates if c.selector == chosen.selector)
             self._queue_submit(picked, obs)
@@ -486,9 +337,9 @@ class HeuristicPolicy:
         of it ran and nothing new came for FUNCTIONS_DONE_IDLE steps. Black box, it
         stops when nothing new came for a while and nothing is left that could."""
         if reach is not None:
-            self.handler_names |= _handler_names(obs)
-            open_code = reach.open_code(frozenset(self.handler_names))
-            if open_code.reachable or self.idle < FUNCTIONS_DONE_IDLE:
+            self.memory.handler_names |= _handler_names(obs)
+            open_code = reach.open_code(frozenset(self.memory.handler_names))
+            if open_code.reachable or self.memory.idle < FUNCTIONS_DONE_IDLE:
                 return None
             left = ""
             if open_code.dead:
@@ -498,62 +349,62 @@ class HeuristicPolicy:
                 held = f", and {inside} function{'s' if inside != 1 else ''} inside them" if inside else ""
                 left = f" (never called, as no code mentions them: {shown}{held})"
             return (f"every function and statement of the app that can run ran{left}, "
-                    f"and nothing new came for {self.idle} steps")
+                    f"and nothing new came for {self.memory.idle} steps")
         limit = self.context.idle_steps if self.context is not None else 15
-        if self.idle < limit:
+        if self.memory.idle < limit:
             return None
         for sig, action in options:
-            if sig != playing.IDLE_WAIT and self.steers.get(sig, 0.0) * FADE ** self.fruitless[sig] >= STEER_FLOOR:
+            if sig != playing.IDLE_WAIT and self.memory.steers.get(sig, 0.0) * FADE ** self.memory.fruitless[sig] >= STEER_FLOOR:
                 return None  # (a wait for timers whose callbacks never ran counts too)
-            if action.kind not in ("wait", "scroll") and self.tried[(place(obs), sig)] == 0:
+            if action.kind not in ("wait", "scroll") and self.memory.tried[(place(obs), sig)] == 0:
                 return None
-        return f"nothing new reachable after {self.idle} steps (nothing untried or promising left)"
+        return f"nothing new reachable after {self.memory.idle} steps (nothing untried or promising left)"
 
     def _commit(self, obs: observing.Observation, sig: str, action: evidence.Action) -> evidence.Action:
-        self.pending = (place(obs), sig, action)
+        self.memory.pending = (place(obs), sig, action)
         c = next((x for x in obs.candidates if x.selector == action.selector), None)
-        self.name_before = c.name if c is not None else None
+        self.memory.name_before = c.name if c is not None else None
         if action.kind == "check" and c is not None and c.checked is not None:
-            self.toggled_from[sig] = c.checked
+            self.memory.toggled_from[sig] = c.checked
         if action.kind in ("click", "check") and c is not None and rules.destructive(c):
-            self.pending_items = rules.item_count(obs)
+            self.memory.pending_items = rules.item_count(obs)
         return action
 
     def observe(self, step: evidence.Step, after: observing.Observation | None) -> None:
-        if self.pending is None:
+        if self.memory.pending is None:
             return
-        state, sig, done = self.pending
-        self.pending = None
+        state, sig, done = self.memory.pending
+        self.memory.pending = None
         now = next((c for c in after.candidates if c.selector == done.selector), None) if after and done.selector else None
-        revealed = now is not None and now.name and now.name != self.name_before
-        self.revealed = (done.selector, now.name) if revealed else None
+        revealed = now is not None and now.name and now.name != self.memory.name_before
+        self.memory.revealed = (done.selector, now.name) if revealed else None
         if revealed:
-            self.revealing.add(self._family(sig))
-        self.tried[(state, sig)] += 1
+            self.memory.revealing.add(self.memory.family(sig))
+        self.memory.tried[(state, sig)] += 1
         if sig == RELOAD:
-            self.last_reload = step.index
-        self.last = sig
-        self.tried_family[self._family(sig)] += 1
-        self.gains[sig] = step.coverage_gain
-        self.fruitless[sig] = 0 if step.coverage_gain > 0 else self.fruitless[sig] + 1
-        root = self.chain_root
-        if root is not None and root != sig and step.coverage_gain > 0 and root in self.gains:
-            self.gains[root] += step.coverage_gain
-        if self.pending_items is not None and after is not None and rules.item_count(after) < self.pending_items:
-            self.torn_down = True
-        self.pending_items = None
+            self.memory.last_reload = step.index
+        self.memory.last = sig
+        self.memory.tried_family[self.memory.family(sig)] += 1
+        self.memory.gains[sig] = step.coverage_gain
+        self.memory.fruitless[sig] = 0 if step.coverage_gain > 0 else self.memory.fruitless[sig] + 1
+        root = self.memory.chain_root
+        if root is not None and root != sig and step.coverage_gain > 0 and root in self.memory.gains:
+            self.memory.gains[root] += step.coverage_gain
+        if self.memory.pending_items is not None and after is not None and rules.item_count(after) < self.memory.pending_items:
+            self.memory.torn_down = True
+        self.memory.pending_items = None
         if after is not None and place(after) != state:
-            self.changes[sig] += 1
-        fresh = after is not None and place(after) not in self.states
+            self.memory.changes[sig] += 1
+        fresh = after is not None and place(after) not in self.memory.states
         if after is not None:
-            self.states.add(place(after))
-        self.idle = 0 if step.coverage_gain > 0 or fresh else self.idle + 1
+            self.memory.states.add(place(after))
+        self.memory.idle = 0 if step.coverage_gain > 0 or fresh else self.memory.idle + 1
         if not step.ok:
-            self.failures[sig] += 1
-            self.followups.clear()
+            self.memory.failures[sig] += 1
+            self.memory.followups.clear()
         if after is None or any("stopped responding" in n for n in step.notes):
-            self.banned.add(sig)  # it hung or killed the page: once is enough
-            self.followups.clear()
+            self.memory.banned.add(sig)  # it hung or killed the page: once is enough
+            self.memory.followups.clear()
 
     def end(self, stop_reason: str) -> None:
         """Nothing to conclude: this policy keeps no summary of its own."""

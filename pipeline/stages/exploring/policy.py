@@ -43,7 +43,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable, Protocol
 
-from iwcbench.pipeline.contracts import evidence, settings
+from iwcbench.pipeline.contracts import evidence, instrumented, settings
 from iwcbench.pipeline.stages.exploring import observing
 
 
@@ -62,7 +62,7 @@ class Context:
     # code has not run yet, e.g. for coverage-plateau guidance.
     coverage: Callable[[], dict] | None = None
     coverage_map: dict | None = None  # Istanbul's location maps of the app's files
-    facts: dict | None = None  # code facts per file (instrumenting's code-facts.json)
+    facts: dict[str, instrumented.CodeFacts] | None = None  # code facts per file (instrumenting's code-facts.json)
     idle_steps: int = 15  # steps that found nothing new before a policy may stop
     viewport: str = "1280x800"  # the viewport's size, "WIDTHxHEIGHT"
     virtual_time: bool = False  # the page's clock is Playwright's: "fast:ms" waits and long holds are cheap

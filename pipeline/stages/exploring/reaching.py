@@ -26,6 +26,8 @@ import dataclasses
 import hashlib
 import re
 
+from iwcbench.pipeline.contracts import instrumented
+
 DEPTH = 3  # call levels followed by name
 STATEMENT_WEIGHT = 0.05  # value of one statement that never ran, inside a function that did
 STATEMENT_CAP = 1.0
@@ -91,9 +93,9 @@ class Code:
     """The static side: functions by (file, id), names to functions, statements and
     branch arms inside each function, key facts and timers."""
 
-    def __init__(self, coverage_map: dict, facts: dict | None) -> None:
+    def __init__(self, coverage_map: dict, facts: dict[str, instrumented.CodeFacts] | None) -> None:
         self.coverage_map = coverage_map
-        self.facts = facts or {}
+        self.facts: dict[str, instrumented.CodeFacts] = facts or {}
         self.variables = {coverage_variable(key): key for key in coverage_map}
         self.names: dict[str, list[tuple[str, str]]] = {}
         self.calls: dict[tuple[str, str], tuple[str, ...]] = {}
@@ -101,26 +103,26 @@ class Code:
         self.statements: dict[tuple[str, str], tuple[str, ...]] = {}
         for key, initial in coverage_map.items():
             fns = initial.get("fnMap") or {}
-            file_facts = (self.facts.get(key) or {}).get("fns") or {}
+            file_facts = self.facts[key].fns if key in self.facts else {}
             starts = sorted((_position(loc), sid) for sid, loc in (initial.get("statementMap") or {}).items())
             positions = [p for p, _ in starts]
             for fid, fn in fns.items():
-                fact = file_facts.get(fid) or {}
-                name = fact.get("name") or (fn.get("name") if not str(fn.get("name", "")).startswith("(anonymous") else None)
+                fact = file_facts.get(fid)
+                name = (fact.name if fact is not None else None) or (
+                    fn.get("name") if not str(fn.get("name", "")).startswith("(anonymous") else None)
                 if name:
                     self.names.setdefault(name, []).append((key, fid))
-                self.calls[(key, fid)] = tuple(dict.fromkeys(fact.get("calls") or ()))
-                self.inner[(key, fid)] = tuple(fact.get("inner") or ())
+                self.calls[(key, fid)] = tuple(dict.fromkeys(fact.calls)) if fact is not None else ()
+                self.inner[(key, fid)] = tuple(fact.inner) if fact is not None else ()
                 lo, hi = _position(fn.get("loc")), _end(fn.get("loc"))
                 first = bisect.bisect_left(positions, lo)
                 last = bisect.bisect_right(positions, hi)
                 self.statements[(key, fid)] = tuple(sid for _, sid in starts[first:last])
         self.parent, self.owner = _nesting(coverage_map)
         self.named = {(key, fid): name for key, file_facts in self.facts.items() if not key.endswith("#handlers")
-                      for fid, name in ((file_facts or {}).get("named") or {}).items()}
-        self.routes = tuple(dict.fromkeys(route for file_facts in self.facts.values()
-                                          for route in (file_facts or {}).get("routes") or ()))
-        self.mentioned = {name for file_facts in self.facts.values() for name in (file_facts or {}).get("mentions") or ()}
+                      for fid, name in file_facts.named.items()}
+        self.routes = tuple(dict.fromkeys(route for file_facts in self.facts.values() for route in file_facts.routes))
+        self.mentioned = {name for file_facts in self.facts.values() for name in file_facts.mentions}
         # (what it stored shows again only after a reload: lists kept in localStorage)
         self.stores = bool(self.mentioned & STORAGE)
 
@@ -190,23 +192,23 @@ class Reach:
         hits = self._counts(key, "b").get(bid) or []
         return arm < len(hits) and _number(hits[arm]) > 0
 
-    def _key_weight(self, key: str, fact: dict, open_arms: list) -> float:
+    def _key_weight(self, key: str, fact: instrumented.KeyFact, open_arms: list) -> float:
         """What pressing one key the code reads could add (see key_plays)."""
-        fn = fact.get("fn")
+        fn = fact.fn
         if open_arms:
             weight = 1.0 + 0.5 * len(open_arms)
-        elif not fact.get("guards") and fn is not None and self.own(key, str(fn)) > 0:
+        elif not fact.guards and fn is not None and self.own(key, str(fn)) > 0:
             weight = 0.5
         else:
             weight = 0.1
-        if fact.get("hold") and fact["key"] in PAUSES:
+        if fact.hold and fact.key in PAUSES:
             # A pause read in the game loop (keys["p"]) is kept for when the rest is
             # played out: a game paused early is played no further, and one whose
             # loop stops reading keys while paused cannot be resumed. (A keydown
             # handler's pause toggles back, and its Escape closes a dialog or
             # cancels an edit: left as they are.)
             return min(weight, PAUSE_WEIGHT)
-        if fact.get("hold") and fn is not None:
+        if fact.hold and fn is not None:
             # A loop reading held keys is a game still to be played while the
             # loop (or what it calls) has code that never ran.
             weight = max(weight, min(1.2, 0.6 * self.value(key, str(fn))))
@@ -220,18 +222,17 @@ class Reach:
         for key, facts in self.code.facts.items():
             by_handler: dict[str, list[str]] = {}  # handler fid -> its keys with open arms, in order
             held: dict[str, float] = {}  # held key -> weight
-            for fact in facts.get("keys") or ():
-                guards = fact.get("guards") or []
-                open_arms = [g for g in guards if not self.arm_ran(key, str(g[0]), int(g[1]))]
-                fn = fact.get("fn")
+            for fact in facts.keys:
+                open_arms = [g for g in fact.guards if not self.arm_ran(key, str(g[0]), int(g[1]))]
+                fn = fact.fn
                 weight = self._key_weight(key, fact, open_arms)
-                name = "+".join([*fact.get("mods", []), fact["key"]])
-                value = f"hold:{name}:{HOLD_MS}" if fact.get("hold") else name
-                if fact.get("hold"):
+                name = "+".join([*fact.mods, fact.key])
+                value = f"hold:{name}:{HOLD_MS}" if fact.hold else name
+                if fact.hold:
                     held[name] = max(held.get(name, 0.0), weight)
                 if value not in plays or plays[value].weight < weight:
-                    plays[value] = KeyPlay(value=value, hold=bool(fact.get("hold")), weight=weight)
-                if open_arms and fn is not None and not fact.get("hold") and name not in by_handler.get(str(fn), []):
+                    plays[value] = KeyPlay(value=value, hold=fact.hold, weight=weight)
+                if open_arms and fn is not None and not fact.hold and name not in by_handler.get(str(fn), []):
                     by_handler.setdefault(str(fn), []).append(name)
             # Moving while pressing an action key (fire, jump, sprint): held together.
             # (never a pause key: held with a move it pauses and resumes every frame)
@@ -246,13 +247,13 @@ class Reach:
                 if 2 <= len(names):
                     value = " ".join(names[:4])
                     plays.setdefault(value, KeyPlay(value=value, hold=False, weight=1.2))
-            for sequence in facts.get("sequences") or ():
-                users = sequence.get("users") or []
+            for sequence in facts.sequences:
+                users = sequence.users
                 open_users = any(self.own(key, str(fid)) > 0 or any(self.own(key, inner) > 0 for inner in self.code.inner.get((key, str(fid)), ()))
                                  for fid in users)
                 called_open = any(self.value(key, str(fid)) > self.own(key, str(fid)) for fid in users)
                 weight = 1.5 if open_users or called_open else 0.1
-                value = " ".join(sequence["keys"])
+                value = " ".join(sequence.keys)
                 if value not in plays or plays[value].weight < weight:
                     plays[value] = KeyPlay(value=value, hold=False, weight=weight)
         return sorted(plays.values(), key=lambda p: (-p.weight, p.value))
@@ -264,12 +265,12 @@ class Reach:
         found: dict[str, float] = {}
         for key, fid in self.code.handler_functions(source):
             fids = {fid, *self.code.inner.get((key, fid), ())}
-            for fact in (self.code.facts.get(key) or {}).get("keys") or ():
-                if str(fact.get("fn")) not in fids or fact.get("hold"):
+            for fact in self.code.facts[key].keys if key in self.code.facts else ():
+                if str(fact.fn) not in fids or fact.hold:
                     continue
-                open_arms = [g for g in fact.get("guards") or [] if not self.arm_ran(key, str(g[0]), int(g[1]))]
+                open_arms = [g for g in fact.guards if not self.arm_ran(key, str(g[0]), int(g[1]))]
                 weight = 1.0 + 0.5 * len(open_arms) if open_arms else 0.1
-                name = "+".join([*fact.get("mods", []), fact["key"]])
+                name = "+".join([*fact.mods, fact.key])
                 found[name] = max(found.get(name, 0.0), weight)
         return sorted(found.items(), key=lambda item: (-item[1], item[0]))
 
@@ -280,17 +281,17 @@ class Reach:
         for key, facts in self.code.facts.items():
             if key not in self.coverage:
                 continue
-            for timer in facts.get("timers") or ():
-                scheduler = timer.get("fn")
+            for timer in facts.timers:
+                scheduler = timer.fn
                 if scheduler is not None and not self.ran(key, str(scheduler)):
                     continue
                 targets: list[tuple[str, str]] = []
-                if timer.get("callback") is not None:
-                    targets.append((key, str(timer["callback"])))
-                elif timer.get("callee"):
-                    targets.extend(self.code.names.get(timer["callee"], ()))
+                if timer.callback is not None:
+                    targets.append((key, str(timer.callback)))
+                elif timer.callee:
+                    targets.extend(self.code.names.get(timer.callee, ()))
                 if any(self.value(k, f, depth=1) > 0.2 for k, f in targets):
-                    delays.append(float(timer["delay"]) if timer.get("delay") is not None else 1000.0)
+                    delays.append(float(timer.delay) if timer.delay is not None else 1000.0)
         return delays
 
     def open_code(self, handler_names: frozenset[str] = frozenset()) -> OpenCode:

@@ -64,12 +64,12 @@ def _blank(explorer: stepping.Explorer) -> str | None:
     """Why the current page shows nothing, after a few chances to render."""
     for attempt in range(BLANK_WAITS + 1):
         try:
-            reason = inspecting.shows_nothing(explorer.tab, stepping.HANG_S)
+            reason = inspecting.shows_nothing(explorer.page.tab, stepping.HANG_S)
         except browser.BrowserError:
             return None  # a page we cannot ask is not known to be blank
         if reason is None or attempt == BLANK_WAITS:
             return reason
-        explorer.tab.pause(BLANK_WAIT_MS)
+        explorer.page.tab.pause(BLANK_WAIT_MS)
     return None
 
 
@@ -78,8 +78,9 @@ def _probe(explorer: stepping.Explorer, url: str, files: dict[str, bytes], timeo
     Playwright's clock it gets the idle window the instrumented page's first snapshot
     ran in the page's time, so that the two builds' errors at load are counted over the
     same timers (observing.snapshot)."""
-    tab = explorer.session.new_tab()
-    explorer.tab = tab
+    page = explorer.page
+    tab = page.session.new_tab()
+    page.tab = tab
     try:
         tab.serve_files(files)
         status = tab.goto(url, timeout_s)
@@ -91,8 +92,8 @@ def _probe(explorer: stepping.Explorer, url: str, files: dict[str, bytes], timeo
         raise
     except browser.BrowserError as failed:
         error, blank = str(failed), None
-    events = explorer.session.drain()
-    explorer.router.drain()
+    events = page.session.drain()
+    page.router.drain()
     return _Probe(error=error, page_errors=len(events.page_errors), blank=blank)
 
 
@@ -131,7 +132,7 @@ def start(url: str, make: Callable[[dict | None], stepping.Explorer], coverage_m
     files = served_files(url, originals)
     if deadline.spent():  # no time to try the original build: what the instrumented one gave
         return Start(explorer, load_error, None if load_error else first, blank=blank)
-    probe = _probe(explorer, url, files, explorer.load_s())
+    probe = _probe(explorer, url, files, explorer.page.load_s())
     threw = load_error is None and blank is None
     original_fine = probe.error is None and probe.blank is None and (
         not threw or probe.page_errors < len(explorer.steps[0].page_errors))
@@ -155,26 +156,27 @@ def load_times(explorer: stepping.Explorer, url: str, originals: dict[str, bytes
     Each load waits no longer than a third of what is left of the app's deadline; with
     too little left, or when a load never ends, the figures are None (not measured)."""
     files = served_files(url, originals)
-    share = explorer.deadline.left() / 3
+    page = explorer.page
+    share = page.deadline.left() / 3
 
     def timed(original: bool) -> float | None:
         if share < clock.MARGIN_S:
             return None
         try:
-            tab = explorer.session.new_tab()
-            explorer.tab = tab
+            tab = page.session.new_tab()
+            page.tab = tab
             if original:
                 tab.serve_files(files)
             started = time.monotonic()
-            tab.goto(url, min(share, explorer.config.load_timeout_s))
+            tab.goto(url, min(share, page.config.load_timeout_s))
             return round(time.monotonic() - started, 3)
         except browser.BrowserGone:
             raise
         except browser.BrowserError:
             return None
         finally:
-            explorer.session.drain()
-            explorer.router.drain()
+            page.session.drain()
+            page.router.drain()
 
     if timed(True) is None:  # the page's load never ends: measuring again tells nothing
         return None, None

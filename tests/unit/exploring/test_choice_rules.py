@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from iwcbench.pipeline.contracts import evidence
-from iwcbench.pipeline.stages.exploring import heuristic, observing, policy, rules
+from iwcbench.pipeline.stages.exploring import heuristic, observing, offering, policy, rules
 
 
 def _c(ref: str, selector: str, role: str, name: str, kinds: tuple[str, ...], **extra) -> observing.Candidate:
@@ -73,7 +73,7 @@ def test_free_standing_field_is_typed_then_submitted_with_enter_and_its_own_butt
     assert (enter.kind, enter.selector, enter.value) == ("key", "#new", "Enter")
     still_filled = _page(dataclasses.replace(FIELD, value=typed.value), *_item(1, "Old"), add, state="s1")
     chooser.observe(_step(enter), still_filled)
-    assert (chooser.choose(still_filled).kind, chooser.pending[2].selector) == ("click", "#add")
+    assert (chooser.choose(still_filled).kind, chooser.memory.pending[2].selector) == ("click", "#add")
 
 
 def test_the_button_after_a_consumed_field_is_not_pressed_and_list_buttons_never_count(monkeypatch):
@@ -99,8 +99,8 @@ def test_a_new_items_checkbox_comes_before_the_filters_again(monkeypatch):
         for index in range(3):  # the filters and the field are tried once on the empty page
             action = chooser.choose(_page(FIELD, *FILTERS, CLEAR, step=1 + index))
             chooser.observe(_step(action), empty)
-            if chooser.followups:
-                chooser.followups.clear()
+            if chooser.memory.followups:
+                chooser.memory.followups.clear()
         grown = _page(FIELD, *_item(1, "Buy milk"), *FILTERS, CLEAR, state="s1", step=5)
         chosen = chooser.choose(grown)
         assert (chosen.kind, chosen.selector) == ("check", "#list > li:nth-of-type(1) > input"), seed
@@ -126,14 +126,14 @@ def test_after_a_delete_emptied_the_list_typing_a_real_value_is_next(monkeypatch
     _no_random_picks(chooser, monkeypatch)
     for kind, selector in (("type", "#new"), ("click", "#all"), ("click", "#active"),
                            ("check", "#list > li:nth-of-type(1) > input")):
-        chooser.tried_family[rules.family(rules.signature(kind, selector))] += 1  # all constructive tried
-    chooser.rotation[rules.signature("type", "#new")] = 2  # the next values in turn: "" and "   "
+        chooser.memory.tried_family[rules.family(rules.signature(kind, selector))] += 1  # all constructive tried
+    chooser.memory.rotation[rules.signature("type", "#new")] = 2  # the next values in turn: "" and "   "
     full = _page(FIELD, *_item(1, "Buy milk"), *FILTERS, step=5)
     chooser.choose(full)
     delete = evidence.Action(kind="click", target='button "x"', selector="#list > li:nth-of-type(1) > button")
     chooser._commit(full, rules.signature("click", delete.selector), delete)
     empty = _page(FIELD, *FILTERS, CLEAR, state="s-empty", step=6)  # "Clear completed" is untried
-    chooser.followups.clear()
+    chooser.memory.followups.clear()
     chooser.observe(_step(delete), empty)
     rebuild = chooser.choose(empty)
     assert rebuild.kind == "type" and rebuild.selector == "#new"
@@ -159,8 +159,8 @@ def test_a_choice_in_a_form_is_submitted(monkeypatch):
     submit = _c("s", "#vote", "button", "Vote", ("click",), form=0, submit=True)
     page = _page(radio, submit)
     vote = rules.signature("click", "#vote")
-    chooser.tried_family[vote] += 1  # the button alone was tried before
-    chooser.tried[("s0", vote)] += 1
+    chooser.memory.tried_family[vote] += 1  # the button alone was tried before
+    chooser.memory.tried[("s0", vote)] += 1
     first = chooser.choose(page)
     assert first.selector == "#r1"
     chooser.observe(_step(first), page)
@@ -171,7 +171,7 @@ def test_the_idle_stop_waits_for_untried_actions_in_the_current_state(monkeypatc
     chooser = _policy()
     _no_random_picks(chooser, monkeypatch)
     page = _page(FIELD, *FILTERS)
-    chooser.idle = 50  # long idle: only what is left untried here keeps it going
+    chooser.memory.idle = 50  # long idle: only what is left untried here keeps it going
     seen = set()
     for _ in range(8):
         action = chooser.choose(page)
@@ -211,14 +211,14 @@ def test_a_forms_button_pressed_again_is_pressed_after_filling_the_form(monkeypa
         ("type", "#email", "user@example.com"), ("select", "#country", "us"), ("check", "#terms", None),
         ("check", "#goal-a", None)]
     page = _page(email, country, terms, radio_a, radio_b, next_button)
-    chooser.tried_family[rules.signature("click", "#next")] += 1  # pressed once already, as it was
-    chooser.tried[(heuristic.place(page), rules.signature("type", "#email"))] += 5  # (so Next is chosen)
-    chooser.tried[(heuristic.place(page), rules.signature("select", "#country"))] += 5
-    chooser.tried[(heuristic.place(page), rules.signature("check", "#terms"))] += 5
-    chooser.tried[(heuristic.place(page), rules.signature("check", "#goal-a"))] += 5
-    chooser.tried[(heuristic.place(page), rules.signature("check", "#goal-b"))] += 5
-    chooser.tried_family["wait|"] += 1
-    chooser.tried[(heuristic.place(page), "wait|")] += 5
+    chooser.memory.tried_family[rules.signature("click", "#next")] += 1  # pressed once already, as it was
+    chooser.memory.tried[(heuristic.place(page), rules.signature("type", "#email"))] += 5  # (so Next is chosen)
+    chooser.memory.tried[(heuristic.place(page), rules.signature("select", "#country"))] += 5
+    chooser.memory.tried[(heuristic.place(page), rules.signature("check", "#terms"))] += 5
+    chooser.memory.tried[(heuristic.place(page), rules.signature("check", "#goal-a"))] += 5
+    chooser.memory.tried[(heuristic.place(page), rules.signature("check", "#goal-b"))] += 5
+    chooser.memory.tried_family["wait|"] += 1
+    chooser.memory.tried[(heuristic.place(page), "wait|")] += 5
     done = []
     for _ in range(5):
         action = chooser.choose(page)
@@ -252,7 +252,7 @@ def test_an_element_with_a_context_menu_handler_is_right_clicked_too():
     chooser = _policy()
     grid = _c("g", "#grid", "grid", "Mines", ("click",), listeners=("click", "contextmenu"))
     plain = _c("b", "#new-game", "button", "New game", ("click",), listeners=("click",))
-    actions = chooser._element_actions(_page(grid, plain), None)
+    actions = offering.element_actions(chooser.memory, _page(grid, plain), None)
     rights = [a for _, a in actions if a.value == "right"]
     assert [a.selector for a in rights] == ["#grid"] and rights[0].kind == "click"
 
@@ -260,5 +260,5 @@ def test_an_element_with_a_context_menu_handler_is_right_clicked_too():
 def test_an_element_with_touch_handlers_is_tapped_and_swiped():
     chooser = _policy()
     pad = _c("t", "#pad", "canvas", "", ("click", "drag"), tag="canvas", listeners=("touchstart", "touchmove"))
-    values = sorted(a.value for _, a in chooser._element_actions(_page(pad), None) if (a.value or "").startswith("touch:"))
+    values = sorted(a.value for _, a in offering.element_actions(chooser.memory, _page(pad), None) if (a.value or "").startswith("touch:"))
     assert values == ["touch:-120,0", "touch:0,0", "touch:120,0"]

@@ -3,13 +3,12 @@ exploration stops with a reason instead of failing on our side."""
 
 from __future__ import annotations
 
-import collections
-import types
-
 import pytest
 
+from iwcbench.pipeline.contracts import settings
 from iwcbench.pipeline.kits import browser, clock
-from iwcbench.pipeline.stages.exploring import stepping
+from iwcbench.pipeline.kits.mirror import routing
+from iwcbench.pipeline.stages.exploring import paging, stepping, timing
 
 
 class _LostSession:
@@ -23,28 +22,24 @@ class _LostSession:
         raise browser.PageLost("the page crashed during open a page")
 
 
-def _explorer(session) -> stepping.Explorer:
-    explorer = object.__new__(stepping.Explorer)
-    explorer.failures = 0
-    explorer.coverage_live = explorer.coverage_doc = None
-    explorer.session = session
-    explorer.config = types.SimpleNamespace(load_timeout_s=20.0)
-    explorer.deadline = clock.Deadline.after(60)
-    explorer.url = "http://127.0.0.1:1/index.html"
-    explorer.parts, explorer._inside = collections.Counter(), 0.0  # where its seconds go
-    return explorer
+def _page(session) -> paging.Page:
+    where = paging.Where(url="http://127.0.0.1:1/index.html", config=settings.Exploration(load_timeout_s=20.0),
+                         deadline=clock.Deadline.after(60))
+    left: list[None] = []
+    return paging.Page(where, session, routing.OriginGuard("http://127.0.0.1:1"), lambda: left.append(None),
+                       timing.Parts())
 
 
 def test_a_fresh_page_lost_too_counts_again_and_stops_the_exploration():
     session = _LostSession()
-    explorer = _explorer(session)
+    page = _page(session)
     notes: list[str] = []
-    with pytest.raises(stepping.Stop, match=f"{stepping.MAX_PAGE_FAILURES} times"):
-        explorer._lost(browser.PageHung("the page stopped responding"), notes, " (after click #go)")
-    assert explorer.failures == stepping.MAX_PAGE_FAILURES
+    with pytest.raises(stepping.Stop, match=f"{paging.MAX_PAGE_FAILURES} times"):
+        page.lost(browser.PageHung("the page stopped responding"), notes, " (after click #go)")
+    assert page.failures == paging.MAX_PAGE_FAILURES
     assert notes[0] == "the page stopped responding (after click #go)"
     assert "the page crashed during open a page (the fresh page)" in notes
-    assert session.opened == stepping.MAX_PAGE_FAILURES - 1
+    assert session.opened == paging.MAX_PAGE_FAILURES - 1
 
 
 def test_an_app_is_opened_at_its_folder_as_a_dev_server_serves_it():

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import dataclasses
 
-from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.contracts import evidence, instrumented
 from iwcbench.pipeline.kits import inspecting
-from iwcbench.pipeline.stages.exploring import heuristic, observing, policy, reaching
+from iwcbench.pipeline.stages.exploring import heuristic, memory, offering, observing, policy, reaching
 
 KEY = "app.js"
+
+
+def _typed(facts: dict) -> dict[str, instrumented.CodeFacts]:
+    """Code facts as instrumenting hands them to the explorer: validated models."""
+    return instrumented.FACTS.schema.validate_python(facts)
 
 
 def _loc(line: int, end: int | None = None) -> dict:
@@ -29,16 +34,17 @@ MAP = {KEY: {
     "branchMap": {"0": {"type": "switch", "loc": _loc(16, 19), "locations": [_loc(17), _loc(18)], "line": 16}},
     "s": {}, "f": {}, "b": {"0": [0, 0]},
 }}
-FACTS = {KEY: {
+RAW_FACTS = {KEY: {
     "fns": {"0": {"name": "start", "calls": ["reset"], "inner": []},
             "1": {"name": "reset", "calls": [], "inner": []},
             "2": {"name": "win", "calls": [], "inner": []},
             "3": {"name": "onKey", "calls": ["win"], "inner": []}},
-    "keys": [{"key": "x", "mods": [], "hold": False, "fn": "3", "guards": [[0, 0]]},
-             {"key": "z", "mods": ["Control"], "hold": False, "fn": "3", "guards": [[0, 1]]}],
+    "keys": [{"key": "x", "mods": [], "hold": False, "fn": "3", "guards": [["0", 0]]},
+             {"key": "z", "mods": ["Control"], "hold": False, "fn": "3", "guards": [["0", 1]]}],
     "sequences": [{"keys": ["ArrowUp", "ArrowUp", "b", "a"], "users": ["3"]}],
     "timers": [{"fn": "0", "callback": None, "callee": "win", "delay": 1500}],
 }}
+FACTS = _typed(RAW_FACTS)
 
 
 def _counts(ran_functions=(), ran_statements=(), arms=(0, 0)) -> dict:
@@ -88,9 +94,9 @@ def test_keys_whose_branch_arms_never_ran_come_first_and_drop_once_played():
 def test_a_pause_key_waits_until_the_rest_is_played_out():
     # star-fighter-grok3 held "p" at step 9 and its pause could not be undone (the check
     # sits in the update a paused game no longer calls): 71 % instead of 84 %
-    facts = {KEY: {**FACTS[KEY], "keys": [
-        {"key": "p", "mods": [], "hold": True, "fn": "3", "guards": [[0, 0]]},
-        {"key": "ArrowLeft", "mods": [], "hold": True, "fn": "3", "guards": [[0, 1]]}]}}
+    facts = _typed({KEY: {**RAW_FACTS[KEY], "keys": [
+        {"key": "p", "mods": [], "hold": True, "fn": "3", "guards": [["0", 0]]},
+        {"key": "ArrowLeft", "mods": [], "hold": True, "fn": "3", "guards": [["0", 1]]}]}})
     reach = reaching.Reach(reaching.Code(MAP, facts), _counts())
     plays = {p.value: p.weight for p in reach.key_plays()}
     assert plays[f"hold:p:{reaching.HOLD_MS}"] == reaching.PAUSE_WEIGHT
@@ -154,7 +160,7 @@ def test_what_an_action_revealed_is_looked_for_where_it_was_seen_before():
                                      visual="v", candidates=cards, tree="", keyboard=False, canvases=0, scrollable=False)
 
     chooser.choose(board())  # sees every card hidden
-    chooser.names_seen["#c4"].add("🐶")  # card 4 showed the dog earlier
+    chooser.memory.names_seen["#c4"].add("🐶")  # card 4 showed the dog earlier
     chooser._commit(board(), "click|#c1", evidence.Action(kind="click", target="card", selector="#c1"))
     now = board(c1="🐶")
     chooser.observe(evidence.Step(index=2, action=evidence.Action(kind="click", selector="#c1"), url=now.url), now)
@@ -183,7 +189,7 @@ DEAD_MAP = {DEAD_KEY: {
                      "4": {"start": {"line": 14, "column": 0}, "end": {"line": 14, "column": 9}}},
     "branchMap": {}, "s": {}, "f": {}, "b": {},
 }}
-DEAD_FACTS = {DEAD_KEY: {
+RAW_DEAD_FACTS = {DEAD_KEY: {
     "fns": {"0": {"name": "used", "calls": [], "inner": ["1"]}, "1": {"name": None, "calls": [], "inner": []},
             "2": {"name": "orphan", "calls": [], "inner": ["3"]}, "3": {"name": None, "calls": [], "inner": []},
             "4": {"name": "boot", "calls": [], "inner": []}},
@@ -191,6 +197,7 @@ DEAD_FACTS = {DEAD_KEY: {
     "named": {"0": "used", "2": "orphan", "4": "boot"},
     "mentions": ["used", "document", "addEventListener"],
 }}
+DEAD_FACTS = _typed(RAW_DEAD_FACTS)
 
 
 def _dead_reach(ran_functions=(), ran_statements=()) -> reaching.Reach:
@@ -229,7 +236,7 @@ def test_measured_it_spends_the_budget_while_code_that_can_run_never_ran():
     page = observing.Observation(step=1, url="http://127.0.0.1:1/", title="t", doc=1.0, state="s", visual="s",
                                  candidates=(_button("e0", "#b0", "B0"),), tree="", keyboard=False, canvases=0,
                                  scrollable=False)
-    chooser.idle = 40  # long past every idle limit
+    chooser.memory.idle = 40  # long past every idle limit
     assert chooser.choose(page).kind != "finish"
     counts[DEAD_KEY]["f"]["1"] = 1
     counts[DEAD_KEY]["s"]["1"] = 1
@@ -240,7 +247,8 @@ def test_measured_it_spends_the_budget_while_code_that_can_run_never_ran():
 
 
 def test_an_app_that_keeps_things_in_storage_is_reloaded_a_few_times_apart():
-    facts = {DEAD_KEY: {**DEAD_FACTS[DEAD_KEY], "mentions": [*DEAD_FACTS[DEAD_KEY]["mentions"], "localStorage"]}}
+    facts = _typed({DEAD_KEY: {**RAW_DEAD_FACTS[DEAD_KEY],
+                               "mentions": [*RAW_DEAD_FACTS[DEAD_KEY]["mentions"], "localStorage"]}})
     counts = {DEAD_KEY: {"f": {}, "s": {}, "b": {}}}
     chooser = heuristic.HeuristicPolicy()
     chooser.begin(policy.Context(start_url="http://127.0.0.1:1/", app_origin="http://127.0.0.1:1", seed=0,
@@ -252,43 +260,44 @@ def test_an_app_that_keeps_things_in_storage_is_reloaded_a_few_times_apart():
         return observing.Observation(step=step, url="http://127.0.0.1:1/", title="t", doc=1.0, state="s", visual="s",
                                      candidates=(), tree="", keyboard=False, canvases=0, scrollable=False)
 
-    assert chooser._reload_option(page(3), reach) == []  # too soon
-    assert chooser._reload_option(page(9), reach) == []  # the app is getting somewhere (nothing idle yet)
-    chooser.idle = 1
+    assert offering.reload_option(chooser.memory, page(3), reach) == []  # too soon
+    assert offering.reload_option(chooser.memory, page(9), reach) == []  # the app is getting somewhere (nothing idle yet)
+    chooser.memory.idle = 1
     offered = []
     for step in range(1, 60):
-        if chooser._reload_option(page(step), reach):
+        if offering.reload_option(chooser.memory, page(step), reach):
             offered.append(step)
             action = evidence.Action(kind="load", target="page")
             chooser._commit(page(step), heuristic.RELOAD, action)
             chooser.observe(evidence.Step(index=step, action=action, url="http://127.0.0.1:1/"), page(step))
-            chooser.idle = 1  # the steps between find nothing new
+            chooser.memory.idle = 1  # the steps between find nothing new
     assert len(offered) == heuristic.RELOADS and offered[1] - offered[0] >= heuristic.RELOAD_EVERY, offered
     plain = heuristic.HeuristicPolicy()
     plain.begin(policy.Context(start_url="http://127.0.0.1:1/", app_origin="http://127.0.0.1:1", seed=0,
                                max_steps=50, instrumented=True, step_timeout_s=10, plateau_steps=3,
                                coverage=lambda: counts, coverage_map=DEAD_MAP, facts=DEAD_FACTS))
-    assert plain._reload_option(page(20), plain._reach()) == []  # it stores nothing
+    assert offering.reload_option(plain.memory, page(20), plain._reach()) == []  # it stores nothing
 
 
 def test_no_reload_throws_away_a_timer_the_app_set_that_is_still_to_fire():
     # a game's "GET READY" briefing: startLevel() ran and set a 4 s timer whose callback
     # never ran; reloading now would start the game over instead of letting it begin
-    facts = {DEAD_KEY: {**DEAD_FACTS[DEAD_KEY], "mentions": [*DEAD_FACTS[DEAD_KEY]["mentions"], "localStorage"],
-                        "timers": [{"fn": "4", "callback": "2", "callee": None, "delay": 4000}]}}
+    facts = _typed({DEAD_KEY: {**RAW_DEAD_FACTS[DEAD_KEY],
+                               "mentions": [*RAW_DEAD_FACTS[DEAD_KEY]["mentions"], "localStorage"],
+                               "timers": [{"fn": "4", "callback": "2", "callee": None, "delay": 4000}]}})
     ran = {DEAD_KEY: {"f": {"0": 1, "1": 0, "2": 0, "3": 0, "4": 1}, "s": {}, "b": {}}}
     chooser = heuristic.HeuristicPolicy()
     chooser.begin(policy.Context(start_url="http://127.0.0.1:1/", app_origin="http://127.0.0.1:1", seed=0,
                                  max_steps=50, instrumented=True, step_timeout_s=10, plateau_steps=3,
                                  coverage=lambda: ran, coverage_map=DEAD_MAP, facts=facts))
-    chooser.idle = 2
+    chooser.memory.idle = 2
     page = observing.Observation(step=20, url="http://127.0.0.1:1/", title="t", doc=1.0, state="s", visual="s",
                                  candidates=(), tree="", keyboard=False, canvases=0, scrollable=False)
     assert chooser._reach().pending_timers() == [4000.0]
-    assert chooser._reload_option(page, chooser._reach()) == []
+    assert offering.reload_option(chooser.memory, page, chooser._reach()) == []
     ran[DEAD_KEY] = {"f": {str(i): 1 for i in range(5)}, "s": {str(i): 1 for i in range(5)}, "b": {}}
     assert chooser._reach().pending_timers() == []  # the timer fired: now a reload may bring back what was stored
-    assert chooser._reload_option(page, chooser._reach()) != []
+    assert offering.reload_option(chooser.memory, page, chooser._reach()) != []
 
 
 def test_a_page_that_listens_to_resize_is_shown_on_a_phone_then_back_on_the_desktop():
@@ -301,10 +310,10 @@ def test_a_page_that_listens_to_resize_is_shown_on_a_phone_then_back_on_the_desk
                                  page_listeners=(inspecting.Listener("resize", "function handleResize() {}"),))
     sizes = []
     for _ in range(3):
-        options = chooser._resize_options(page)
+        options = offering.resize_options(chooser.memory, page, chooser.desktop)
         sizes.append([o.action.value for o in options])
         for option in options:
-            chooser.tried_family[option.sig] += 1
+            chooser.memory.tried_family[option.sig] += 1
     assert sizes == [["390x844"], ["1024x700"], []]
     quiet = dataclasses.replace(page, page_listeners=())
-    assert heuristic.HeuristicPolicy()._resize_options(quiet) == []
+    assert offering.resize_options(memory.Memory(), quiet, "1280x800") == []

@@ -1,0 +1,152 @@
+"""The page part of the explorer: the tab it explores in and what keeps it usable —
+fresh tabs on the start URL, settling after an action, looking (and coming back when
+the page navigated off the app), the listeners of what it offers, and recovery from a
+hung or crashed page. It must not choose actions or store evidence."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Callable
+
+from iwcbench.pipeline.contracts import settings
+from iwcbench.pipeline.kits import browser, clock, inspecting
+from iwcbench.pipeline.kits.mirror import routing
+from iwcbench.pipeline.stages.exploring import observing, timing
+
+HANG_S = 5.0  # a page that does not answer a script call for this long is hung
+SETTLE_MS = 40  # after an action: let handlers, microtasks and a couple of frames run
+MAX_PAGE_FAILURES = 2  # hung or crashed pages tolerated before stopping
+LOAD_SHARE = 1 / 3  # of what is left of the deadline: the most one page load may take
+STILL_LOADING_S = 0.5  # a page whose load already never came is waited on this long per step
+
+
+class Stop(Exception):
+    """The exploration ends here; the message is the trace's stop_reason."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Where:
+    """Where and how long the page is explored: its start URL, the settings' limits and
+    the app's deadline."""
+
+    url: str
+    config: settings.Exploration
+    deadline: clock.Deadline
+
+
+class Page:
+    """The tab of one exploration and its recovery. ``left`` is called whenever the
+    current document is gone (its counters are kept by the coverage part)."""
+
+    def __init__(self, where: Where, session: browser.Session | None, router: routing.Router,
+                 left: Callable[[], None], parts: timing.Parts) -> None:
+        self.url = where.url
+        self.origin = routing.origin_of(where.url)
+        self.config = where.config
+        self.deadline = where.deadline
+        self.session = session
+        self.router = router
+        self.left = left
+        self.parts = parts
+        self.tab: browser.Tab | None = None
+        self.never_loaded: str | None = None  # the URL of a page whose load event did not come
+        self.failures, self.overran = 0, False  # overran: a script of ours outlasted the watchdog
+        self.mirrored: list[str] = []
+        # (document, element ref) -> its listeners; (document, global types) -> the page's
+        self.heard: dict[tuple[float, str], tuple[inspecting.Listener, ...]] = {}
+        self.heard_page: tuple[tuple[float, tuple[str, ...]], tuple[inspecting.Listener, ...]] | None = None
+
+    def load_s(self) -> float:
+        """Seconds a page load may take now: the load timeout, or a third of what is
+        left of the app's deadline when that is less (so that a page whose load event
+        never comes is still explored), and at least a second, so that a reload can
+        still be tried."""
+        share = self.deadline.left() * LOAD_SHARE
+        return round(max(clock.MARGIN_S, min(self.config.load_timeout_s, share)), 1)
+
+    def drain_router(self) -> tuple[str, ...]:
+        blocked, mirrored = self.router.drain()
+        self.mirrored.extend(mirrored)
+        below = self.session.drain_network() if self.session else ()  # what routing never saw
+        return tuple(dict.fromkeys((*blocked, *below)))
+
+    def fresh(self, timeout_s: float, notes: list[str] | None = None) -> int | None:
+        """A new tab on the start URL. A load that does not end in time is a note (the
+        page is observed as it is), not a failure of ours; a lost page or browser is."""
+        self.left()
+        with self.parts.timed("load"):
+            self.tab = self.session.new_tab()
+            try:
+                return self.tab.goto(self.url, timeout_s)
+            except (browser.PageLost, browser.BrowserGone):
+                raise
+            except browser.BrowserError as error:
+                if notes is not None:
+                    notes.append(f"the fresh page did not finish loading within {timeout_s:g} s ({error})")
+                return None
+
+    def settle(self, notes: list[str]) -> None:
+        # (the page runs on while this process sleeps: no browser round trip needed)
+        time.sleep(SETTLE_MS / 1000)
+        # (a page that was still loading at the last look, at the same address, is
+        # most likely the same endless load: waiting the full time again each step
+        # would spend the app's time on nothing)
+        still = self.never_loaded is not None and self.tab.url == self.never_loaded
+        try:
+            self.tab.wait_for_load(STILL_LOADING_S if still else min(self.config.step_timeout_s, 5.0))
+            self.never_loaded = None
+        except browser.PageLost:
+            raise
+        except browser.BrowserError:
+            self.never_loaded = self.tab.url
+            notes.append("the page was still loading when the step was recorded")
+
+    def look(self, index: int, notes: list[str], listen: bool) -> observing.Observation:
+        """What the page offers now; back on the start URL when it left the app.
+        ``listen``: with the candidates' event listeners (measured apps)."""
+        obs = observing.observe(self.tab, index, HANG_S)
+        if routing.origin_of(obs.url) != self.origin:
+            notes.append(f"navigated away to {obs.url}; returned to the app")
+            self.fresh(self.load_s(), notes)
+            self.tab.pause(SETTLE_MS)
+            obs = observing.observe(self.tab, index, HANG_S)
+        return self._listen(obs) if listen else obs
+
+    def _listen(self, obs: observing.Observation) -> observing.Observation:
+        """Attach the candidates' event listeners, reading only those of elements
+        (and page-level listener types) not seen before in this document."""
+        fresh = [c for c in obs.candidates if (obs.doc, c.ref) not in self.heard]
+        page_key = (obs.doc, obs.global_listeners)
+        if fresh or self.heard_page is None or self.heard_page[0] != page_key:
+            try:
+                per_element, page = inspecting.listeners(self.tab, [c.selector for c in fresh], HANG_S)
+            except browser.PageLost:
+                raise
+            except browser.BrowserError:
+                per_element, page = [() for _ in fresh], ()
+            for c, heard in zip(fresh, per_element):
+                self.heard[(obs.doc, c.ref)] = heard
+            self.heard_page = (page_key, page)
+        return dataclasses.replace(
+            obs, listeners={c.selector: self.heard.get((obs.doc, c.ref), ()) for c in obs.candidates},
+            page_listeners=self.heard_page[1])
+
+    def lost(self, error: browser.PageLost, notes: list[str], after: str = "", counted: bool = True) -> None:
+        """A hung or crashed page: note it, count it, reload the app or stop. A fresh
+        page that is lost too (its renderer may be the one that crashed) counts again.
+        ``counted`` False: the page was killed because a script of ours ran too long on
+        it (it had just answered), which is not the app's failure."""
+        while True:
+            self.failures += 1 if counted else 0
+            counted = True
+            notes.append(f"{error}{after}")
+            self.left()
+            if self.failures >= MAX_PAGE_FAILURES:
+                raise Stop(f"the page hung or crashed {self.failures} times")
+            notes.append("opened a fresh page on the start URL")
+            try:
+                self.fresh(self.load_s(), notes)
+                return
+            except browser.PageLost as again:
+                error, after = again, " (the fresh page)"
