@@ -194,6 +194,10 @@ class Trace(base.Stored):
     mirrored_requests: tuple[str, ...] = ()  # CDN URLs answered from the local mirror
     # the page had Playwright's clock: "fast:ms" waits and holds ran its timers ahead
     virtual_time: bool = False
+    # parts of the harness switched off for this app, each with why: the page stopped
+    # responding under them while its original build answered the same action
+    # ("step 12: crediting and clock off: …"); the steps after ran without them
+    lightened: tuple[str, ...] = ()
     # seconds per part of the exploration (launch, start, load, choose, act, settle,
     # observe, coverage, crediting, screenshot, snapshot, axe, load-times), each without
     # the parts inside it: where exploring's time went (hack/bench)

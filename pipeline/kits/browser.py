@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import datetime
 import pathlib
 import secrets
+import time
 import urllib.parse
 from typing import Any, Callable, Sequence
 
@@ -31,6 +33,11 @@ from iwcbench.pipeline.kits.mirror import mediatypes
 
 CHROMIUM_ARGS = launching.CHROMIUM_ARGS
 PAGE = pathlib.Path(__file__).resolve().with_name("page")  # the page scripts of this kit
+# Under Playwright's clock every run starts at the same instant (Date.now() and the
+# page's timers alike), paused.
+CLOCK_START = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+CLOCK_SLICE_MS = 250  # the page time one call runs ahead; the page answers between calls
+CLOCK_BUDGET_S = 8.0  # the most real time one fast_forward spends before the rest is cut
 chromium_path = launching.chromium_path
 Browser, launch = chromium.Browser, chromium.launch  # callers name them browser.*
 
@@ -160,9 +167,11 @@ class Session:
         except Exception:  # noqa: BLE001 — it may have closed itself already
             pass
 
-    def new_tab(self) -> Tab:
+    def new_tab(self, plain: bool = False) -> Tab:
         """Close the current tab (if any) and open a fresh one with event capture (and
-        V8 coverage from its first script on, when asked for)."""
+        V8 coverage from its first script on, when asked for). ``plain``: without the
+        clock and without V8 coverage, whatever the session has (the page as a user's
+        browser runs it)."""
         if self.tab is not None:
             self.tab.close()
         if not self.connected:
@@ -172,14 +181,19 @@ class Session:
             page = _guarded(self, 15.0, "open a page", self.context.new_page)
         finally:
             self._opening = False
-        if self.virtual_time:  # (page/timers.js: a timer's error stays a page error under the clock)
+        clocked = self.virtual_time and not plain
+        if clocked:  # (page/timers.js: a timer's error stays a page error under the clock)
+            # Paused at a fixed instant: the page's time moves only when the explorer
+            # lets it (Tab.fast_forward, a held key, a wait), by the same amounts in every
+            # run, whatever the machine's load; never in catch-up bursts of its own.
             _guarded(self, 10.0, "install the page's clock", lambda: (
-                page.clock.install(), page.add_init_script(path=PAGE / "timers.js")))
+                page.clock.install(time=CLOCK_START), page.clock.pause_at(CLOCK_START),
+                page.add_init_script(path=PAGE / "timers.js")))
         cdp = _guarded(self, 10.0, "attach to the page", lambda: self.context.new_cdp_session(page))
         tools = devtools.Devtools(cdp, self.coverage_hashes)
-        if self.coverage_hashes:
+        if self.coverage_hashes and not plain:
             _guarded(self, 10.0, "start V8 coverage", tools.start_coverage)
-        self.tab = Tab(self, page, tools)
+        self.tab = Tab(self, page, tools, clocked)
         return self.tab
 
     def drain(self) -> browser_events.Events:
@@ -243,11 +257,12 @@ class Tab:
 
     SLACK_S = 3.0  # watchdog margin above Playwright's own timeout
 
-    def __init__(self, session: Session, page, tools: devtools.Devtools) -> None:
+    def __init__(self, session: Session, page, tools: devtools.Devtools, clocked: bool | None = None) -> None:
         self.session = session
         self.page = page
         self.devtools = tools
-        self.virtual_time = session.virtual_time  # its clock is Playwright's (Session.virtual_time)
+        # its clock is Playwright's (Session.virtual_time when it was opened)
+        self.virtual_time = session.virtual_time if clocked is None else clocked
         record = session._recorder.add
         page.on("console", self._on_console)
         page.on("pageerror", lambda e: record("page_errors", f"{e.name}: {e.message}"))
@@ -354,23 +369,36 @@ class Tab:
 
     def hold(self, keys: Sequence[str], ms: int, timeout_s: float) -> None:
         """Hold keys down together (pressed in order, released in reverse) for ``ms``
-        of the page's time: in virtual time that passes at once, and ``ms`` may be
-        longer than the step."""
-        def run() -> None:
-            for key in keys:
-                self.page.keyboard.down(key)
-            if self.virtual_time:
-                self.page.clock.run_for(ms)
-            else:
+        of the page's time: in virtual time that passes as fast as the page runs it
+        (``fast_forward``), and ``ms`` may be longer than the step."""
+        what = f"hold {'+'.join(keys)}"
+        if not self.virtual_time:
+            def run() -> None:
+                for key in keys:
+                    self.page.keyboard.down(key)
                 self.page.wait_for_timeout(ms)
-            for key in reversed(keys):
-                self.page.keyboard.up(key)
-        self._call(f"hold {'+'.join(keys)}", timeout_s + (0 if self.virtual_time else ms / 1000), run)
+                for key in reversed(keys):
+                    self.page.keyboard.up(key)
+            self._call(what, timeout_s + ms / 1000, run)
+            return
+        self._call(what, timeout_s, lambda: [self.page.keyboard.down(key) for key in keys])
+        self.fast_forward(ms, timeout_s)
+        self._call(what, timeout_s, lambda: [self.page.keyboard.up(key) for key in reversed(keys)])
 
-    def fast_forward(self, ms: int, timeout_s: float) -> None:
-        """Run the page's timers and animation frames of the next ``ms`` at once
-        (only on a tab with Playwright's clock)."""
-        self._call(f"let {ms} ms pass", timeout_s, lambda: self.page.clock.run_for(ms))
+    def fast_forward(self, ms: int, timeout_s: float) -> int:
+        """Run the page's timers and animation frames of the next ``ms`` (only on a tab
+        with Playwright's clock), CLOCK_SLICE_MS at a time, each slice a call of its own:
+        the page answers between slices, and only a slice that outlasts ``timeout_s``
+        is a hang. Slices stop once CLOCK_BUDGET_S of real time went on them (a page
+        whose frames are that slow has the rest of its time cut); the ms that ran."""
+        ran, began = 0, time.monotonic()
+        while ran < ms:
+            part = min(CLOCK_SLICE_MS, ms - ran)
+            self._call(f"let {part} ms pass", timeout_s, lambda: self.page.clock.run_for(part))
+            ran += part
+            if time.monotonic() - began > CLOCK_BUDGET_S:
+                break
+        return ran
 
     def drag(self, selector: str, dx: float, dy: float, timeout_s: float) -> None:
         """Press in the middle of the element, move by (dx, dy) in steps, release."""
@@ -415,6 +443,10 @@ class Tab:
         self._call("go back", timeout_s, lambda: self.page.go_back(timeout=timeout_s * 1000))
 
     def pause(self, ms: int) -> None:
+        """Let ``ms`` pass for the page: its own time under the clock, else real time."""
+        if self.virtual_time:
+            self.fast_forward(ms, ms / 1000 + self.SLACK_S)
+            return
         self._call("wait", ms / 1000, lambda: self.page.wait_for_timeout(ms))
 
     def evaluate(self, script: str, arg: Any = None, deadline_s: float = 10.0) -> Any:

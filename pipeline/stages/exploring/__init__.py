@@ -151,7 +151,7 @@ class _Exploring:
             where=paging.Where(url=self.url, config=settings, deadline=self.deadline),
             keeping=recording.Keeping(sink=self.sink, max_dom_bytes=settings.max_dom_bytes,
                                       accessibility=self.options.accessibility, probes=self.options.probes),
-            chooser=self.chooser, router=self.router, measured=measured,
+            chooser=self.chooser, router=self.router, measured=measured, originals=self.originals or {},
             # (the random clicker stays the bare baseline it is measured as)
             virtual_time=(cmap is not None and settings.virtual_time and self.chooser.name != "random"
                           and _schedules_time(self.facts)))
@@ -228,6 +228,7 @@ class _Exploring:
             duration_s=round(time.monotonic() - self.started, 3),
             mirrored_requests=tuple(dict.fromkeys(explorer.page.mirrored)),
             virtual_time=explorer.virtual_time,
+            lightened=tuple(explorer.harness.lightened),
             parts=self.parts(explorer),
         )
         recorder, tracker = explorer.recorder, explorer.coverage

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import urllib.parse
 from typing import Callable
 
 from iwcbench.pipeline.contracts import settings
@@ -19,6 +20,18 @@ SETTLE_MS = 40  # after an action: let handlers, microtasks and a couple of fram
 MAX_PAGE_FAILURES = 2  # hung or crashed pages tolerated before stopping
 LOAD_SHARE = 1 / 3  # of what is left of the deadline: the most one page load may take
 STILL_LOADING_S = 0.5  # a page whose load already never came is waited on this long per step
+
+
+def served_files(url: str, originals: dict[str, bytes]) -> dict[str, bytes]:
+    """The original files by the URL the browser asks for (relative to the app's
+    root, which is the start page's folder)."""
+    parts = urllib.parse.urlsplit(url)
+    root = f"{parts.scheme}://{parts.netloc}" + parts.path.rsplit("/", 1)[0] + "/"
+    files = {root + urllib.parse.quote(rel): data for rel, data in originals.items()}
+    # (a folder's address serves its index.html, as the server does)
+    files.update({root + urllib.parse.quote(rel[: -len("index.html")]): data for rel, data in originals.items()
+                  if rel == "index.html" or rel.endswith("/index.html")})
+    return files
 
 
 class Stop(Exception):
@@ -87,8 +100,10 @@ class Page:
                 return None
 
     def settle(self, notes: list[str]) -> None:
-        # (the page runs on while this process sleeps: no browser round trip needed)
-        time.sleep(SETTLE_MS / 1000)
+        if self.tab.virtual_time:  # (its time moves only when let: the same SETTLE_MS every run)
+            self.tab.fast_forward(SETTLE_MS, HANG_S)
+        else:  # (the page runs on while this process sleeps: no browser round trip needed)
+            time.sleep(SETTLE_MS / 1000)
         # (a page that was still loading at the last look, at the same address, is
         # most likely the same endless load: waiting the full time again each step
         # would spend the app's time on nothing)
@@ -132,15 +147,19 @@ class Page:
             obs, listeners={c.selector: self.heard.get((obs.doc, c.ref), ()) for c in obs.candidates},
             page_listeners=self.heard_page[1])
 
-    def lost(self, error: browser.PageLost, notes: list[str], after: str = "", counted: bool = True) -> None:
-        """A hung or crashed page: note it, count it, reload the app or stop. A fresh
-        page that is lost too (its renderer may be the one that crashed) counts again.
-        ``counted`` False: the page was killed because a script of ours ran too long on
-        it (it had just answered), which is not the app's failure."""
+    def lost(self, error: browser.PageLost, notes: list[str], after: str = "", counted: bool = True,
+             why: tuple[str, ...] = ()) -> None:
+        """A hung or crashed page: note it (and ``why`` it counts or not), count it,
+        reload the app or stop. A fresh page that is lost too (its renderer may be the
+        one that crashed) counts again. ``counted`` False: not the app's failure (a
+        script of ours ran too long on a page that had just answered, or the app's
+        original build answered the same action: verifying.py)."""
         while True:
             self.failures += 1 if counted else 0
             counted = True
             notes.append(f"{error}{after}")
+            notes.extend(why)
+            why = ()
             self.left()
             if self.failures >= MAX_PAGE_FAILURES:
                 raise Stop(f"the page hung or crashed {self.failures} times")

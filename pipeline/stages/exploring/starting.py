@@ -22,11 +22,10 @@ from __future__ import annotations
 
 import dataclasses
 import time
-import urllib.parse
 from typing import Callable
 
 from iwcbench.pipeline.kits import browser, clock, inspecting
-from iwcbench.pipeline.stages.exploring import observing, stepping
+from iwcbench.pipeline.stages.exploring import observing, paging, stepping
 
 BLANK_WAITS = 2  # further looks, BLANK_WAIT_MS apart, before a page counts as blank
 BLANK_WAIT_MS = 500
@@ -46,18 +45,6 @@ class _Probe:
     error: str | None
     page_errors: int
     blank: str | None
-
-
-def served_files(url: str, originals: dict[str, bytes]) -> dict[str, bytes]:
-    """The original files by the URL the browser asks for (relative to the app's
-    root, which is the start page's folder)."""
-    parts = urllib.parse.urlsplit(url)
-    root = f"{parts.scheme}://{parts.netloc}" + parts.path.rsplit("/", 1)[0] + "/"
-    files = {root + urllib.parse.quote(rel): data for rel, data in originals.items()}
-    # (a folder's address serves its index.html, as the server does)
-    files.update({root + urllib.parse.quote(rel[: -len("index.html")]): data for rel, data in originals.items()
-                  if rel == "index.html" or rel.endswith("/index.html")})
-    return files
 
 
 def _blank(explorer: stepping.Explorer) -> str | None:
@@ -129,7 +116,7 @@ def start(url: str, make: Callable[[dict | None], stepping.Explorer], coverage_m
         return Start(explorer, load_error, first, blank=blank)
     if load_error is None and blank is None and not _time_to_check(explorer, deadline):
         return Start(explorer, load_error, first)
-    files = served_files(url, originals)
+    files = paging.served_files(url, originals)
     if deadline.spent():  # no time to try the original build: what the instrumented one gave
         return Start(explorer, load_error, None if load_error else first, blank=blank)
     probe = _probe(explorer, url, files, explorer.page.load_s())
@@ -155,7 +142,7 @@ def load_times(explorer: stepping.Explorer, url: str, originals: dict[str, bytes
     loaded warm in a fresh tab (the original twice: the first load warms it).
     Each load waits no longer than a third of what is left of the app's deadline; with
     too little left, or when a load never ends, the figures are None (not measured)."""
-    files = served_files(url, originals)
+    files = paging.served_files(url, originals)
     page = explorer.page
     share = page.deadline.left() / 3
 

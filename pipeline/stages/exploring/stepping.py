@@ -17,7 +17,7 @@ from iwcbench.pipeline.contracts import evidence, settings
 from iwcbench.pipeline.kits import browser, browser_events
 from iwcbench.pipeline.kits.mirror import routing
 from iwcbench.pipeline.stages.exploring import acting, observing, paging, policy as policies, recording, timing
-from iwcbench.pipeline.stages.exploring import tracking
+from iwcbench.pipeline.stages.exploring import tracking, verifying
 
 HANG_S = paging.HANG_S
 Stop = paging.Stop
@@ -34,6 +34,9 @@ class Inputs:
     router: routing.Router
     measured: tracking.Measured | None  # None: black box (no coverage is read)
     virtual_time: bool = False  # its tabs have Playwright's clock
+    # the app's files as they came (served path -> bytes): what a hang is checked
+    # against before it counts as the app's (verifying.py); empty: nothing to check
+    originals: dict[str, bytes] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -63,6 +66,7 @@ class Explorer:
         self.coverage = tracking.Tracker(inputs.measured, self.timing)
         self.page = paging.Page(inputs.where, session, inputs.router, self.coverage.page_left, self.timing)
         self.recorder = recording.Recorder(inputs.keeping, self.page, self.timing)
+        self.harness = verifying.Harness(inputs.originals if inputs.measured is not None else None)
         # (an element that is not actionable within 2 s will not be: do not wait longer)
         self.action_timeout_s = min(self.config.step_timeout_s, 2.0)
         self.steps: list[evidence.Step] = []
@@ -80,7 +84,7 @@ class Explorer:
         after = _After()
         try:
             if lost is not None:
-                page.lost(lost, notes, f" (after {action.label()})")
+                self._recover(index, action, lost, notes, f" (after {action.label()})")
             for attempt in range(2):
                 try:
                     if ok and attempt == 0:
@@ -102,8 +106,8 @@ class Explorer:
                     after.forget()
                     ours, page.overran = page.overran, False
                     # raises Stop, or gives a fresh page to look at
-                    page.lost(again, notes, f" (after {action.label()})" if index else " (while loading)",
-                              counted=not ours)
+                    self._recover(index, action, again, notes,
+                                  f" (after {action.label()})" if index else " (while loading)", counted=not ours)
                 except browser.BrowserGone:
                     raise
                 except browser.BrowserError as failed:
@@ -119,6 +123,20 @@ class Explorer:
             after.forget()
             after.stop = Stop(f"the browser stopped: {gone}")
         return after
+
+    def _recover(self, index: int, action: evidence.Action, error: browser.PageLost, notes: list[str],
+                 after: str, counted: bool = True) -> None:
+        """A lost page: counted as the app's only when its original build fails the same
+        action too (verifying.py); otherwise the harness is lightened and it is not."""
+        why: tuple[str, ...] = ()
+        if counted and self.harness.lightenable:
+            with self.timing.timed("verify"):
+                verdict = verifying.original(self.page, self.harness.originals, action, self.action_timeout_s)
+            why = (verdict.detail,)
+            if not verdict.apps:
+                why += (self.harness.lighten(index, self.page, self.coverage, str(error)),)
+                counted = False
+        self.page.lost(error, notes, after, counted, why)
 
     def record(
         self, index: int, action: evidence.Action, ok: bool, error: str | None,

@@ -44,11 +44,10 @@ def test_a_fresh_page_lost_too_counts_again_and_stops_the_exploration():
 
 def test_an_app_is_opened_at_its_folder_as_a_dev_server_serves_it():
     from iwcbench.pipeline.stages import serving
-    from iwcbench.pipeline.stages.exploring import starting
     assert serving.start_url("http://127.0.0.1:5/", "index.html") == "http://127.0.0.1:5/"
     assert serving.start_url("http://127.0.0.1:5", None) == "http://127.0.0.1:5/"
     assert serving.start_url("http://127.0.0.1:5/", "dist/index.html") == "http://127.0.0.1:5/dist/"
     assert serving.start_url("http://127.0.0.1:5/", "game.html") == "http://127.0.0.1:5/game.html"
     # the original build is served at the folder's address too
-    files = starting.served_files("http://127.0.0.1:5/", {"index.html": b"<p>", "app.js": b""})
+    files = paging.served_files("http://127.0.0.1:5/", {"index.html": b"<p>", "app.js": b""})
     assert files["http://127.0.0.1:5/"] == b"<p>" and "http://127.0.0.1:5/app.js" in files
