@@ -10,17 +10,19 @@ the trace — never as an exception out of here. Browser calls go through kits/b
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 
 from iwcbench.pipeline.contracts import evidence, settings
-from iwcbench.pipeline.kits import browser, browser_events
+from iwcbench.pipeline.kits import browser, browser_events, lanes
 from iwcbench.pipeline.kits.mirror import routing
 from iwcbench.pipeline.stages.exploring import acting, observing, paging, policy as policies, recording, timing
 from iwcbench.pipeline.stages.exploring import tracking, verifying
 
 HANG_S = paging.HANG_S
 Stop = paging.Stop
+LANE_WAIT_S = 30.0  # the longest a step waits for another worker's Lighthouse (then it goes on)
 FLOOD_POPUPS = 10  # windows opened during a failed load that make it a window.open flood (CI counted 47 under load)
 
 
@@ -219,6 +221,22 @@ class Explorer:
             duration_s=round(time.monotonic() - started, 3))]
         return reason, None
 
+    def _step(self, index: int, action: evidence.Action) -> tuple[evidence.Step, observing.Observation | None]:
+        """Act, then record what came of it."""
+        step_started, notes = time.monotonic(), []
+        ok, error = True, None
+        lost: browser.PageLost | None = None
+        try:
+            with self.timing.timed("act"):
+                acting.perform(self.page.tab, action, self.action_timeout_s, self.page.url)
+        except browser.PageLost as gone:
+            ok, error, lost = False, str(gone), gone
+        except browser.BrowserGone:
+            raise
+        except browser.BrowserError as failed:
+            ok, error = False, str(failed)
+        return self.record(index, action, ok, error, notes, step_started, lost)
+
     def loop(self, obs: observing.Observation, deadline: float, started: float) -> str:
         """Steps 1..max_steps. Returns the stop reason."""
         config, timed = self.config, self.timing.timed
@@ -236,19 +254,10 @@ class Explorer:
                 if self.policy.name == "heuristic" and action.intent:
                     return action.intent  # the heuristic's own stop rule, worded as such
                 return "the explorer declared testing complete" + (f": {action.intent}" if action.intent else "")
-            step_started, notes = time.monotonic(), []
-            ok, error = True, None
-            lost: browser.PageLost | None = None
-            try:
-                with timed("act"):
-                    acting.perform(self.page.tab, action, self.action_timeout_s, self.page.url)
-            except browser.PageLost as gone:
-                ok, error, lost = False, str(gone), gone
-            except browser.BrowserGone:
-                raise
-            except browser.BrowserError as failed:
-                ok, error = False, str(failed)
-            step, after = self.record(index, action, ok, error, notes, step_started, lost)
+            with contextlib.ExitStack() as lane:
+                with timed("lane"):  # (not while another worker's Lighthouse measures time)
+                    lane.enter_context(lanes.beside(lanes.MEASURE, LANE_WAIT_S))
+                step, after = self._step(index, action)
             self.policy.observe(step, after)
             if after is None:
                 return "the page could not be observed"

@@ -32,7 +32,7 @@ from typing import Callable
 
 
 from iwcbench.pipeline.contracts import artifacts, evidence, metrics, quality as records, settings as settings_mod
-from iwcbench.pipeline.kits import clock
+from iwcbench.pipeline.kits import clock, lanes
 from iwcbench.pipeline.kits.mirror import cdn, routing
 from iwcbench.pipeline.stages.quality import code, content, pages, rendering, runtime, sources, styles, tooling, visual
 
@@ -182,22 +182,28 @@ def _use_tools(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirro
     run, rendered, deadline = got.run, got.rendered, inputs.deadline
     with tempfile.TemporaryDirectory(prefix="iwc-cdn-") as tmp:
         files = _cdn_files(inputs.trace, mirror, pathlib.Path(tmp))
-        if wanted & RENDERED and nodes:
-            if deadline.spent():
-                rendered.problems["states"] = f"not run: {deadline.why()}"
-            else:
-                run.timed("chromium-states", lambda: rendering.render_states(
-                    tools, nodes, inputs.files.raw, routing.origin_of(inputs.start_url), files, rendered,
-                    deadline.cap(settings.tool_timeout_s)))
-            if "states" in rendered.problems:
-                run.failed("chromium-states", rendered.problems["states"])
-        beside = threading.Thread(target=meanwhile, args=(got,), daemon=True, name="iwc-quality-metrics")
-        beside.start()
-        _side_by_side(inputs, settings, tools, got, files, units)
-        beside.join()
+        # (beside another worker's Lighthouse, which measures time: waits while it runs)
+        with lanes.beside(lanes.MEASURE, deadline.cap(settings.tool_timeout_s)):
+            if wanted & RENDERED and nodes:
+                if deadline.spent():
+                    rendered.problems["states"] = f"not run: {deadline.why()}"
+                else:
+                    run.timed("chromium-states", lambda: rendering.render_states(
+                        tools, nodes, inputs.files.raw, routing.origin_of(inputs.start_url), files, rendered,
+                        deadline.cap(settings.tool_timeout_s)))
+                if "states" in rendered.problems:
+                    run.failed("chromium-states", rendered.problems["states"])
+            beside = threading.Thread(target=meanwhile, args=(got,), daemon=True, name="iwc-quality-metrics")
+            beside.start()
+            _side_by_side(inputs, settings, tools, got, files, units)
+            beside.join()
         if wanted & LIGHTHOUSE and settings.lighthouse:
-            got.lighthouse = _in_time(deadline, run, "lighthouse", lambda: tools.lighthouse(
-                inputs.start_url, files, deadline.cap(settings.lighthouse_timeout_s)))
+            # Alone on the machine: no worker's exploring step or quality browser runs
+            # beside it (kits/lanes.py), so its timings are the page's, not the load's.
+            def lighthouse() -> dict | tooling.ToolFailure:
+                with lanes.alone(lanes.MEASURE, deadline.cap(settings.lighthouse_timeout_s)):
+                    return tools.lighthouse(inputs.start_url, files, deadline.cap(settings.lighthouse_timeout_s))
+            got.lighthouse = _in_time(deadline, run, "lighthouse", lighthouse)
     _note_versions(got)
     return got
 
