@@ -16,28 +16,20 @@ in an isolated world, ``Tab.main`` serialised by V8 (kits/devtools.py).
 
 from __future__ import annotations
 
-import base64
 import dataclasses
-import datetime
 import pathlib
 import secrets
-import time
 import urllib.parse
 from typing import Any, Callable, Sequence
 
 import playwright.sync_api as pw
 
-from iwcbench.pipeline.kits import browser_events, chromium, devtools, egress, injecting, launching, processes
+from iwcbench.pipeline.kits import browser_events, chromium, devtools, egress, injecting, launching, pageclock
 from iwcbench.pipeline.kits import watchdog as watchdogs
 from iwcbench.pipeline.kits.mirror import mediatypes
 
 CHROMIUM_ARGS = launching.CHROMIUM_ARGS
 PAGE = pathlib.Path(__file__).resolve().with_name("page")  # the page scripts of this kit
-# Under Playwright's clock every run starts at the same instant (Date.now() and the
-# page's timers alike), paused.
-CLOCK_START = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
-CLOCK_SLICE_MS = 250  # the page time one call runs ahead; the page answers between calls
-CLOCK_BUDGET_S = 8.0  # the most real time one fast_forward spends before the rest is cut
 chromium_path = launching.chromium_path
 Browser, launch = chromium.Browser, chromium.launch  # callers name them browser.*
 
@@ -93,6 +85,8 @@ class Session:
         # Tabs opened from now on get Playwright's clock: time flows as usual, and
         # Tab.fast_forward / a held key can run timers and frames ahead of it.
         self.virtual_time = False
+        self._clocked = False  # the current context has the clock (it is the whole context's)
+        self._installers: list[Callable[[Any], None]] = []  # applied to every context (routes)
         self._recorder = browser_events.Recorder()
         self._opening = False
         self._owned = browser is None
@@ -138,7 +132,24 @@ class Session:
         context.add_init_script(browser_events.quiet_script(self.nonce))
         context.add_init_script(injecting.call(PAGE / "init.mjs", {"seed": int(opts.seed), "nonce": self.nonce}))
         context.on("page", self._on_new_page)
+        for install in self._installers:
+            install(context)
+        self._clocked = False
         return context
+
+    def add_installer(self, install: Callable[[Any], None]) -> None:
+        """``install(context)`` now and on every context this session opens later (a
+        router's routes: they belong to the context)."""
+        self._installers.append(install)
+        install(self.context)
+
+    def _renew(self) -> None:
+        """A context of its own again (Playwright's clock, once installed, is the whole
+        context's and cannot be taken off): the current one's pages are closed."""
+        if self.tab is not None:
+            self.tab.close()
+        chromium.close_quietly(self.watchdog, self.context)
+        self.context = _guarded(self, 15.0, "open a browser context", self._context)
 
     def __exit__(self, *exc: object) -> None:
         if self.context is not None:
@@ -176,19 +187,22 @@ class Session:
             self.tab.close()
         if not self.connected:
             raise BrowserGone("the browser is gone")
+        clocked = self.virtual_time and not plain
+        if self._clocked and not clocked:
+            self._renew()
         self._opening = True
         try:
             page = _guarded(self, 15.0, "open a page", self.context.new_page)
         finally:
             self._opening = False
-        clocked = self.virtual_time and not plain
         if clocked:  # (page/timers.js: a timer's error stays a page error under the clock)
             # Paused at a fixed instant: the page's time moves only when the explorer
             # lets it (Tab.fast_forward, a held key, a wait), by the same amounts in every
             # run, whatever the machine's load; never in catch-up bursts of its own.
-            _guarded(self, 10.0, "install the page's clock", lambda: (
-                page.clock.install(time=CLOCK_START), page.clock.pause_at(CLOCK_START),
-                page.add_init_script(path=PAGE / "timers.js")))
+            if not self._clocked:
+                _guarded(self, 10.0, "install the page's clock", lambda: pageclock.install(page))
+                self._clocked = True
+            _guarded(self, 10.0, "install the page's clock", lambda: page.add_init_script(path=PAGE / "timers.js"))
         cdp = _guarded(self, 10.0, "attach to the page", lambda: self.context.new_cdp_session(page))
         tools = devtools.Devtools(cdp, self.coverage_hashes)
         if self.coverage_hashes and not plain:
@@ -206,7 +220,7 @@ class Session:
     def serve_files(self, files: dict[str, bytes]) -> None:
         """From now on, answer requests for these URLs (exact, without query) with
         these bytes, for every page of the session, before any other route."""
-        self.context.route(_files_matcher(files), _files_handler(files))
+        self.add_installer(lambda context: context.route(_files_matcher(files), _files_handler(files)))
 
 
 def _files_matcher(files: dict[str, bytes]) -> Callable[[str], bool]:
@@ -387,18 +401,10 @@ class Tab:
 
     def fast_forward(self, ms: int, timeout_s: float) -> int:
         """Run the page's timers and animation frames of the next ``ms`` (only on a tab
-        with Playwright's clock), CLOCK_SLICE_MS at a time, each slice a call of its own:
-        the page answers between slices, and only a slice that outlasts ``timeout_s``
-        is a hang. Slices stop once CLOCK_BUDGET_S of real time went on them (a page
-        whose frames are that slow has the rest of its time cut); the ms that ran."""
-        ran, began = 0, time.monotonic()
-        while ran < ms:
-            part = min(CLOCK_SLICE_MS, ms - ran)
-            self._call(f"let {part} ms pass", timeout_s, lambda: self.page.clock.run_for(part))
-            ran += part
-            if time.monotonic() - began > CLOCK_BUDGET_S:
-                break
-        return ran
+        with Playwright's clock) in slices, each a call of its own (pageclock.py); the
+        ms that ran."""
+        return pageclock.advance(ms, lambda part: self._call(
+            f"let {part} ms pass", timeout_s, lambda: self.page.clock.run_for(part)))
 
     def drag(self, selector: str, dx: float, dy: float, timeout_s: float) -> None:
         """Press in the middle of the element, move by (dx, dy) in steps, release."""
@@ -481,39 +487,11 @@ class Tab:
         """As Session.serve_files, for this page only."""
         self.page.route(_files_matcher(files), _files_handler(files))
 
+    def png(self, timeout_s: float) -> bytes:
+        """Playwright's own screenshot of the viewport (slower than DevTools' fast one)."""
+        return self._call("a screenshot", timeout_s, lambda: self.page.screenshot(type="png", timeout=timeout_s * 1000))
+
     def protocol(self, method: str, params: dict | None = None, deadline_s: float = 5.0) -> dict:
         """One DevTools protocol call on this page, through the tab's own session."""
         return _guarded(self.session, deadline_s, f"the DevTools call {method}",
                         lambda: self.devtools.cdp.send(method, params or {}))
-
-
-def read_coverage(tab: Tab, deadline_s: float = 10.0) -> dict | None:
-    """The page's Istanbul counters (``window.__coverage__``), None when absent. Read
-    without running any of the page's JavaScript but a getter the page put there
-    (which raises BrowserError)."""
-    value = tab.main("window.__coverage__ || null", deadline_s)
-    return value if isinstance(value, dict) else None
-
-
-def screenshot(tab: Tab, timeout_s: float = 10.0) -> bytes:
-    """A PNG of the viewport. Encoded for speed (DevTools' optimizeForSpeed: about
-    half the time of Playwright's screenshot, files about twice as large)."""
-    try:
-        shot = tab.protocol("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True}, timeout_s)
-        return base64.b64decode(shot["data"])
-    except (BrowserError, KeyError, ValueError) as failed:
-        if isinstance(failed, PageLost):
-            raise
-    return tab._call("a screenshot", timeout_s,
-                     lambda: tab.page.screenshot(type="png", timeout=timeout_s * 1000))
-
-
-def inject_axe(tab: Tab, time_limit_s: float = 10.0) -> dict:
-    """Run axe-core on the page: ``{"version": str, "violations": [{id, impact, help,
-    nodes}]}``. It runs in the isolated world, injected once per document by
-    evaluation: the page can neither see it nor break it by replacing builtins, and
-    the DOM snapshots never contain it. Raises BrowserError when it fails or overruns."""
-    if not tab.isolated("() => typeof window.axe === 'object'", None, 5.0):
-        source = (processes.node_tools_dir() / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
-        tab.isolated("(src) => { (0, eval)(src); return typeof window.axe; }", source, 15.0)
-    return tab.isolated(injecting.function(PAGE / "axe.mjs"), int(time_limit_s * 1000), time_limit_s + 5.0)

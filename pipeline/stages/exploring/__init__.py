@@ -171,7 +171,7 @@ class _Exploring:
         with browser.Session(context, allow=(routing.origin_of(url),),
                              coverage_hashes=hashes if self.coverage_map is not None else frozenset(),
                              browser=self.options.browser) as session:
-            self.router.install(session.context)
+            session.add_installer(self.router.install)
             self.outer["launch"] = time.monotonic() - began
             began = time.monotonic()
             begun = starting.start(url, lambda cmap: self._make(session, cmap), self.coverage_map, self.originals,

@@ -11,7 +11,7 @@ import json
 from typing import Callable
 
 from iwcbench.pipeline.contracts import artifacts, evidence
-from iwcbench.pipeline.kits import browser, clock, inspecting
+from iwcbench.pipeline.kits import browser, capturing, clock, inspecting
 from iwcbench.pipeline.stages.exploring import observing, paging, timing
 
 HANG_S = paging.HANG_S
@@ -67,7 +67,7 @@ class Recorder:
         self.last_shot = index
         key = f"shots/{index:04d}.png"
         with self.parts.timed("screenshot"):
-            self.sink(key, browser.screenshot(self.page.tab, HANG_S))
+            self.sink(key, capturing.screenshot(self.page.tab, HANG_S))
         return key
 
     def snapshot(self, index: int) -> tuple[str, tuple[evidence.VolatileMark, ...]]:
@@ -121,7 +121,7 @@ class Recorder:
                                                     f"than the {MAX_AXE_ELEMENTS:,} axe-core is run on")
                 notes.append(f"axe-core not run: {elements:,} elements")
                 return
-            result = browser.inject_axe(tab, max(clock.MARGIN_S, self.page.deadline.cap(AXE_LIMIT_S)))
+            result = capturing.inject_axe(tab, max(clock.MARGIN_S, self.page.deadline.cap(AXE_LIMIT_S)))
         except browser.PageHung as error:
             # axe-core's rules run without yielding, so its own time limit cannot stop
             # them on a page of tens of thousands of elements: not run again on this app

@@ -66,7 +66,10 @@ def _probe(explorer: stepping.Explorer, url: str, files: dict[str, bytes], timeo
     ran in the page's time, so that the two builds' errors at load are counted over the
     same timers (observing.snapshot)."""
     page = explorer.page
-    tab = page.session.new_tab()
+    try:
+        tab = page.session.new_tab()
+    except browser.PageLost as failed:
+        return _Probe(error=str(failed), page_errors=0, blank=None)
     page.tab = tab
     try:
         tab.serve_files(files)

@@ -173,7 +173,13 @@ class Explorer:
         page = self.page
         started, notes = time.monotonic(), [page.session.isolation] + ([note] if note else [])
         action = evidence.Action(kind="load", target=page.url)
-        page.tab = page.session.new_tab()
+        try:
+            page.tab = page.session.new_tab()
+        except browser.PageLost:  # (the renderer of an earlier page of the app went down with it: once more)
+            try:
+                page.tab = page.session.new_tab()
+            except browser.PageLost as error:
+                return self._load_failed(action, started, f"{error} (twice, before the app's page loaded)")
         limit = page.load_s()
         try:
             status = page.tab.goto(page.url, limit)

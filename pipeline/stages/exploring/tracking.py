@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 from iwcbench.pipeline.contracts import evidence, instrumented
-from iwcbench.pipeline.kits import browser
+from iwcbench.pipeline.kits import browser, capturing
 from iwcbench.pipeline.stages.exploring import coverage as istanbul, crediting, observing, timing
 
 HANG_S = 5.0  # a page that does not answer a script call for this long is hung
@@ -87,7 +87,7 @@ class Tracker:
             return 0.0
         before = self.summary.statements or 0.0
         try:
-            snapshot = browser.read_coverage(tab, HANG_S)
+            snapshot = capturing.read_coverage(tab, HANG_S)
         except browser.PageLost:
             raise
         except browser.BrowserError as error:

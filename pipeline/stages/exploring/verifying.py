@@ -67,7 +67,10 @@ def original(page: paging.Page, originals: dict[str, bytes], action: evidence.Ac
     step's: it is drained and dropped."""
     session = page.session
     began = time.monotonic()
-    tab = session.new_tab(plain=True)
+    try:
+        tab = session.new_tab(plain=True)
+    except browser.PageLost as failed:
+        return Verdict(apps=True, detail=f"the app's original build could not be checked: {failed}")
     page.tab = tab
     try:
         tab.serve_files(paging.served_files(page.url, originals))

@@ -92,6 +92,12 @@ def trace_facts(trace: evidence.Trace) -> str:
             ("duration", layout.esc(f"{trace.duration_s:.1f} s"))]
     if trace.load_error:
         rows.append(("load error", f'<span class="ev-err">{layout.esc(trace.load_error)}</span>'))
+    if trace.virtual_time:
+        rows.append(("page clock", "Playwright's, paused: the page's time moved only with the steps"))
+    if trace.lightened:
+        rows.append(("harness lightened", "<br>".join(layout.esc(note) for note in trace.lightened)
+                     + '<br><span class="muted">the page stopped responding under these parts while its '
+                       'original build answered the same action: not counted as the app\'s failure</span>'))
     if trace.summary:
         rows.append(("tester's summary", layout.esc(trace.summary)))
     return f'<div style="margin-bottom:14px">{layout.facts(rows)}</div>'

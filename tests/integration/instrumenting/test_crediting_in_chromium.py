@@ -11,7 +11,7 @@ import time
 import pytest
 
 from fakes import apps
-from iwcbench.pipeline.kits import browser
+from iwcbench.pipeline.kits import browser, capturing
 from iwcbench.pipeline.stages.exploring import coverage as istanbul, crediting
 
 pytestmark = pytest.mark.browser
@@ -62,7 +62,7 @@ def test_what_ran_is_credited_in_full(instrument, tmp_path, serving):
             tab.click("#b", 5)
             tab.click("#b", 5)
             time.sleep(0.3)
-            claimed = browser.read_coverage(tab, 5)
+            claimed = capturing.read_coverage(tab, 5)
             confirmed = crediting.confirmations(sites, tab.take_coverage(5))
     credited = crediting.credit(claimed, confirmed)
     assert set(crediting.claims(credited)) == set(crediting.claims(claimed))
