@@ -49,19 +49,21 @@ def _texts(states: Mapping[str, dict]) -> list[dict]:
     return list(seen.values())
 
 
-def thin(states: Mapping[str, dict]) -> str | None:
+def thin(states: Mapping[str, dict], drawn: int = 0) -> str | None:
     """Why the rendered states show almost nothing — fewer than THIN_WORDS words, no
-    image or media and fewer than THIN_BOXES content boxes, all states together —, or
-    None (also when no state was rendered: that is ours, not the app's)."""
+    image or media, no canvas or video whose pixels show something in the screenshots
+    (``drawn``: visual.drawn) and fewer than THIN_BOXES content boxes, all states
+    together —, or None (also when no state was rendered: that is ours, not the app's)."""
     if not states:
         return None
     words = sum(len(WORD.findall(t["text"])) for t in _texts(states))
     media = sum(len(facts.get("media", [])) for facts in states.values())
     boxes = max(sum(1 for b in facts.get("boxes", []) if b.get("leaf")) for facts in states.values())
-    if words >= THIN_WORDS or media or boxes >= THIN_BOXES:
+    if words >= THIN_WORDS or media or drawn or boxes >= THIN_BOXES:
         return None
     return (f"the page as loaded shows almost nothing ({words} word{'s' * (words != 1)}, {boxes} content "
-            f"box{'es' * (boxes != 1)}, no image or media): nothing here to measure, scored 0")
+            f"box{'es' * (boxes != 1)}, no image or media, no canvas or video with drawn pixels): nothing here "
+            f"to measure, scored 0")
 
 
 def _tokens(text: str) -> list[str]:
