@@ -309,7 +309,7 @@ def _metrics(inputs: Inputs, got: _Measured, nodes: list[evidence.StateNode], un
         "wcb_copywriting": lambda: rendered_or("wcb_copywriting", lambda: content.copywriting(
             states, static_answer.get("unknown_words") if static_answer else None, inputs.prompt)),
         "wcb_media_quality": lambda: rendered_or("wcb_media_quality", lambda: content.media_quality(
-            states, routing.origin_of(inputs.start_url))),
+            states, routing.origin_of(inputs.start_url), visual.canvases(shots, states))),
         "wcb_placeholders": lambda: rendered_or("wcb_placeholders", lambda: content.placeholders(states)),
         "wcb_resource_validity": lambda: runtime.resource_validity(
             trace, rendered.phone_requests, _links(states, inputs.start_url, inputs.site), rendered.phone is not None),

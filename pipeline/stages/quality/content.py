@@ -150,6 +150,8 @@ def copywriting(states: Mapping[str, dict], unknown: Iterable[str] | None, promp
 
 def _defects(item: dict) -> list[str]:
     out = []
+    if item.get("blank"):
+        out.append("blank")
     if item.get("broken"):
         out.append("broken")
     natural = item.get("natural") or [0, 0]
@@ -164,10 +166,13 @@ def _defects(item: dict) -> list[str]:
     return out
 
 
-def media_quality(states: Mapping[str, dict], app_origin: str | None = None) -> metrics.Score:
+def media_quality(states: Mapping[str, dict], app_origin: str | None = None,
+                  canvases: Mapping[str, bool] | None = None) -> metrics.Score:
     """Share of the images and media without a defect. One that did not load from a host
     our sandbox refuses (``app_origin`` given: the rule of kits/mirror/rule.py) is
-    ``blocked_by_sandbox``: left out, not broken, as it may well load on the open web."""
+    ``blocked_by_sandbox``: left out, not broken, as it may well load on the open web.
+    ``canvases`` (element path → whether its pixels show something in a screenshot,
+    visual.canvases) are media too: pixels are content, and a canvas left blank is a defect."""
     name = "wcb_media_quality"
     if not states:
         return metrics.score(name, None, "not measured: no state was rendered")
@@ -175,6 +180,8 @@ def media_quality(states: Mapping[str, dict], app_origin: str | None = None) -> 
     for facts in states.values():
         for m in facts.get("media", []):
             seen.setdefault((m["path"], m.get("src", "")), m)
+    for path, shows in (canvases or {}).items():
+        seen[(path, "")] = {"tag": "canvas", "path": path, "src": "", "vector": True, "blank": not shows}
     blocked = sorted({m.get("src", "") for m in seen.values() if app_origin is not None and m.get("broken")
                       and m.get("src") and rule.decide(m["src"], app_origin).action != "pass"})
     items = [m for m in seen.values() if not (m.get("broken") and m.get("src", "") in blocked)]

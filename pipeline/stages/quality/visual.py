@@ -81,10 +81,10 @@ def _drawn_box(img: Image.Image, box: Sequence[float], scroll: Sequence[float], 
     return away / total > DRAWN_SHARE
 
 
-def drawn(shots: Sequence[tuple[str, bytes]], states: Mapping[str, dict]) -> list[str]:
-    """The canvases and videos whose pixels show something in the screenshots of the
-    states (``state id: element path``): what the DOM alone cannot tell."""
-    found = []
+def _seen(shots: Sequence[tuple[str, bytes]], states: Mapping[str, dict]) -> dict[tuple[str, str], bool]:
+    """(state id, element path) → whether the pixels of that canvas or video show
+    something, for those on their state's screenshot."""
+    found: dict[tuple[str, str], bool] = {}
     for state, png in shots:
         facts = states.get(state) or {}
         boxes = [b for b in facts.get("boxes", []) if b.get("tag") in DRAWN_TAGS and len(b.get("box") or ()) == 4]
@@ -94,8 +94,28 @@ def drawn(shots: Sequence[tuple[str, bytes]], states: Mapping[str, dict]) -> lis
         viewport = facts.get("viewport") or [img.width]
         scale = img.width / viewport[0] if viewport[0] else 1.0
         scroll = facts.get("scroll") or [0, 0]
-        found += [f"{state}: {b['path']}" for b in boxes if _drawn_box(img, b["box"], scroll, scale)]
+        for b in boxes:
+            shows = _drawn_box(img, b["box"], scroll, scale)
+            if shows is not None:
+                found[(state, b["path"])] = shows
     return found
+
+
+def drawn(shots: Sequence[tuple[str, bytes]], states: Mapping[str, dict]) -> list[str]:
+    """The canvases and videos whose pixels show something in the screenshots of the
+    states (``state id: element path``): what the DOM alone cannot tell."""
+    return [f"{state}: {path}" for (state, path), shows in _seen(shots, states).items() if shows]
+
+
+def canvases(shots: Sequence[tuple[str, bytes]], states: Mapping[str, dict]) -> dict[str, bool]:
+    """Each canvas on a screenshot (element path) → whether its pixels show something
+    in one of them (a canvas drawn in any state is drawn)."""
+    out: dict[str, bool] = {}
+    for (state, path), shows in _seen(shots, states).items():
+        tag = next((b.get("tag") for b in (states.get(state) or {}).get("boxes", []) if b.get("path") == path), None)
+        if tag == "canvas":
+            out[path] = out.get(path, False) or shows
+    return out
 
 
 def shows_something(png: bytes) -> bool:

@@ -131,3 +131,14 @@ def test_a_page_that_only_draws_on_a_canvas_is_not_thin_and_its_pixels_are_read(
     harmony = visual.visual_harmony(shots, states, content.thin(states, 1))
     assert harmony.value is not None and harmony.value > 0
     assert visual.shows_something(shots[0][1]) and not visual.shows_something(_png())
+
+
+def test_a_canvas_left_blank_is_a_media_defect_and_one_that_draws_is_not():
+    from iwcbench.pipeline.stages.quality import content
+
+    states = {"S0": {**CANVAS, "texts": [], "media": []}}
+    board = lambda d: d.rectangle((100, 120, 700, 520), fill="#101820")  # noqa: E731
+    drawing = content.media_quality(states, None, visual.canvases([("S0", _png(_game))], states))
+    blank = content.media_quality(states, None, visual.canvases([("S0", _png(board))], states))
+    assert drawing.value == 100.0 and blank.value == 0.0
+    assert "1 blank" in blank.reason

@@ -1,0 +1,162 @@
+"""Pairs as tests (issue 41 item 5): a defect-free page (tests/fixtures/score-pairs) against
+the same page with one defect each — a handler that throws, a dead control, 2 s of jank at
+load, grey-on-grey text, a broken image, the canvas left blank where the original draws,
+a twin that cannot be built here. One offline `iwc run` with the rule suite explores them
+all; then each pair alone is a two-model leaderboard (the original's app against its
+twin's, on one task) under each weight set, and the original must rank first.
+
+Under ``iwc`` (IWC-Bench's judged dimensions alone) an offline run has no overall at all:
+it is unscored for both pages, never a number that ranks (the judged protocols decide).
+The twin that cannot be built here lifts nothing: by default its task is left out of the
+comparison and named; with ``scoring.not_runnable`` floor it ranks last under every set."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import shutil
+
+import pytest
+
+from fakes import runs
+from iwcbench.pipeline.contracts import metrics, results
+from iwcbench.pipeline.runs import local
+from iwcbench.pipeline.stages import aggregating
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ORIGINAL = runs.ROOT / "tests" / "fixtures" / "score-pairs" / "original"
+THROWING = """<script>
+// a handler that only throws, on every click
+document.addEventListener('click', (event) => { throw new TypeError('cannot read the basket of ' + event.target.id); });
+</script>"""
+DEAD = """<script>
+// the basket button does nothing any more
+document.getElementById('add').addEventListener('click', (event) => {
+  event.preventDefault(); event.stopImmediatePropagation(); }, true);
+</script>"""
+JANK = """<script>
+// the main thread blocked for 2 s at load
+const end = performance.now() + 2000; while (performance.now() < end) {}
+</script>"""
+GREY = """<style>
+/* grey text on a grey ground */
+body, header, section, footer, button, nav a, h1, h2, p, li, output, #basket { color: #a8a8a8 !important;
+  background: #bdbdbd !important; }
+</style>"""
+LOCK = {"name": "bakery", "version": "1.0.0", "lockfileVersion": 3, "requires": True, "packages": {
+    "": {"name": "bakery", "version": "1.0.0", "dependencies": {"tiny-date-format": "github:example-org/tiny-date-format#v1.2.0"},
+         "devDependencies": {"vite": "^6.0.0"}},
+    "node_modules/tiny-date-format": {
+        "version": "1.2.0", "license": "MIT",
+        "resolved": "git+ssh://git@github.com/example-org/tiny-date-format.git#3f2a9c1d4e5b6a7f8091a2b3c4d5e6f708192a3b"}}}
+PACKAGE = {"name": "bakery", "private": True, "version": "1.0.0", "type": "module",
+           "scripts": {"dev": "vite", "build": "vite build", "preview": "vite preview"},
+           "dependencies": {"tiny-date-format": "github:example-org/tiny-date-format#v1.2.0"},
+           "devDependencies": {"vite": "^6.0.0"}}
+
+
+def _twin(html: str, defect: str) -> str:
+    if defect == "throwing":
+        return html.replace("</body>", THROWING + "\n</body>", 1)
+    if defect == "dead_control":
+        return html.replace("</body>", DEAD + "\n</body>", 1)
+    if defect == "jank":
+        return html.replace("<head>", "<head>\n" + JANK, 1)
+    if defect == "grey_on_grey":
+        return html.replace("</head>", GREY + "\n</head>", 1)
+    if defect == "broken_image":
+        return html.replace('src="loaf.svg"', 'src="loaf-missing.png"', 1)
+    if defect == "blank_canvas":
+        return html.replace("  draw(document.getElementById('chart'));\n", "", 1)
+    return html
+
+
+DEFECTS = ("throwing", "dead_control", "jank", "grey_on_grey", "broken_image", "blank_canvas", "unbuildable")
+RANKED = ("default", "wcb")  # the weight sets an offline run ranks by; iwc weighs judged dimensions alone
+
+
+def _corpus(base: pathlib.Path) -> pathlib.Path:
+    """apps/<model>/<task>/: model "original" and "twin", one task per defect (the original's
+    page is the same in every task, explored once per task like any app)."""
+    html = (ORIGINAL / "index.html").read_text()
+    for defect in DEFECTS:
+        for model in ("original", "twin"):
+            folder = base / "apps" / model / defect
+            shutil.copytree(ORIGINAL, folder)
+            if model == "twin":
+                (folder / "index.html").write_text(_twin(html, defect))
+                if defect == "unbuildable":
+                    (folder / "package.json").write_text(json.dumps(PACKAGE, indent=2))
+                    (folder / "package-lock.json").write_text(json.dumps(LOCK, indent=2))
+        assert defect == "unbuildable" or _twin(html, defect) != html, defect  # each twin differs
+    tasks = base / "tasks.jsonl"
+    tasks.write_text("".join(json.dumps({"id": d, "prompt": "A bakery's page to order bread."}) + "\n"
+                             for d in DEFECTS))
+    return tasks
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> results.RunResults:
+    base = tmp_path_factory.mktemp("score-pairs")
+    config = runs.quick_settings(_corpus(base), base / "apps", base / "out", base / "mirror",
+                                 quality={}, max_steps=12, app_timeout_s=120)
+    return local.execute(config)
+
+
+def _pair(run: results.RunResults, defect: str) -> list[results.AppResult]:
+    return [a for a in run.apps if a.task_id == defect]
+
+
+def _leaderboard(apps, weight_set: str, not_runnable: str = "common_tasks"):
+    _, rows = aggregating.aggregate(apps, weights=metrics.weights(weight_set), bootstrap=0, not_runnable=not_runnable)
+    return {r.model: r for r in rows}
+
+
+def _why(apps, weight_set: str) -> dict:
+    """What the two apps scored on the weighted metrics, for the failure message."""
+    weighted = metrics.weights(weight_set)
+    return {a.model: {n: s.value for n, s in a.scores.items() if n in weighted} for a in apps}
+
+
+@pytest.mark.parametrize("weight_set", RANKED)
+@pytest.mark.parametrize("defect", [
+    pytest.param("throwing", marks=pytest.mark.xfail(reason="issue 41 item 1 (effect definition) pending",
+                                                     strict=False)),
+    "dead_control", "jank", "grey_on_grey", "broken_image", "blank_canvas"])
+def test_the_page_with_a_defect_ranks_below_the_page_without_it(run, defect, weight_set):
+    apps = _pair(run, defect)
+    assert {a.outcome for a in apps} <= {"evaluated", "black_box"}, [(a.model, a.outcome, a.reason) for a in apps]
+    rows = _leaderboard(apps, weight_set)
+    original, twin = rows["original"], rows["twin"]
+    assert original.overall is not None and twin.overall is not None
+    assert original.rank < twin.rank, (original.overall, twin.overall, _why(apps, weight_set))
+
+
+def test_the_blank_canvas_is_seen_in_the_screenshot(run):
+    """The two DOMs hold the same canvas element: its pixels in the screenshot tell them apart."""
+    media = {a.model: a.scores["wcb_media_quality"] for a in _pair(run, "blank_canvas")}
+    assert "blank" not in (media["original"].raw or {}).get("defects", {}), media["original"]
+    assert (media["twin"].raw or {}).get("defects", {}).get("blank") == 1, media["twin"]
+
+
+@pytest.mark.parametrize("defect", [d for d in DEFECTS if d != "unbuildable"])
+def test_an_offline_run_has_no_iwc_overall_to_rank_by(run, defect):
+    rows = _leaderboard(_pair(run, defect), "iwc")
+    assert rows["original"].overall is None and rows["twin"].overall is None
+
+
+@pytest.mark.parametrize("weight_set", [*RANKED, "iwc"])
+def test_a_twin_that_cannot_be_built_here_lifts_nothing(run, weight_set):
+    apps = _pair(run, "unbuildable")
+    twin = next(a for a in apps if a.model == "twin")
+    assert twin.outcome == "not_runnable", (twin.outcome, twin.reason)
+    # by default the task is left out of the comparison, named, and neither app is ranked on it
+    assert "twin's app is not runnable here" in aggregating.left_out(run.apps)["unbuildable"]
+    assert run.ranking is not None and "unbuildable" in run.ranking.left_out
+    rows = _leaderboard(apps, weight_set)
+    assert rows["twin"].overall is None and rows["twin"].left_out == 1
+    # floored instead: it ranks below the original under every set that ranks
+    floored = _leaderboard(apps, weight_set, not_runnable="floor")
+    if weight_set != "iwc":
+        assert floored["original"].rank < floored["twin"].rank, _why(apps, weight_set)
