@@ -103,8 +103,7 @@ def print_leaderboard(run: results.RunResults, out: pathlib.Path, stream: TextIO
                                    width=None if stream.isatty() else 150)
     ranking = run.ranking
     name = ranking.name if ranking is not None else "overall"
-    title = f"leaderboard: {name}" + (f" — {ranking.measures}" if ranking is not None else "")
-    table = rich.table.Table(title=title, show_lines=False)
+    table = rich.table.Table(title=f"leaderboard: {name}", show_lines=False)
     table.add_column("rank", justify="right")
     table.add_column("model")
     table.add_column(f"{name} z", justify="right")

@@ -194,7 +194,7 @@ def media_quality(states: Mapping[str, dict], app_origin: str | None = None,
     problems = {f"{m['tag']} {m.get('src') or m['path']}"[:120]: d for m in items if (d := _defects(m))}
     value = 100.0 * (len(items) - len(problems)) / len(items)
     kinds = collections.Counter(d for ds in problems.values() for d in ds)
-    reason = (f"{len(items) - len(problems)} of {len(items)} images and media without a defect"
+    reason = (f"{len(items) - len(problems)} of {len(items)} images, media and canvases without a defect"
               + (": " + ", ".join(f"{n} {k}" for k, n in kinds.most_common()) if kinds else "") + left_out)
     return metrics.score(name, round(value, 2), reason, list(problems)[:8],
                          {"media": len(items), "defects": dict(kinds), "blocked_by_sandbox": blocked[:30]})

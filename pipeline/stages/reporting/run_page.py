@@ -58,20 +58,19 @@ def _ranking_note(run: results.RunResults) -> str:
     ranking = run.ranking
     if ranking is None:
         return ""
-    out = (f'<p class="note"><b>{layout.esc(ranking.name.capitalize())}</b> ranks '
+    out = (f'<div class="note ranking"><b>{layout.esc(ranking.name.capitalize())}</b> ranks '
            f'{layout.esc(ranking.measures)}.')
     if ranking.judged_protocols:
         items = "".join(f"<li>{layout.esc(p)}</li>" for p in ranking.judged_protocols)
-        out += f' Requirement satisfaction is what the judged protocols measure:</p><ul class="plain">{items}</ul>'
-    else:
-        out += "</p>"
+        out += f' Requirement satisfaction is what the judged protocols measure:<ul>{items}</ul>'
+    out += "</div>"
     if ranking.left_out:
-        items = "".join(f'<li><span class="mono">{layout.esc(t)}</span> — <span class="muted">{layout.esc(why)}'
-                        f'</span></li>' for t, why in ranking.left_out.items())
-        out += (f'<p class="note unscored">Models are compared on the {ranking.tasks_compared} '
+        items = "".join(f'<li><span class="mono">{layout.esc(t)}</span> — {layout.esc(why)}</li>'
+                        for t, why in ranking.left_out.items())
+        out += (f'<div class="note ranking">Models are compared on the {ranking.tasks_compared} '
                 f'task{"s" * (ranking.tasks_compared != 1)} where every model\'s app ran; '
                 f'{len(ranking.left_out)} left out (scoring.not_runnable {layout.esc(ranking.not_runnable)}; '
-                f'floor gives such apps the floor instead):</p><ul class="plain">{items}</ul>')
+                f'<span class="mono">--not-runnable floor</span> floors such apps instead):<ul>{items}</ul></div>')
     return out
 
 

@@ -2,8 +2,8 @@
 the same page with one defect each — a handler that throws, a dead control, 2 s of jank at
 load, grey-on-grey text, a broken image, the canvas left blank where the original draws,
 a twin that cannot be built here. One offline `iwc run` with the rule suite explores them
-all; then each pair alone is a two-model leaderboard (the original's app against its
-twin's, on one task) under each weight set, and the original must rank first.
+all; then, under each weight set, every app's overall is its z against all apps of the
+run (as results.json gives it), and each original must rank above its twin.
 
 Under ``iwc`` (IWC-Bench's judged dimensions alone) an offline run has no overall at all:
 it is unscored for both pages, never a number that ranks (the judged protocols decide).
@@ -26,24 +26,22 @@ from iwcbench.pipeline.stages import aggregating
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ORIGINAL = runs.ROOT / "tests" / "fixtures" / "score-pairs" / "original"
+# Each twin's code differs from the original's by its defect alone (no comments: a
+# comment would move WebCoderBench's comment rate).
 THROWING = """<script>
-// a handler that only throws, on every click
 document.addEventListener('click', (event) => { throw new TypeError('cannot read the basket of ' + event.target.id); });
-</script>"""
+</script>"""  # a handler that only throws, on every click
 DEAD = """<script>
-// the basket button does nothing any more
 document.getElementById('add').addEventListener('click', (event) => {
   event.preventDefault(); event.stopImmediatePropagation(); }, true);
-</script>"""
+</script>"""  # the basket button does nothing any more
 JANK = """<script>
-// the main thread blocked for 2 s at load
 const end = performance.now() + 2000; while (performance.now() < end) {}
-</script>"""
+</script>"""  # the main thread blocked for 2 s at load
 GREY = """<style>
-/* grey text on a grey ground */
 body, header, section, footer, button, nav a, h1, h2, p, li, output, #basket { color: #a8a8a8 !important;
   background: #bdbdbd !important; }
-</style>"""
+</style>"""  # grey text on a grey ground
 LOCK = {"name": "bakery", "version": "1.0.0", "lockfileVersion": 3, "requires": True, "packages": {
     "": {"name": "bakery", "version": "1.0.0", "dependencies": {"tiny-date-format": "github:example-org/tiny-date-format#v1.2.0"},
          "devDependencies": {"vite": "^6.0.0"}},
@@ -74,6 +72,18 @@ def _twin(html: str, defect: str) -> str:
 
 DEFECTS = ("throwing", "dead_control", "jank", "grey_on_grey", "broken_image", "blank_canvas", "unbuildable")
 RANKED = ("default", "wcb")  # the weight sets an offline run ranks by; iwc weighs judged dimensions alone
+# The pairs: defect → the weight sets under which its twin must rank below the original.
+# WebCoderBench's rule metrics read the page as loaded and the code (quality.states
+# initial), so what a click does — a handler that throws, a control that does nothing —
+# is none of theirs: under wcb only its LLM functional alignment (judged) reads it.
+PAIRS = {
+    "throwing": ("default",),
+    "dead_control": ("default",),
+    "jank": RANKED,
+    "grey_on_grey": RANKED,
+    "broken_image": RANKED,
+    "blank_canvas": RANKED,
+}
 
 
 def _corpus(base: pathlib.Path) -> pathlib.Path:
@@ -108,6 +118,14 @@ def _pair(run: results.RunResults, defect: str) -> list[results.AppResult]:
     return [a for a in run.apps if a.task_id == defect]
 
 
+def _overalls(run: results.RunResults, weight_set: str, not_runnable: str = "common_tasks"
+              ) -> dict[tuple[str, str], float | None]:
+    """(model, task) → the app's overall against every app of the run under ``weight_set``."""
+    scored, _ = aggregating.aggregate(run.apps, weights=metrics.weights(weight_set), bootstrap=0,
+                                      not_runnable=not_runnable)
+    return {(a.model, a.task_id): a.overall for a in scored}
+
+
 def _leaderboard(apps, weight_set: str, not_runnable: str = "common_tasks"):
     _, rows = aggregating.aggregate(apps, weights=metrics.weights(weight_set), bootstrap=0, not_runnable=not_runnable)
     return {r.model: r for r in rows}
@@ -119,18 +137,14 @@ def _why(apps, weight_set: str) -> dict:
     return {a.model: {n: s.value for n, s in a.scores.items() if n in weighted} for a in apps}
 
 
-@pytest.mark.parametrize("weight_set", RANKED)
-@pytest.mark.parametrize("defect", [
-    pytest.param("throwing", marks=pytest.mark.xfail(reason="issue 41 item 1 (effect definition) pending",
-                                                     strict=False)),
-    "dead_control", "jank", "grey_on_grey", "broken_image", "blank_canvas"])
+@pytest.mark.parametrize(("defect", "weight_set"), [(d, w) for d, sets in PAIRS.items() for w in sets])
 def test_the_page_with_a_defect_ranks_below_the_page_without_it(run, defect, weight_set):
     apps = _pair(run, defect)
     assert {a.outcome for a in apps} <= {"evaluated", "black_box"}, [(a.model, a.outcome, a.reason) for a in apps]
-    rows = _leaderboard(apps, weight_set)
-    original, twin = rows["original"], rows["twin"]
-    assert original.overall is not None and twin.overall is not None
-    assert original.rank < twin.rank, (original.overall, twin.overall, _why(apps, weight_set))
+    overall = _overalls(run, weight_set)
+    original, twin = overall[("original", defect)], overall[("twin", defect)]
+    assert original is not None and twin is not None
+    assert original > twin, (original, twin, _why(apps, weight_set))
 
 
 def test_the_blank_canvas_is_seen_in_the_screenshot(run):
@@ -154,9 +168,10 @@ def test_a_twin_that_cannot_be_built_here_lifts_nothing(run, weight_set):
     # by default the task is left out of the comparison, named, and neither app is ranked on it
     assert "twin's app is not runnable here" in aggregating.left_out(run.apps)["unbuildable"]
     assert run.ranking is not None and "unbuildable" in run.ranking.left_out
-    rows = _leaderboard(apps, weight_set)
-    assert rows["twin"].overall is None and rows["twin"].left_out == 1
+    overall = _overalls(run, weight_set)
+    assert overall[("twin", "unbuildable")] is None and overall[("original", "unbuildable")] is None
+    assert _leaderboard(run.apps, weight_set)["twin"].left_out == 1
     # floored instead: it ranks below the original under every set that ranks
-    floored = _leaderboard(apps, weight_set, not_runnable="floor")
+    floored = _overalls(run, weight_set, not_runnable="floor")
     if weight_set != "iwc":
-        assert floored["original"].rank < floored["twin"].rank, _why(apps, weight_set)
+        assert floored[("original", "unbuildable")] > floored[("twin", "unbuildable")], _why(apps, weight_set)
