@@ -3,7 +3,10 @@ the same page with one defect each — a handler that throws, a dead control, 2 
 load, grey-on-grey text, a broken image, the canvas left blank where the original draws,
 a twin that cannot be built here. One offline `iwc run` with the rule suite explores them
 all; then, under each weight set, every app's overall is its z against all apps of the
-run (as results.json gives it), and each original must rank above its twin.
+run (as results.json gives it), and the original must rank above each twin. The original
+is evaluated once per task, seven times in all: it stands in by its median overall, as
+Lighthouse's timing differs by a point now and then between loads of one page, and in a
+pool of near-identical pages one point is a large z.
 
 Under ``iwc`` (IWC-Bench's judged dimensions alone) an offline run has no overall at all:
 it is unscored for both pages, never a number that ranks (the judged protocols decide).
@@ -15,6 +18,7 @@ from __future__ import annotations
 import json
 import pathlib
 import shutil
+import statistics
 
 import pytest
 
@@ -142,8 +146,10 @@ def test_the_page_with_a_defect_ranks_below_the_page_without_it(run, defect, wei
     apps = _pair(run, defect)
     assert {a.outcome for a in apps} <= {"evaluated", "black_box"}, [(a.model, a.outcome, a.reason) for a in apps]
     overall = _overalls(run, weight_set)
-    original, twin = overall[("original", defect)], overall[("twin", defect)]
-    assert original is not None and twin is not None
+    originals = [v for (model, _), v in overall.items() if model == "original" and v is not None]
+    assert len(originals) == len(DEFECTS) - 1  # the unbuildable task is left out
+    original, twin = statistics.median(originals), overall[("twin", defect)]
+    assert twin is not None
     assert original > twin, (original, twin, _why(apps, weight_set))
 
 
@@ -175,3 +181,25 @@ def test_a_twin_that_cannot_be_built_here_lifts_nothing(run, weight_set):
     floored = _overalls(run, weight_set, not_runnable="floor")
     if weight_set != "iwc":
         assert floored[("original", "unbuildable")] > floored[("twin", "unbuildable")], _why(apps, weight_set)
+
+
+TIMED = {"wcb_performance"}  # Lighthouse's timing: a point apart now and then between loads of one page
+
+
+def test_identical_pages_get_identical_values(run):
+    """The original, explored once per task: every score alike but Lighthouse's timing."""
+    originals = [a for a in run.apps if a.model == "original" and a.outcome == "evaluated"]
+    assert len(originals) == len(DEFECTS)
+    first = originals[0]
+    for other in originals[1:]:
+        differ = {n: (s.value, other.scores[n].value) for n, s in first.scores.items()
+                  if n not in TIMED and other.scores[n].value != s.value}
+        assert not differ, (other.task_id, differ)
+
+
+def test_a_script_that_adds_no_state_changes_no_metric_read_over_the_screens(run):
+    """The throwing twin adds no state: what is read over the same screens (axe-core's
+    accessibility, WebCoderBench's rendered metrics) is the original's, to the digit."""
+    original, twin = (next(a for a in _pair(run, "throwing") if a.model == m) for m in ("original", "twin"))
+    read = [n for n in original.scores if (n == "accessibility" or n.startswith("wcb_")) and n not in TIMED]
+    assert {n: twin.scores[n].value for n in read} == {n: original.scores[n].value for n in read}
