@@ -89,15 +89,7 @@ def finish(
     else:
         wcb_weights = dict(config.scoring.custom_weights) or metrics.weights("wcb")
     run_results = results.RunResults(
-        run=results.RunInfo(
-            configuration=config.evaluation(),
-            local=config.local() if isinstance(config, settings_mod.RunSettings) else None,
-            config_hash=config.config_hash(),
-            started_at=started.isoformat(timespec="seconds"),
-            finished_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            versions=provenance.versions(),
-            git_commit=provenance.git_commit(),
-        ),
+        run=_run_info(config, started),
         apps=scored,
         leaderboard=leaderboard,
         weights=weights,
@@ -114,6 +106,19 @@ def finish(
     stored.RunFiles(store).save(artifacts.RESULTS, run_results)
     render_report(store, run_results, copier)
     return run_results
+
+
+def _run_info(config: settings_mod.Evaluation, started: datetime.datetime) -> results.RunInfo:
+    """What the run used, when it ran and with which versions."""
+    return results.RunInfo(
+        configuration=config.evaluation(),
+        local=config.local() if isinstance(config, settings_mod.RunSettings) else None,
+        config_hash=config.config_hash(),
+        started_at=started.isoformat(timespec="seconds"),
+        finished_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        versions=provenance.versions(),
+        git_commit=provenance.git_commit(),
+    )
 
 
 def render_report(store: store_mod.Store, run_results: results.RunResults,

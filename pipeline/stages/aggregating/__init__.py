@@ -433,21 +433,24 @@ def aggregate(
     for model in sorted(overall, key=lambda m: (ranks[m], m)):
         every_app = [a for a in apps if a.model == model]
         mine = [a for a in every_app if a.task_id not in aside]
-        outcomes: dict[str, int] = {}
-        for a in every_app:
-            outcomes[a.outcome] = outcomes.get(a.outcome, 0) + 1
         unscored = _without_value(mine, metrics, pooled_names, applicable=True)
         rows.append(results.LeaderboardRow(
             rank=ranks[model], model=model, overall=overall[model],
             metrics={m: values.get(model, {}).get(m) for m in metrics},
-            z={m: z.get(model, {}).get(m) for m in metrics},
-            apps=len(every_app), outcomes=outcomes, rank_interval=intervals.get(model),
-            not_runnable=sum(1 for a in every_app if a.outcome in results.NOT_RUNNABLE_HERE),
-            left_out=len(every_app) - len(mine),
+            z={m: z.get(model, {}).get(m) for m in metrics}, rank_interval=intervals.get(model),
+            **_counted(every_app, mine),
             unscored=unscored, not_applicable=_without_value(mine, metrics, pooled_names, applicable=False),
             missing_dimensions=tuple(m for m in metrics if m in every - ranked_on[model]),
         ))
     return scored_apps, tuple(rows)
+
+
+def _counted(every_app: Sequence[results.AppResult], mine: Sequence[results.AppResult]) -> dict:
+    """A row's counts of one model's apps: all of them, by outcome, those not runnable here
+    and those in tasks the ranking left out (``mine``: the rest)."""
+    return {"apps": len(every_app), "outcomes": dict(collections.Counter(a.outcome for a in every_app)),
+            "not_runnable": sum(1 for a in every_app if a.outcome in results.NOT_RUNNABLE_HERE),
+            "left_out": len(every_app) - len(mine)}
 
 
 def _without_value(mine: Sequence[results.AppResult], metrics: Sequence[str], pooled_names: Sequence[str],

@@ -318,16 +318,20 @@ def _metrics(inputs: Inputs, got: _Measured, nodes: list[evidence.StateNode], un
         "wcb_redundancy": lambda: from_static("wcb_redundancy", lambda a: code.redundancy(a, units)),
         "wcb_comments": lambda: from_static("wcb_comments", lambda a: code.comments(a, units)),
     }
-    lighthouse = got.lighthouse
-    lighthouse_why = (lighthouse.reason if isinstance(lighthouse, tooling.ToolFailure) else
-                      "Lighthouse is off (--no-lighthouse)")
-    answer = lighthouse if isinstance(lighthouse, dict) else None
-    start_shot = next((png for node_id, png in shots if graph and graph.nodes and node_id == graph.nodes[0].id), None)
-    shows = start_shot is not None and visual.shows_something(start_shot)
-    for name, score in pages.lighthouse(answer, lighthouse_why, routing.origin_of(inputs.start_url),
-                                        shows).items():
+    for name, score in _lighthouse(inputs, got.lighthouse, shots).items():
         table[name] = lambda score=score: score
     return table
+
+
+def _lighthouse(inputs: Inputs, lighthouse: Answer, shots: list[tuple[str, bytes]]) -> dict[str, metrics.Score]:
+    """The Lighthouse metrics; a page Lighthouse saw paint nothing is 0 only when its start
+    state's screenshot shows nothing too (pages.lighthouse)."""
+    why = lighthouse.reason if isinstance(lighthouse, tooling.ToolFailure) else "Lighthouse is off (--no-lighthouse)"
+    graph = inputs.graph
+    start_shot = next((png for node_id, png in shots if graph and graph.nodes and node_id == graph.nodes[0].id), None)
+    shows = start_shot is not None and visual.shows_something(start_shot)
+    return pages.lighthouse(lighthouse if isinstance(lighthouse, dict) else None, why,
+                            routing.origin_of(inputs.start_url), shows)
 
 
 def _cross_browser(trace: evidence.Trace | None, engine: Answer, rendered: rendering.Rendered,
