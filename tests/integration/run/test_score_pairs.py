@@ -30,6 +30,7 @@ from iwcbench.pipeline.stages import aggregating
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ORIGINAL = runs.ROOT / "tests" / "fixtures" / "score-pairs" / "original"
+WEBGL = runs.ROOT / "tests" / "fixtures" / "score-pairs" / "webgl"  # a game drawn with WebGL alone: no text, one canvas
 # Each twin's code differs from the original's by its defect alone (no comments: a
 # comment would move WebCoderBench's comment rate).
 THROWING = """<script>
@@ -104,9 +105,14 @@ def _corpus(base: pathlib.Path) -> pathlib.Path:
                     (folder / "package.json").write_text(json.dumps(PACKAGE, indent=2))
                     (folder / "package-lock.json").write_text(json.dumps(LOCK, indent=2))
         assert defect == "unbuildable" or _twin(html, defect) != html, defect  # each twin differs
+    game = (WEBGL / "index.html").read_text()
+    for model, page in (("original", game), ("twin", game.replace("\nframe();\n", "\n", 1))):
+        (base / "apps" / model / "webgl").mkdir(parents=True)
+        (base / "apps" / model / "webgl" / "index.html").write_text(page)
+    assert "frame();" not in game.replace("function frame()", "").replace("\nframe();\n", "\n", 1)
     tasks = base / "tasks.jsonl"
     tasks.write_text("".join(json.dumps({"id": d, "prompt": "A bakery's page to order bread."}) + "\n"
-                             for d in DEFECTS))
+                             for d in DEFECTS) + json.dumps({"id": "webgl", "prompt": "A spaceship game."}) + "\n")
     return tasks
 
 
@@ -146,7 +152,7 @@ def test_the_page_with_a_defect_ranks_below_the_page_without_it(run, defect, wei
     apps = _pair(run, defect)
     assert {a.outcome for a in apps} <= {"evaluated", "black_box"}, [(a.model, a.outcome, a.reason) for a in apps]
     overall = _overalls(run, weight_set)
-    originals = [v for (model, _), v in overall.items() if model == "original" and v is not None]
+    originals = [v for (model, task), v in overall.items() if model == "original" and task in DEFECTS and v is not None]
     assert len(originals) == len(DEFECTS) - 1  # the unbuildable task is left out
     original, twin = statistics.median(originals), overall[("twin", defect)]
     assert twin is not None
@@ -188,7 +194,7 @@ TIMED = {"wcb_performance"}  # Lighthouse's timing: a point apart now and then b
 
 def test_identical_pages_get_identical_values(run):
     """The original, explored once per task: every score alike but Lighthouse's timing."""
-    originals = [a for a in run.apps if a.model == "original" and a.outcome == "evaluated"]
+    originals = [a for a in run.apps if a.model == "original" and a.task_id in DEFECTS and a.outcome == "evaluated"]
     assert len(originals) == len(DEFECTS)
     first = originals[0]
     for other in originals[1:]:
@@ -204,3 +210,23 @@ def test_a_script_that_adds_no_state_changes_no_metric_read_over_the_screens(run
     read = ("accessibility", "wcb_component_consistency", "wcb_icon_consistency", "wcb_layout_consistency",
             "wcb_layout_sparsity", "wcb_visual_harmony", "wcb_copywriting", "wcb_media_quality", "wcb_placeholders")
     assert {n: twin.scores[n].value for n in read} == {n: original.scores[n].value for n in read}
+
+
+LIGHTHOUSE = ("wcb_performance", "wcb_accessibility", "wcb_best_practices")
+
+
+def test_a_game_drawn_with_webgl_is_content_and_its_blank_twin_is_not(run):
+    """Pixels are content: the WebGL game's screenshot shows its stars and ship, so it is no
+    page that "shows almost nothing", its visual metrics read the screenshot, and Lighthouse
+    never gives it 0 for painting nothing. The same page that draws nothing is that page."""
+    game, blank = (next(a for a in run.apps if (a.model, a.task_id) == (m, "webgl")) for m in ("original", "twin"))
+    assert game.outcome == "evaluated" and blank.outcome == "evaluated", (game.reason, blank.reason)
+    harmony = game.scores["wcb_visual_harmony"]
+    assert harmony.value and "almost nothing" not in harmony.reason, harmony
+    assert game.scores["wcb_media_quality"].value == 100.0, game.scores["wcb_media_quality"]
+    for name in LIGHTHOUSE:  # scored, or unscored with the reason: never a 0 for painting nothing
+        assert game.scores[name].value != 0.0 or "painted no content" not in game.scores[name].reason, game.scores[name]
+    assert "almost nothing" in blank.scores["wcb_visual_harmony"].reason and blank.scores["wcb_visual_harmony"].value == 0
+    for weight_set in RANKED:
+        overall = _overalls(run, weight_set)
+        assert overall[("original", "webgl")] > overall[("twin", "webgl")], weight_set
