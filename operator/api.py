@@ -163,6 +163,9 @@ class ResultsSummary(_Wire):
     digest: str
     apps: int
     leaderboard: list[LeaderRow] = pydantic.Field(default_factory=list)
+    overall_name: str | None = pydantic.Field(
+        None, description="what the rows' overall is: the offline overall (runtime and code quality, not "
+        "requirement satisfaction) or the judged overall (results.json ranking)")
 
 
 class EvaluationRunStatus(_Wire):

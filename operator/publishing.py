@@ -26,7 +26,8 @@ def summarize(data: bytes, results_uri: str, top: int = api.MAX_LEADERBOARD_ROWS
                           start_failures=webgen[r.model].start_failures if r.model in webgen else None)
             for r in sorted(run.leaderboard, key=lambda r: r.rank)[:top]]
     summary = api.ResultsSummary(uri=results_uri, digest="sha256:" + hashlib.sha256(data).hexdigest(),
-                                 apps=len(run.apps), leaderboard=rows)
+                                 apps=len(run.apps), leaderboard=rows,
+                                 overall_name=run.ranking.name if run.ranking is not None else None)
     leader = rows[0].model if rows and rows[0].overall is not None else None
     return {"results": summary.wire(), "resultsURI": results_uri, "leader": leader}
 

@@ -41,6 +41,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "no_guidance": ("exploration.guidance", lambda v: False if v else None),
     "judge_protocol": ("judging.protocol", lambda v: v),
     "reference": ("scoring.reference", lambda v: v),
+    "not_runnable": ("scoring.not_runnable", lambda v: v),
     "no_build": ("build.enabled", lambda v: False if v else None),
     "require_lockfile": ("build.require_lockfile", lambda v: True if v else None),
     "npm_registry": ("build.registry", lambda v: v),
@@ -107,6 +108,9 @@ def add_weights_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--weights", metavar="SET|FILE",
                    help=f"leaderboard weights: {'|'.join(metrics.WEIGHT_SETS)} (weight sets of the metric table) "
                    "or a weights file (iwc weights borda --out FILE); default: iwc when judged, else default")
+    p.add_argument("--not-runnable", choices=["common_tasks", "floor"],
+                   help="apps that cannot run here: compare models on the tasks where every model's app ran "
+                   "(common_tasks, default), or give such an app the floor of what it lacks (floor)")
 
 
 def _weights(value: str | None) -> dict | None:

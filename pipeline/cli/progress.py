@@ -101,12 +101,15 @@ def print_leaderboard(run: results.RunResults, out: pathlib.Path, stream: TextIO
     # Logs and pipes get a wide table rather than one folded into 80 columns.
     console = rich.console.Console(file=stream, highlight=False,
                                    width=None if stream.isatty() else 150)
-    table = rich.table.Table(title="leaderboard", show_lines=False)
+    ranking = run.ranking
+    name = ranking.name if ranking is not None else "overall"
+    table = rich.table.Table(title=f"leaderboard: {name}", show_lines=False)
     table.add_column("rank", justify="right")
     table.add_column("model")
-    table.add_column("overall z", justify="right")
+    table.add_column(f"{name} z", justify="right")
     table.add_column("apps", justify="right")
     table.add_column("outcomes")
+    table.add_column("left out", justify="right")
     for name in TERMINAL_METRICS:
         table.add_column(name.replace("_", " "), justify="right")
     for row in run.leaderboard:
@@ -117,12 +120,29 @@ def print_leaderboard(run: results.RunResults, out: pathlib.Path, stream: TextIO
             "–" if row.overall is None else f"{row.overall:+.3f}",
             str(row.apps),
             " ".join(f"{k} {v}" for k, v in sorted(row.outcomes.items())),
+            str(row.left_out),
             *["–" if m is None else f"{m:.1f}" for m in metrics],
         )
     console.print(table)
+    if ranking is not None:
+        _print_ranking(console, ranking)
     for row in run.leaderboard:
         if row.missing_dimensions:
             console.print(f"{row.model}: ranked on fewer dimensions than the others (no score for "
                           f"{', '.join(row.missing_dimensions)})")
     console.print(f"results: {out / artifacts.RESULTS.key}")
     console.print(f"report:  {out / 'report' / 'index.html'}")
+
+
+def _print_ranking(console: rich.console.Console, ranking: results.Ranking) -> None:
+    """What the overall ranks, where requirement satisfaction is measured, and the tasks left out."""
+    if ranking.judged_protocols:
+        console.print(f"The {ranking.name} ranks {ranking.measures}. For requirement satisfaction, run a judged "
+                      "protocol:")
+        for protocol in ranking.judged_protocols:
+            console.print(f"  - {protocol}")
+    if ranking.left_out:
+        console.print(f"compared on {ranking.tasks_compared} task{'s' * (ranking.tasks_compared != 1)}; left out "
+                      f"(scoring.not_runnable {ranking.not_runnable}; --not-runnable floor floors such apps instead):")
+        for task_id, why in ranking.left_out.items():
+            console.print(f"  - {task_id}: {why}")

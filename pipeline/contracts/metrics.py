@@ -136,6 +136,9 @@ class Metric(base.Model):
 # are renormalised. IWC (§4.4): 1/3 aesthetics, 1/3 usability, 1/9 per alignment
 # sub-dimension.
 OFFLINE_WCB = 0.55
+# A metric read "over the states" reads the same screens for every app, whatever the
+# explorer found: the start state and the first SCREENS - 1 distinct states after it.
+SCREENS = 8
 TABLE: tuple[Metric, ...] = (
     Metric(name="coverage_statements", unit="%", higher_is_better=True, floor=0.0,
            kind="rule", producer="scoring", perspective="code_quality",
@@ -184,7 +187,8 @@ TABLE: tuple[Metric, ...] = (
            kind="rule", producer="scoring", perspective="accessibility",
            weights={"default": 0.05}, aggregation="mean",
            definition="100 minus the impact-weighted axe-core rules violated per page (critical 10, serious "
-                      "6, moderate 3, minor 1), averaged per state then over states"),
+                      "6, moderate 3, minor 1), averaged per state then over the same screens for every app: "
+                      f"the start state and the first {SCREENS - 1} distinct states after it"),
     Metric(name="aesthetics", unit="0-100", higher_is_better=True, floor=0.0,
            kind="llm", producer="judging", perspective="visual_quality",
            weights={"iwc": 1 / 3}, aggregation="mean",
@@ -334,9 +338,10 @@ WEBCODER: tuple[Metric, ...] = (
                     "headings and of buttons (share of the most common style) and untruncated text (100 × (1 "
                     "− 10 × share clipped)), over the visible text of the rendered states"),
     _wcb(name="wcb_media_quality", kind="rule", perspective="content_quality",
-         definition="13 Media Quality: share of images and media in the rendered states without a defect: "
+         definition="13 Media Quality: share of images, media and canvases in the rendered states without a defect: "
                     "broken (did not load), upscaled more than 2× (too small a file for its box), stretched "
-                    "(aspect ratio off by more than 5 % without object-fit) or unlabelled (img without alt); "
+                    "(aspect ratio off by more than 5 % without object-fit), unlabelled (img without alt) or, for "
+                    "a canvas, blank (its pixels in the screenshot one flat shade); "
                     "×100 (unscored without media); an image that did not load from a host our sandbox refuses "
                     "is left out (blocked_by_sandbox), not broken"),
     _wcb(name="wcb_placeholders", kind="rule", perspective="content_quality",

@@ -1,7 +1,10 @@
 """Per-app results (``result.json``) and run results (``results.json``); the scores
 they hold are ``metrics.Score`` records.
 
-Schema 4 (this one) keeps every metric of a leaderboard row in its ``metrics`` and
+Schema 5 (this one) says what the leaderboard's overall ranks (``RunResults.ranking``:
+offline or judged, never one name for both) and on which tasks (a task where some
+model's app cannot run here is left out by default), and counts per row the apps not
+runnable here and those left out. Schema 4 keeps every metric of a leaderboard row in its ``metrics`` and
 ``z``, WebGen-Bench's pooled Accuracy included, each by its aggregation (the metric
 table's column). Schema 3 records the run's settings as a ``settings.Evaluation``, and
 what a run on one machine adds (``settings.LocalRun``: inputs, output, workers, spending)
@@ -33,8 +36,26 @@ OUR_FAULT: frozenset[str] = frozenset({"error"})
 # and counted per model, as the app's row and the report show.
 NOT_RUNNABLE_HERE: frozenset[str] = frozenset({"not_runnable"})
 NOT_SUBMITTED = "no app submitted for this task"  # the reason of a (model, task) without an app
-SCHEMA_VERSION = "4"  # of result.json and results.json (3: the run's Evaluation, its local part apart; 4: the
-# leaderboard holds WebGen-Bench's pooled Accuracy in ``metrics``, as every other metric)
+SCHEMA_VERSION = "5"  # of result.json and results.json (3: the run's Evaluation, its local part apart; 4: the
+# leaderboard holds WebGen-Bench's pooled Accuracy in ``metrics``, as every other metric; 5: ``ranking``)
+
+# What an overall is called, by what it stands on (``Ranking.kind``): an offline overall
+# (rule metrics and runtime figures alone) ranks runtime and code quality, not whether an
+# app does what was asked; the two are never shown under one name.
+OverallKind = Literal["offline", "judged"]
+OVERALL_NAMES: dict[str, str] = {"offline": "offline overall", "judged": "judged overall"}
+OVERALL_MEASURES: dict[str, str] = {
+    "offline": "runtime and code quality (WebCoderBench's rule metrics, runtime errors, what the explorer saw the "
+               "app do), not requirement satisfaction: no judge read the task",
+    "judged": "the judged dimensions of the weights (LLM judges read the task and the evidence)",
+}
+# Where requirement satisfaction is measured: the judged protocols, and how to run them.
+JUDGED_PROTOCOLS: tuple[str, ...] = (
+    "IWC-Bench's judges: aesthetics, usability and requirement alignment (iwc run --judge MODEL; docs/llm.md)",
+    "WebCoderBench's LLM metrics: functional, visual and content alignment, visual experience, functionality "
+    "(judging.dimensions wcb, with --judge; docs/metrics-wcb.md)",
+    "WebGen-Bench's UI tests: a GUI agent runs each task's test cases (--uitests, with --judge; docs/uitests.md)",
+)
 
 
 class InstrumentationSummary(base.Model):
@@ -153,6 +174,8 @@ class LeaderboardRow(base.Model):
     # weighted metrics other models were ranked on that this model has no z for: its overall
     # stands on fewer dimensions (the report flags it); empty: ranked like the rest
     missing_dimensions: tuple[str, ...] = ()
+    not_runnable: int = 0  # apps of the model that cannot run here (outcome not_runnable)
+    left_out: int = 0  # apps of the model in tasks the ranking left out (Ranking.left_out): in no mean
 
     @pydantic.model_validator(mode="before")
     @classmethod
@@ -306,6 +329,24 @@ class UITestRow(base.Model):
     appearance_apps: int = 0
 
 
+class Ranking(base.Model):
+    """What the leaderboard's overall ranks, under which name, and on which tasks."""
+
+    kind: OverallKind
+    name: str  # what the CLI and the report call the overall (OVERALL_NAMES)
+    measures: str  # what it ranks (OVERALL_MEASURES)
+    judged_protocols: tuple[str, ...] = ()  # offline: where requirement satisfaction is measured instead
+    not_runnable: settings.NotRunnablePolicy = "common_tasks"  # settings.Scoring.not_runnable
+    tasks_compared: int = 0  # tasks every model is ranked on
+    left_out: dict[str, str] = {}  # task → why the ranking leaves it out
+
+    @classmethod
+    def of(cls, kind: OverallKind, not_runnable: str, tasks_compared: int, left_out: dict[str, str]) -> "Ranking":
+        return cls(kind=kind, name=OVERALL_NAMES[kind], measures=OVERALL_MEASURES[kind],
+                   judged_protocols=JUDGED_PROTOCOLS if kind == "offline" else (), not_runnable=not_runnable,
+                   tasks_compared=tasks_compared, left_out=left_out)
+
+
 class RunMarker(base.Stored):
     """The config hash of the run writing a folder (``iwc run --resume`` checks it)."""
 
@@ -325,3 +366,4 @@ class RunResults(base.Stored):
     reference: Reference | None = None  # fixed μ/σ the z-scores used (None: the run's own pool)
     ui_tests: tuple[UITestRow, ...] = ()  # WebGen-Bench Accuracy per model (tasks with UI tests)
     webcoder: WebCoderSummary | None = None  # WebCoderBench's Table 4 and 5; None: no metric it weighs was scored
+    ranking: Ranking | None = None  # what the overall ranks, and on which tasks (None: a file before schema 5)

@@ -27,6 +27,8 @@ from iwcbench.pipeline.contracts import metrics as metric_table
 Effort = Literal["low", "medium", "high", "xhigh", "max"]
 # ``wcb``: WebCoderBench's five LLM metrics (static judges of the code and a screenshot)
 Dimension = Literal["aesthetics", "usability", "alignment", "wcb"]
+# How the leaderboard ranks apps that cannot run here (Scoring.not_runnable)
+NotRunnablePolicy = Literal["common_tasks", "floor"]
 WeightSetName = metric_table.WeightSet  # the metric table's weight sets
 
 
@@ -162,6 +164,11 @@ class Scoring(Section):
     custom_weights: dict[str, float] = pydantic.Field(
         {}, description="leaderboard weights as {metric: weight} (what `--weights FILE` reads, e.g. a file "
         "`iwc weights borda` wrote); replaces `weights` (default none)")
+    not_runnable: NotRunnablePolicy = pydantic.Field(
+        "common_tasks", description="apps that cannot run here (outcome not_runnable: a git dependency, a network "
+        "build). common_tasks (default): the leaderboard compares models on the tasks where every model's app ran "
+        "and names the tasks left out; floor: such an app takes the floor of every metric it lacks, as an app that "
+        "never started")
 
     @pydantic.field_validator("custom_weights")
     @classmethod

@@ -74,8 +74,14 @@ def finish(
         ref_run, ref_digest = inputs.load_results(config.scoring.reference, "scoring.reference")
         reference = aggregating.reference_stats(ref_run, config.scoring.reference, ref_digest)
     ui_tests = uitests.accuracy(app_results, tasks, config)  # WebGen-Bench's, pooled over test cases
+    policy = config.scoring.not_runnable
     scored, leaderboard = aggregating.aggregate(app_results, chosen, reference=reference,
-                                                pooled_values=webgen.model_values(ui_tests))
+                                                pooled_values=webgen.model_values(ui_tests), not_runnable=policy)
+    weights = chosen if chosen is not None else aggregating.weights_for(scored)
+    aside = aggregating.left_out(app_results, policy)
+    compared = [a for a in scored if a.task_id not in aside]  # what every ranking of the run reads
+    ranking = results.Ranking.of(aggregating.overall_kind(compared, weights), policy,
+                                 len({a.task_id for a in compared}), aside)
     # WebCoderBench's own table: the leaderboard's weights when they are WebCoderBench's (the
     # leaderboard then ranks by this very table), else a weights file's, else the wcb set
     if chosen is not None and metrics.ranks_as_table4(chosen):
@@ -83,30 +89,36 @@ def finish(
     else:
         wcb_weights = dict(config.scoring.custom_weights) or metrics.weights("wcb")
     run_results = results.RunResults(
-        run=results.RunInfo(
-            configuration=config.evaluation(),
-            local=config.local() if isinstance(config, settings_mod.RunSettings) else None,
-            config_hash=config.config_hash(),
-            started_at=started.isoformat(timespec="seconds"),
-            finished_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            versions=provenance.versions(),
-            git_commit=provenance.git_commit(),
-        ),
+        run=_run_info(config, started),
         apps=scored,
         leaderboard=leaderboard,
-        weights=chosen if chosen is not None else aggregating.weights_for(scored),
+        weights=weights,
         skipped=tuple(skipped),
         llm_usage=results.LLMUsage.total(r.llm_usage for r in app_results),
         instrumentation=summaries.reliability(scored),
         judge_scores=summaries.judge_scores(scored),
         reference=reference,
         ui_tests=ui_tests,
-        webcoder=webcoder.summarise(scored, wcb_weights, {t.id: t for t in tasks},
+        webcoder=webcoder.summarise(compared, wcb_weights, {t.id: t for t in tasks},
                                     reference.app_stats if reference is not None else None),
+        ranking=ranking,
     )
     stored.RunFiles(store).save(artifacts.RESULTS, run_results)
     render_report(store, run_results, copier)
     return run_results
+
+
+def _run_info(config: settings_mod.Evaluation, started: datetime.datetime) -> results.RunInfo:
+    """What the run used, when it ran and with which versions."""
+    return results.RunInfo(
+        configuration=config.evaluation(),
+        local=config.local() if isinstance(config, settings_mod.RunSettings) else None,
+        config_hash=config.config_hash(),
+        started_at=started.isoformat(timespec="seconds"),
+        finished_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        versions=provenance.versions(),
+        git_commit=provenance.git_commit(),
+    )
 
 
 def render_report(store: store_mod.Store, run_results: results.RunResults,

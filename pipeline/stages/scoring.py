@@ -23,7 +23,11 @@ Rules worth knowing:
   violated axe rules (floor 0), with IMPACT_WEIGHTS critical 10, serious 6,
   moderate 3, minor 1 (no impact given: minor). A rule counts once per page however
   many elements break it, as Lighthouse does: one unlabeled-button pattern is one
-  defect. Pages in the same state are averaged first, then states are averaged.
+  defect. Pages in the same state are averaged first, then states are averaged. It
+  reads the same screens for every app, whatever the explorer found: the start state
+  and the first ``SCREENS`` − 1 distinct states after it in visiting order (``screens``),
+  so that a script which adds no state changes nothing, and an explorer that wandered
+  further does not dilute or lift the value.
 
 Apps that could not be evaluated (``failure_scores``):
 
@@ -50,6 +54,7 @@ IMPACT_WEIGHTS = {"critical": 10.0, "serious": 6.0, "moderate": 3.0, "minor": 1.
 RESPONSIVE_KINDS = frozenset({"click", "select", "check", "key", "drag", "back", "route"})
 CRASH = "S_crash"  # the abstraction's sentinel for steps without a DOM
 MAX_CITATIONS = 8
+SCREENS = metrics.SCREENS  # states a metric "over the states" reads: the start state and the next ones
 
 
 def _score(name: str, value: float | None, reason: str, evidence_: tuple[str, ...] = (),
@@ -132,6 +137,16 @@ def _state_of(graph: evidence.StateGraph | None) -> dict[int, str]:
     return {step: node.id for node in graph.nodes for step in node.steps} if graph else {}
 
 
+def screens(graph: evidence.StateGraph | None, limit: int = SCREENS) -> list[str]:
+    """The states a metric over the states reads: the start state (step 0's) and the
+    first distinct states after it in visiting order, ``limit`` in all; the crash
+    state is none. Empty without a graph."""
+    if graph is None:
+        return []
+    visited = sorted((n.first_step, n.id) for n in graph.nodes if n.id != CRASH)
+    return [state for _, state in visited[:limit]]
+
+
 def _graph_scores(graph: evidence.StateGraph | None) -> dict[str, metrics.Score]:
     if graph is None or not graph.nodes:
         why = "not measured: no state graph"
@@ -194,14 +209,20 @@ def _accessibility(a11y: evidence.AccessibilityReport | None,
             "axe-core did not run (accessibility checks were off, or no state was checked)"
         return _score("accessibility", None, why)
     state_of = _state_of(graph)
+    # the same screens for every app (``screens``); without a graph, the pages as checked
+    read = set(screens(graph)) if graph is not None and graph.nodes else None
+    pages = {step: v for step, v in a11y.pages.items() if read is None or state_of.get(step) in read}
+    if not pages:
+        return _score("accessibility", None, "not measured: axe-core checked none of the start state and the "
+                      f"first {SCREENS - 1} states after it")
     by_state: dict[str, list[float]] = {}
     rules: dict[str, int] = {}
-    for step, violations in sorted(a11y.pages.items()):
+    for step, violations in sorted(pages.items()):
         by_state.setdefault(state_of.get(step, f"step {step}"), []).append(_page_score(violations))
         for v in violations:
             rules[v.id] = rules.get(v.id, 0) + 1
     value = round(statistics.fmean(statistics.fmean(v) for v in by_state.values()), 2)
-    worst = sorted(a11y.pages, key=lambda s: (_page_score(a11y.pages[s]), s))
+    worst = sorted(pages, key=lambda s: (_page_score(pages[s]), s))
     top = ", ".join(f"{r} on {n} page{'s' * (n != 1)}"
                     for r, n in sorted(rules.items(), key=lambda x: (-x[1], x[0]))[:3])
     reason = (f"{len(rules)} distinct axe rule{'s' * (len(rules) != 1)} violated over "
@@ -209,8 +230,8 @@ def _accessibility(a11y: evidence.AccessibilityReport | None,
     if a11y.error:
         reason += f"; some checks failed: {a11y.error}"
     return _score("accessibility", value, reason,
-                  tuple(f"step {s}" for s in worst if a11y.pages[s]),
-                  {"pages": len(a11y.pages), "states": len(by_state), "rules": rules,
+                  tuple(f"step {s}" for s in worst if pages[s]),
+                  {"pages": len(pages), "states": len(by_state), "rules": rules, "screens": sorted(by_state),
                    "weights": IMPACT_WEIGHTS, "engine": a11y.engine, "version": a11y.version})
 
 

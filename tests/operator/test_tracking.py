@@ -125,3 +125,13 @@ def test_publish_summary_is_small_and_ranked():
     assert [r["rank"] for r in patch["results"]["leaderboard"]] == [1, 2, 3, 4, 5]
     assert patch["results"]["digest"].startswith("sha256:")
     api.EvaluationRunStatus.model_validate({"phase": "Succeeded", **patch})  # it fits the status schema
+
+
+def test_the_published_summary_says_what_its_overall_ranks():
+    run = results.RunResults(
+        run=results.RunInfo(configuration={}, config_hash="h", started_at=NOW),
+        leaderboard=(results.LeaderboardRow(rank=1, model="m", overall=0.0, metrics={}, apps=1),),
+        ranking=results.Ranking.of("offline", "common_tasks", 1, {}))
+    patch = publishing.summarize(run.model_dump_json().encode(), "s3://b/out/results.json")
+    assert patch["results"]["overallName"] == "offline overall"
+    api.EvaluationRunStatus.model_validate({"phase": "Succeeded", **patch})

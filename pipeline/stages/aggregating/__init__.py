@@ -11,10 +11,14 @@ Rules:
   pool. An app that is the model's fault (``start_failed``: never started, never
   submitted) takes part at the floor (metric table) of every metric it could not be
   measured on that other apps of the run were scored on — judged dimensions included,
-  under every weight set — so a broken or missing app always costs its model. An app that
-  cannot run in this environment (``not_runnable``: its build needs a network service, a
-  dependency comes from git) is neither: it is pooled on what its source was scored on,
-  never floored, and what it lacks counts in its row's ``unscored``.
+  under every weight set — so a broken or missing app always costs its model.
+* An app that cannot run in this environment (``not_runnable``: its build needs a network
+  service, a dependency comes from git) is neither ours nor plainly the model's, and must
+  not change a ranking in its model's favour. By default (``common_tasks``) the
+  leaderboard compares models on the tasks where every model's app ran: a task with a
+  not-runnable app is left out for every model (``left_out``, naming it and why), and its
+  apps get no overall. With ``floor`` such an app takes the floor of every metric it lacks,
+  as a start failure does.
 * z-scores use the population standard deviation; σ = 0 gives z = 0 (nobody differs).
   A lower-is-better metric has its z negated, so a positive z is always good. With a
   fixed reference (``results.Reference``), μ and σ come from the reference pool
@@ -66,7 +70,7 @@ import random
 import statistics
 from typing import Mapping, Sequence
 
-from iwcbench.pipeline.contracts import metrics as metric_table, results
+from iwcbench.pipeline.contracts import metrics as metric_table, results, settings
 
 BOOTSTRAP_SAMPLES = 1000
 _TIE = 9  # overalls equal to this many decimals share a rank
@@ -80,18 +84,46 @@ def weights_for(apps: Sequence[results.AppResult]) -> dict[str, float]:
     return iwc if judged else metric_table.weights("default")
 
 
+def overall_kind(apps: Sequence[results.AppResult], weights: Mapping[str, float]) -> results.OverallKind:
+    """``judged`` when a weighted judged metric (kind llm) was scored for some app, else
+    ``offline``: the overall then stands on rule metrics and runtime figures alone."""
+    judged = {n for n, w in weights.items() if w > 0 and (m := metric_table.find(n)) is not None and m.kind == "llm"}
+    found = any(_value(a.scores.get(n)) is not None for a in _pooled(apps) for n in judged)
+    return "judged" if found else "offline"
+
+
 def _pooled(apps: Sequence[results.AppResult]) -> list[results.AppResult]:
     return [a for a in apps if a.outcome not in results.OUR_FAULT]
 
 
-def with_floors(apps: Sequence[results.AppResult]) -> list[results.AppResult]:
+COMMON_TASKS, FLOOR = "common_tasks", "floor"  # settings.Scoring.not_runnable
+
+
+def left_out(apps: Sequence[results.AppResult], not_runnable: settings.NotRunnablePolicy = COMMON_TASKS) -> dict[str, str]:
+    """Task → why the leaderboard leaves it out: with ``common_tasks``, every task where
+    some model's app cannot run here (outcome not_runnable), so that models are compared on
+    the tasks where every model's app ran; with ``floor``, none."""
+    if not_runnable == FLOOR:
+        return {}
+    found: dict[str, list[results.AppResult]] = {}
+    for app in apps:
+        if app.outcome in results.NOT_RUNNABLE_HERE:
+            found.setdefault(app.task_id, []).append(app)
+    return {t: "not every model's app ran: " + "; ".join(f"{a.model}'s app is {a.reason}" for a in found[t])
+            for t in sorted(found)}
+
+
+def with_floors(apps: Sequence[results.AppResult], not_runnable: settings.NotRunnablePolicy = COMMON_TASKS
+                ) -> list[results.AppResult]:
     """Apps that are the model's fault, given the floor of each metric they lack a
     value for while another app of the run has one (the metric table's floor; a metric
-    without a floor stays unscored). Other apps unchanged."""
+    without a floor stays unscored); with ``not_runnable`` ``floor``, apps that cannot
+    run here too. Other apps unchanged."""
     present = set(_metrics(_pooled(apps)))
+    faults = results.MODEL_FAULT | (results.NOT_RUNNABLE_HERE if not_runnable == FLOOR else frozenset())
     out = []
     for app in apps:
-        if app.outcome not in results.MODEL_FAULT:
+        if app.outcome not in faults:
             out.append(_code_never_ran(app))
             continue
         # UI-test rows apply only to tasks with UI test cases: the run floors those itself
@@ -357,13 +389,17 @@ def aggregate(
     bootstrap: int = BOOTSTRAP_SAMPLES,
     reference: results.Reference | None = None,
     pooled_values: Mapping[str, Mapping[str, float | None]] | None = None,
+    not_runnable: settings.NotRunnablePolicy = COMMON_TASKS,
 ) -> tuple[tuple[results.AppResult, ...], tuple[results.LeaderboardRow, ...]]:
     """Apps with their ``overall`` set (and floors filled in where the app is the
     model's fault), and the leaderboard (best first). ``bootstrap`` is the number of
     samples for rank intervals (0: none); ``reference`` fixes μ and σ; ``pooled_values``
-    (model → metric) are the pooled UI-test figures (webgen.model_values)."""
-    apps = whole_tasks(with_floors(apps))
-    pooled = _pooled(apps)
+    (model → metric) are the pooled UI-test figures (webgen.model_values);
+    ``not_runnable`` how apps that cannot run here are ranked (``left_out``): the apps of
+    a task left out get no overall and are in no model's means."""
+    apps = whole_tasks(with_floors(apps, not_runnable))
+    aside = left_out(apps, not_runnable)
+    pooled = [a for a in _pooled(apps) if a.task_id not in aside]
     weights = dict(weights) if weights is not None else weights_for(pooled)
     given = pooled_values or {}
     pooled_names = metric_table.names_aggregated(*metric_table.POOLED)
@@ -379,7 +415,8 @@ def aggregate(
     overall_of = iter((_table4_sum(row, weights) if table4 else weighted(row, weights)) for row in app_z)
     # pooled keeps the order of apps, so the pooled apps take the overalls in turn
     scored_apps = tuple(a.model_copy(update={
-        "overall": next(overall_of) if a.outcome not in results.OUR_FAULT else None}) for a in apps)
+        "overall": next(overall_of) if a.outcome not in results.OUR_FAULT and a.task_id not in aside else None})
+        for a in apps)
 
     sample_z = _mean_sample_z(pooled, app_z, metrics) if table4 else None
     values, z = _columns(pooled, models, metrics, directions, sample_z, given, model_fixed)
@@ -394,20 +431,26 @@ def aggregate(
     intervals = bootstrap_ranks(pooled, weights, bootstrap, reference=reference) if bootstrap and many else {}
     rows = []
     for model in sorted(overall, key=lambda m: (ranks[m], m)):
-        mine = [a for a in apps if a.model == model]
-        outcomes: dict[str, int] = {}
-        for a in mine:
-            outcomes[a.outcome] = outcomes.get(a.outcome, 0) + 1
+        every_app = [a for a in apps if a.model == model]
+        mine = [a for a in every_app if a.task_id not in aside]
         unscored = _without_value(mine, metrics, pooled_names, applicable=True)
         rows.append(results.LeaderboardRow(
             rank=ranks[model], model=model, overall=overall[model],
             metrics={m: values.get(model, {}).get(m) for m in metrics},
-            z={m: z.get(model, {}).get(m) for m in metrics},
-            apps=len(mine), outcomes=outcomes, rank_interval=intervals.get(model),
+            z={m: z.get(model, {}).get(m) for m in metrics}, rank_interval=intervals.get(model),
+            **_counted(every_app, mine),
             unscored=unscored, not_applicable=_without_value(mine, metrics, pooled_names, applicable=False),
             missing_dimensions=tuple(m for m in metrics if m in every - ranked_on[model]),
         ))
     return scored_apps, tuple(rows)
+
+
+def _counted(every_app: Sequence[results.AppResult], mine: Sequence[results.AppResult]) -> dict:
+    """A row's counts of one model's apps: all of them, by outcome, those not runnable here
+    and those in tasks the ranking left out (``mine``: the rest)."""
+    return {"apps": len(every_app), "outcomes": dict(collections.Counter(a.outcome for a in every_app)),
+            "not_runnable": sum(1 for a in every_app if a.outcome in results.NOT_RUNNABLE_HERE),
+            "left_out": len(every_app) - len(mine)}
 
 
 def _without_value(mine: Sequence[results.AppResult], metrics: Sequence[str], pooled_names: Sequence[str],

@@ -278,7 +278,11 @@ def _metrics(inputs: Inputs, got: _Measured, nodes: list[evidence.StateNode], un
     shots = [(n.id, data) for n in nodes if n.screenshot and (data := inputs.files.raw(n.screenshot))]
     start_state = states.get(graph.nodes[0].id) if graph and graph.nodes else None
 
-    thin = content.thin(states)  # the page shows almost nothing: what measures what it shows gives 0
+    # the page shows almost nothing (its drawn canvases and videos are something): what
+    # measures what it shows gives 0
+    drawn = visual.drawn(shots, states)
+    thin = content.thin(states, len(drawn))
+    start_drawn = [d for d in drawn if graph and graph.nodes and d.startswith(graph.nodes[0].id + ": ")]
 
     def from_static(name: str, compute: Callable[[dict], metrics.Score]) -> metrics.Score:
         if static_answer is None:
@@ -305,26 +309,33 @@ def _metrics(inputs: Inputs, got: _Measured, nodes: list[evidence.StateNode], un
         "wcb_copywriting": lambda: rendered_or("wcb_copywriting", lambda: content.copywriting(
             states, static_answer.get("unknown_words") if static_answer else None, inputs.prompt)),
         "wcb_media_quality": lambda: rendered_or("wcb_media_quality", lambda: content.media_quality(
-            states, routing.origin_of(inputs.start_url))),
+            states, routing.origin_of(inputs.start_url), visual.canvases(shots, states))),
         "wcb_placeholders": lambda: rendered_or("wcb_placeholders", lambda: content.placeholders(states)),
         "wcb_resource_validity": lambda: runtime.resource_validity(
             trace, rendered.phone_requests, _links(states, inputs.start_url, inputs.site), rendered.phone is not None),
-        "wcb_cross_browser": lambda: _cross_browser(trace, engine, rendered, start_state),
+        "wcb_cross_browser": lambda: _cross_browser(trace, engine, rendered, start_state, bool(start_drawn)),
         "wcb_mobile": lambda: pages.mobile(rendered.phone, rendered.problems.get("phone"), rendered.phone_hung),
         "wcb_redundancy": lambda: from_static("wcb_redundancy", lambda a: code.redundancy(a, units)),
         "wcb_comments": lambda: from_static("wcb_comments", lambda a: code.comments(a, units)),
     }
-    lighthouse = got.lighthouse
-    lighthouse_why = (lighthouse.reason if isinstance(lighthouse, tooling.ToolFailure) else
-                      "Lighthouse is off (--no-lighthouse)")
-    answer = lighthouse if isinstance(lighthouse, dict) else None
-    for name, score in pages.lighthouse(answer, lighthouse_why, routing.origin_of(inputs.start_url)).items():
+    for name, score in _lighthouse(inputs, got.lighthouse, shots).items():
         table[name] = lambda score=score: score
     return table
 
 
+def _lighthouse(inputs: Inputs, lighthouse: Answer, shots: list[tuple[str, bytes]]) -> dict[str, metrics.Score]:
+    """The Lighthouse metrics; a page Lighthouse saw paint nothing is 0 only when its start
+    state's screenshot shows nothing too (pages.lighthouse)."""
+    why = lighthouse.reason if isinstance(lighthouse, tooling.ToolFailure) else "Lighthouse is off (--no-lighthouse)"
+    graph = inputs.graph
+    start_shot = next((png for node_id, png in shots if graph and graph.nodes and node_id == graph.nodes[0].id), None)
+    shows = start_shot is not None and visual.shows_something(start_shot)
+    return pages.lighthouse(lighthouse if isinstance(lighthouse, dict) else None, why,
+                            routing.origin_of(inputs.start_url), shows)
+
+
 def _cross_browser(trace: evidence.Trace | None, engine: Answer, rendered: rendering.Rendered,
-                   start_state: dict | None) -> metrics.Score:
+                   start_state: dict | None, start_drawn: bool = False) -> metrics.Score:
     """Firefox's live load against Chromium's live desktop load; an error only Firefox
     raised is one no Chromium load of the page (exploration, phone, desktop) raised."""
     seen = start_state or rendered.desktop
@@ -334,7 +345,7 @@ def _cross_browser(trace: evidence.Trace | None, engine: Answer, rendered: rende
         "no second engine (quality.second_engine is none)", rendered.desktop,
         [*(trace.steps[0].page_errors if trace and trace.steps else ()), *rendered.phone_errors,
          *rendered.desktop_errors],
-        content.thin({"start": seen}) if seen else None, rendered.problems.get("desktop"))
+        content.thin({"start": seen}, int(start_drawn)) if seen else None, rendered.problems.get("desktop"))
 
 
 def at_load(trace: evidence.Trace) -> evidence.Trace:

@@ -49,19 +49,21 @@ def _texts(states: Mapping[str, dict]) -> list[dict]:
     return list(seen.values())
 
 
-def thin(states: Mapping[str, dict]) -> str | None:
+def thin(states: Mapping[str, dict], drawn: int = 0) -> str | None:
     """Why the rendered states show almost nothing — fewer than THIN_WORDS words, no
-    image or media and fewer than THIN_BOXES content boxes, all states together —, or
-    None (also when no state was rendered: that is ours, not the app's)."""
+    image or media, no canvas or video whose pixels show something in the screenshots
+    (``drawn``: visual.drawn) and fewer than THIN_BOXES content boxes, all states
+    together —, or None (also when no state was rendered: that is ours, not the app's)."""
     if not states:
         return None
     words = sum(len(WORD.findall(t["text"])) for t in _texts(states))
     media = sum(len(facts.get("media", [])) for facts in states.values())
     boxes = max(sum(1 for b in facts.get("boxes", []) if b.get("leaf")) for facts in states.values())
-    if words >= THIN_WORDS or media or boxes >= THIN_BOXES:
+    if words >= THIN_WORDS or media or drawn or boxes >= THIN_BOXES:
         return None
     return (f"the page as loaded shows almost nothing ({words} word{'s' * (words != 1)}, {boxes} content "
-            f"box{'es' * (boxes != 1)}, no image or media): nothing here to measure, scored 0")
+            f"box{'es' * (boxes != 1)}, no image or media, no canvas or video with drawn pixels): nothing here "
+            f"to measure, scored 0")
 
 
 def _tokens(text: str) -> list[str]:
@@ -148,6 +150,8 @@ def copywriting(states: Mapping[str, dict], unknown: Iterable[str] | None, promp
 
 def _defects(item: dict) -> list[str]:
     out = []
+    if item.get("blank"):
+        out.append("blank")
     if item.get("broken"):
         out.append("broken")
     natural = item.get("natural") or [0, 0]
@@ -162,10 +166,13 @@ def _defects(item: dict) -> list[str]:
     return out
 
 
-def media_quality(states: Mapping[str, dict], app_origin: str | None = None) -> metrics.Score:
+def media_quality(states: Mapping[str, dict], app_origin: str | None = None,
+                  canvases: Mapping[str, bool] | None = None) -> metrics.Score:
     """Share of the images and media without a defect. One that did not load from a host
     our sandbox refuses (``app_origin`` given: the rule of kits/mirror/rule.py) is
-    ``blocked_by_sandbox``: left out, not broken, as it may well load on the open web."""
+    ``blocked_by_sandbox``: left out, not broken, as it may well load on the open web.
+    ``canvases`` (element path → whether its pixels show something in a screenshot,
+    visual.canvases) are media too: pixels are content, and a canvas left blank is a defect."""
     name = "wcb_media_quality"
     if not states:
         return metrics.score(name, None, "not measured: no state was rendered")
@@ -173,6 +180,8 @@ def media_quality(states: Mapping[str, dict], app_origin: str | None = None) -> 
     for facts in states.values():
         for m in facts.get("media", []):
             seen.setdefault((m["path"], m.get("src", "")), m)
+    for path, shows in (canvases or {}).items():
+        seen[(path, "")] = {"tag": "canvas", "path": path, "src": "", "vector": True, "blank": not shows}
     blocked = sorted({m.get("src", "") for m in seen.values() if app_origin is not None and m.get("broken")
                       and m.get("src") and rule.decide(m["src"], app_origin).action != "pass"})
     items = [m for m in seen.values() if not (m.get("broken") and m.get("src", "") in blocked)]
@@ -185,7 +194,7 @@ def media_quality(states: Mapping[str, dict], app_origin: str | None = None) -> 
     problems = {f"{m['tag']} {m.get('src') or m['path']}"[:120]: d for m in items if (d := _defects(m))}
     value = 100.0 * (len(items) - len(problems)) / len(items)
     kinds = collections.Counter(d for ds in problems.values() for d in ds)
-    reason = (f"{len(items) - len(problems)} of {len(items)} images and media without a defect"
+    reason = (f"{len(items) - len(problems)} of {len(items)} images, media and canvases without a defect"
               + (": " + ", ".join(f"{n} {k}" for k, n in kinds.most_common()) if kinds else "") + left_out)
     return metrics.score(name, round(value, 2), reason, list(problems)[:8],
                          {"media": len(items), "defects": dict(kinds), "blocked_by_sandbox": blocked[:30]})

@@ -56,9 +56,13 @@ def _coded(answer: dict, codes: Sequence[str]) -> bool:
     return any(code in (answer.get("runtime_error") or "") for code in codes)
 
 
-def lighthouse(answer: dict | None, why_not: str | None, app_origin: str | None = None) -> dict[str, metrics.Score]:
+def lighthouse(answer: dict | None, why_not: str | None, app_origin: str | None = None,
+               screen_shows: bool = False) -> dict[str, metrics.Score]:
     """The three Lighthouse metrics from one run (``why_not``: why there is none); with
-    ``app_origin``, the console errors our sandbox caused are left out of best practices."""
+    ``app_origin``, the console errors our sandbox caused are left out of best practices.
+    ``screen_shows``: the start state's screenshot shows something (visual.shows_something):
+    then a Lighthouse that saw no contentful paint failed to measure, and the metric is
+    unscored with that reason, never 0."""
     if answer is None:
         return metrics.unscored(LIGHTHOUSE, why_not or "Lighthouse did not run")
     hung = answer.get("hung") or (answer.get("runtime_error") if _coded(answer, HUNG) else None)
@@ -71,7 +75,11 @@ def lighthouse(answer: dict | None, why_not: str | None, app_origin: str | None 
     for name, category in LIGHTHOUSE.items():
         score = (answer.get("categories") or {}).get(category)
         if score is None:
-            if painted_nothing:
+            if painted_nothing and screen_shows:
+                out[name] = metrics.score(name, None, f"not measured: Lighthouse saw no contentful paint "
+                                          f"({answer['runtime_error']}), yet the start page's screenshot shows "
+                                          "content (a canvas, say): our measurement failed, not the page")
+            elif painted_nothing:
                 out[name] = metrics.score(name, 0.0, f"the start page painted no content ({answer['runtime_error']})")
             else:
                 out[name] = metrics.score(name, None, f"Lighthouse gave no {category} score: "

@@ -55,6 +55,74 @@ def occupancy(png: bytes) -> float:
     return busy / (cols * rows)
 
 
+# Pixels are content: a canvas or video whose pixels in the screenshot are not one flat
+# colour shows something (a drawn game, a chart, a frame of video), whatever the DOM says.
+DRAWN_TAGS = ("canvas", "video")
+DRAWN_INSET = 2  # px left off each edge of an element's box (its border, anti-aliasing)
+DRAWN_SHARE = 0.001  # share of a box's pixels away from its commonest shade that makes it drawn
+SHOWS_SHARE = 0.005  # share of a screenshot's cells holding detail that makes a screen show something
+
+
+def _drawn_box(img: Image.Image, box: Sequence[float], scroll: Sequence[float], scale: float) -> bool | None:
+    """Whether the pixels inside ``box`` (page coordinates) are drawn: more than
+    DRAWN_SHARE of them differ from the box's commonest luminance by more than DETAIL;
+    None when the box is not on the screenshot."""
+    left = (box[0] - scroll[0]) * scale + DRAWN_INSET
+    top = (box[1] - scroll[1]) * scale + DRAWN_INSET
+    right = min(img.width, left + box[2] * scale - 2 * DRAWN_INSET)
+    bottom = min(img.height, top + box[3] * scale - 2 * DRAWN_INSET)
+    left, top = max(0.0, left), max(0.0, top)
+    if right - left < 1 or bottom - top < 1:
+        return None
+    histogram = img.crop((int(left), int(top), int(right), int(bottom))).convert("L").histogram()
+    total = sum(histogram)
+    common = max(range(256), key=histogram.__getitem__)
+    away = sum(n for shade, n in enumerate(histogram) if abs(shade - common) > DETAIL)
+    return away / total > DRAWN_SHARE
+
+
+def _seen(shots: Sequence[tuple[str, bytes]], states: Mapping[str, dict]) -> dict[tuple[str, str], bool]:
+    """(state id, element path) → whether the pixels of that canvas or video show
+    something, for those on their state's screenshot."""
+    found: dict[tuple[str, str], bool] = {}
+    for state, png in shots:
+        facts = states.get(state) or {}
+        boxes = [b for b in facts.get("boxes", []) if b.get("tag") in DRAWN_TAGS and len(b.get("box") or ()) == 4]
+        if not boxes:
+            continue
+        img = _image(png)
+        viewport = facts.get("viewport") or [img.width]
+        scale = img.width / viewport[0] if viewport[0] else 1.0
+        scroll = facts.get("scroll") or [0, 0]
+        for b in boxes:
+            shows = _drawn_box(img, b["box"], scroll, scale)
+            if shows is not None:
+                found[(state, b["path"])] = shows
+    return found
+
+
+def drawn(shots: Sequence[tuple[str, bytes]], states: Mapping[str, dict]) -> list[str]:
+    """The canvases and videos whose pixels show something in the screenshots of the
+    states (``state id: element path``): what the DOM alone cannot tell."""
+    return [f"{state}: {path}" for (state, path), shows in _seen(shots, states).items() if shows]
+
+
+def canvases(shots: Sequence[tuple[str, bytes]], states: Mapping[str, dict]) -> dict[str, bool]:
+    """Each canvas on a screenshot (element path) → whether its pixels show something
+    in one of them (a canvas drawn in any state is drawn)."""
+    out: dict[str, bool] = {}
+    for (state, path), shows in _seen(shots, states).items():
+        tag = next((b.get("tag") for b in (states.get(state) or {}).get("boxes", []) if b.get("path") == path), None)
+        if tag == "canvas":
+            out[path] = out.get(path, False) or shows
+    return out
+
+
+def shows_something(png: bytes) -> bool:
+    """Whether a screenshot shows anything: more than SHOWS_SHARE of its cells hold detail."""
+    return occupancy(png) > SHOWS_SHARE
+
+
 def _sparsity_value(share: float) -> float:
     low, high = SPARSE_BAND
     if share < low:

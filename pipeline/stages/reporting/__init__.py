@@ -52,7 +52,7 @@ def write_report(run: results.RunResults, files: artifacts.Reader, out_dir: path
     copier = copier or copier_for(files, out_dir)
 
     def page(app: results.AppResult) -> app_page.Summary:
-        html, summary = app_page.build(app, reading.read_evidence(app, files), copier)
+        html, summary = app_page.build(app, reading.read_evidence(app, files), copier, run_page.overall_name(run))
         target = out_dir / summary.href
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(html, encoding="utf-8")

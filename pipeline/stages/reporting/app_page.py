@@ -131,7 +131,7 @@ BUILD_RESULTS = {"instrumented": "built with Istanbul", "plain": "built without 
                  "failed": "not built"}
 
 
-def _header(app: results.AppResult, found: reading.Evidence) -> str:
+def _header(app: results.AppResult, found: reading.Evidence, overall_name: str) -> str:
     ex = app.exploration
     rows = [("evidence", f'<span class="mono">{layout.esc(found.prefix)}</span>'),
             ("explored", layout.esc(f"{ex.steps} steps · {ex.states} states · {ex.transitions} transitions · "
@@ -147,9 +147,9 @@ def _header(app: results.AppResult, found: reading.Evidence) -> str:
         rows.append(("build", layout.esc(f"{BUILD_RESULTS[inst.build]}{took}")))
     if app.timings:
         rows.append(("stage times", layout.esc(" · ".join(f"{k} {v:.1f} s" for k, v in app.timings.items()))))
-    overall = (f'<div class="kpi"><b>{layout.signed(app.overall)}</b><span>overall z</span></div>'
+    overall = (f'<div class="kpi"><b>{layout.signed(app.overall)}</b><span>{layout.esc(overall_name)} z</span></div>'
                if app.overall is not None else
-               '<div class="kpi"><b class="faint">—</b><span>overall (not ranked)</span></div>')
+               f'<div class="kpi"><b class="faint">—</b><span>{layout.esc(overall_name)} (not ranked)</span></div>')
     return (f'<section class="card"><div class="hero"><div style="flex:1;min-width:320px">'
             f'<h1>{layout.esc(app.model)} <span class="faint">/</span> {layout.esc(app.task_id)}</h1>'
             f'<p style="margin:6px 0">{layout.outcome_chip(app.outcome)} '
@@ -157,13 +157,15 @@ def _header(app: results.AppResult, found: reading.Evidence) -> str:
             f'<div class="kpis">{overall}</div></div></section>')
 
 
-def build(app: results.AppResult, found: reading.Evidence, copier: assets_mod.Assets) -> tuple[str, Summary]:
-    """The page's HTML and its summary for the run page."""
+def build(app: results.AppResult, found: reading.Evidence, copier: assets_mod.Assets,
+          overall_name: str = "overall") -> tuple[str, Summary]:
+    """The page's HTML and its summary for the run page; ``overall_name``: what the run's
+    ranking calls the overall (results.Ranking.name)."""
     trace, graph = found.trace, found.graph
     state_of = {s: n.id for n in graph.nodes for s in n.steps} if graph else {}
     flagged = _flagged(trace, state_of)
     gallery, anchors = _gallery(app, found, copier, flagged)
-    parts = [_header(app, found)]
+    parts = [_header(app, found, overall_name)]
     parts += [f'<p class="problem">{layout.esc(p)}</p>' for p in found.problems]
     wcb = {n for names in metric_table.webcoder_groups().values() for n in names}
     parts.append(layout.card("Scores", _scores({n: s for n, s in app.scores.items() if metric_table.base_name(n) not in wcb}),

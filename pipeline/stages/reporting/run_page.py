@@ -47,6 +47,33 @@ def _header(run: results.RunResults, summaries: Sequence[app_page.Summary]) -> s
 PERCENT_UNITS = ("%", "0-100")
 
 
+def overall_name(run: results.RunResults) -> str:
+    """What the run's overall is called: offline or judged (a file before schema 5: "overall")."""
+    return run.ranking.name if run.ranking is not None else "overall"
+
+
+def _ranking_note(run: results.RunResults) -> str:
+    """What the overall ranks, where requirement satisfaction is measured instead (offline),
+    and the tasks the comparison left out, with why."""
+    ranking = run.ranking
+    if ranking is None:
+        return ""
+    out = (f'<div class="note ranking"><b>{layout.esc(ranking.name.capitalize())}</b> ranks '
+           f'{layout.esc(ranking.measures)}.')
+    if ranking.judged_protocols:
+        items = "".join(f"<li>{layout.esc(p)}</li>" for p in ranking.judged_protocols)
+        out += f' Requirement satisfaction is what the judged protocols measure:<ul>{items}</ul>'
+    out += "</div>"
+    if ranking.left_out:
+        items = "".join(f'<li><span class="mono">{layout.esc(t)}</span> — {layout.esc(why)}</li>'
+                        for t, why in ranking.left_out.items())
+        out += (f'<div class="note ranking">Models are compared on the {ranking.tasks_compared} '
+                f'task{"s" * (ranking.tasks_compared != 1)} where every model\'s app ran; '
+                f'{len(ranking.left_out)} left out (scoring.not_runnable {layout.esc(ranking.not_runnable)}; '
+                f'<span class="mono">--not-runnable floor</span> floors such apps instead):<ul>{items}</ul></div>')
+    return out
+
+
 def _metric_scale(rows: Sequence[results.LeaderboardRow], metric: str) -> float:
     entry = metrics_table.find(metric)
     if entry is not None and entry.unit in PERCENT_UNITS:
@@ -86,8 +113,9 @@ def _leaderboard(run: results.RunResults) -> str:
     metrics = [m for m in metrics if m not in wcb or run.weights.get(m)]
     zs = [abs(z) for r in rows for z in [r.overall, *r.z.values()] if z is not None and math.isfinite(z)]
     limit = max(1.0, max(zs, default=1.0))
+    name = overall_name(run)
     heads = ['<th data-sort class=num>rank</th>', '<th data-sort>model</th>',
-             '<th data-sort title="weighted sum of z-scores across the model pool">overall z</th>']
+             f'<th data-sort title="weighted sum of z-scores across the model pool">{layout.esc(name)} z</th>']
     heads += [_metric_head(m, run.weights.get(m)) for m in metrics]
     heads += ['<th data-sort class=num>apps</th>', "<th>outcomes</th>"]
     body = [f"<tr>{''.join(_leaderboard_cells(rows, r, metrics, limit))}</tr>" for r in rows]
@@ -98,8 +126,9 @@ def _leaderboard(run: results.RunResults) -> str:
         table += "".join(f'<p class="note unscored"><b>{layout.esc(r.model)}</b> is ranked on fewer dimensions than '
                          f'the others: no score for {layout.esc(", ".join(r.missing_dimensions))}, so its overall is '
                          f'not comparable with theirs on those.</p>' for r in flagged)
-    return layout.card("Leaderboard", table, "model means of raw scores, with z across the model pool · "
-                       "bars: overall z around 0, metric means on their scale · click a column to sort", "leaderboard")
+    table = _ranking_note(run) + table
+    return layout.card(f"Leaderboard: {name}", table, "model means of raw scores, with z across the model pool · "
+                       f"bars: {name} z around 0, metric means on their scale · click a column to sort", "leaderboard")
 
 
 
@@ -128,6 +157,8 @@ def _leaderboard_cells(rows: list[results.LeaderboardRow], r: results.Leaderboar
                      f'{note}</td>')
     outcomes = "".join(f'<span class="chip {layout.esc(o)}">{n} {layout.esc(layout.OUTCOME_LABELS.get(o, o))}</span>'
                        for o, n in r.outcomes.items() if n)
+    outcomes += (f'<span class="chip not_runnable" title="apps in tasks the ranking left out: in no mean">'
+                 f'{r.left_out} left out</span>' if r.left_out else "")
     cells += [f'<td class="num">{r.apps}</td>', f'<td><div class="mini-outcomes">{outcomes}</div></td>']
     return cells
 
@@ -142,7 +173,7 @@ def _framework(inst: results.InstrumentationSummary) -> str:
     return f'{name}<br><span class="faint">{layout.esc(how + took)}</span>'
 
 
-def _apps(summaries: Sequence[app_page.Summary]) -> str:
+def _apps(summaries: Sequence[app_page.Summary], name: str = "overall") -> str:
     body = []
     for s in summaries:
         r, ex = s.result, s.result.exploration
@@ -161,7 +192,7 @@ def _apps(summaries: Sequence[app_page.Summary]) -> str:
              f'{len(summaries)} shown</span></div>'
              f'<div class="scroll"><table class="sortable" id="apps-table"><thead><tr><th data-sort>model</th>'
              f'<th data-sort>task</th><th data-sort>outcome</th><th data-sort>framework</th><th>reason</th>'
-             f'<th data-sort class=num>overall</th><th data-sort>coverage</th><th data-sort class=num>states</th>'
+             f'<th data-sort class=num>{layout.esc(name)}</th><th data-sort>coverage</th><th data-sort class=num>states</th>'
              f'<th data-sort class=num>steps</th><th data-sort class=num>errors</th></tr></thead>'
              f'<tbody>{"".join(body)}</tbody></table></div>')
     return layout.card("Apps", table, "every app of the run · click a task for its page", "apps")
@@ -212,7 +243,7 @@ def build(run: results.RunResults, summaries: Sequence[app_page.Summary],
     models += sorted({s.result.model for s in summaries} - set(models))
     body = [_header(run, summaries), _leaderboard(run), uitest_sections.run_card(run), webcoder.run_section(run),
             validation.section(run, found),
-            _apps(summaries)]
+            _apps(summaries, overall_name(run))]
     if summaries:
         body.append(_grid(summaries, models))
     body.append(_skipped(run))

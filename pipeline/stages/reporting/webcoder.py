@@ -80,7 +80,8 @@ def _table4(summary: results.WebCoderSummary) -> str:
     heads += [f'<th data-sort class="num" title="{layout.esc(p)}: weight {100 * summary.perspective_weights.get(p, 0):.1f} %">'
               f'{layout.esc(SHORT.get(p, p))}<br><span class="faint" style="font-weight:400">'
               f'{100 * summary.perspective_weights.get(p, 0):.1f} %</span></th>' for p in perspectives]
-    heads += ['<th data-sort class=num>overall</th>', '<th data-sort class=num>apps</th>']
+    heads += ['<th data-sort class=num title="Table 4: Σ of the perspectives\' weighted z">Σ</th>',
+              '<th data-sort class=num>apps</th>']
     body = []
     for r in rows:
         cells = [f'<td class="num"><span class="rank">{r.rank}</span></td>', f'<td class="nowrap"><b>{layout.esc(r.model)}</b></td>']
@@ -94,7 +95,7 @@ def _table4(summary: results.WebCoderSummary) -> str:
 def _charts(summary: results.WebCoderSummary) -> str:
     limit = _limit(summary.table)
     figures = "".join(f'<figure class="wcb-figure"><figcaption><b>{layout.esc(r.model)}</b> '
-                      f'<span class="muted">rank {r.rank} · overall {percent(r.overall)}</span></figcaption>'
+                      f'<span class="muted">rank {r.rank} · Σ {percent(r.overall)}</span></figcaption>'
                       f'{chart(r, limit)}</figure>' for r in summary.table)
     return f'<div class="wcb-charts">{figures}</div>'
 

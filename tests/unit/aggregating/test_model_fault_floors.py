@@ -123,19 +123,52 @@ def _not_runnable(model: str, task: str) -> results.AppResult:
                              scores={**scoring.failure_scores("not_runnable", reason), **static})
 
 
+def _gamer_and_honest() -> list[results.AppResult]:
+    """Two models alike on t1 and t4; on the hard tasks t2 and t3 "gamer" sent apps that
+    cannot be built here (a git dependency), "honest" apps that fail to start."""
+    apps = [_measured(m, t, 0.6) for m in ("gamer", "honest") for t in ("t1", "t4")]
+    apps += [_not_runnable("gamer", t) for t in ("t2", "t3")]
+    apps += [_broken("honest", t, scores=scoring.failure_scores("start_failed", "it crashed at load"))
+             for t in ("t2", "t3")]
+    return apps
+
+
 @pytest.mark.parametrize("weight_set", metrics.WEIGHT_SETS)
-def test_an_app_not_runnable_here_is_pooled_on_its_source_and_never_floored(weight_set):
-    apps = [_measured("a", "t1", 0.9), _measured("a", "t2", 0.9), _measured("b", "t1", 0.5), _not_runnable("b", "t2")]
+def test_by_default_models_are_compared_on_the_tasks_where_every_app_ran(weight_set):
+    apps = _gamer_and_honest()
     scored, rows = aggregating.aggregate(apps, weights=metrics.weights(weight_set), bootstrap=0)
+    by_model = {r.model: r for r in rows}
+    # the not-runnable apps lift nobody: both models stand on t1 and t4 alone, alike
+    assert by_model["gamer"].rank == by_model["honest"].rank, rows
+    assert by_model["gamer"].overall == pytest.approx(by_model["honest"].overall or 0.0, abs=1e-9)
+    assert {a.task_id for a in scored if a.overall is not None} <= {"t1", "t4"}
+    gamer = by_model["gamer"]
+    assert (gamer.apps, gamer.not_runnable, gamer.left_out) == (4, 2, 2)
+    assert gamer.outcomes == {"evaluated": 2, "not_runnable": 2}
+    assert (by_model["honest"].not_runnable, by_model["honest"].left_out) == (0, 2)
+    assert gamer.metrics["wcb_linting"] == pytest.approx(_measured("gamer", "t1", 0.6).scores["wcb_linting"].value)
+
+
+def test_the_tasks_left_out_are_named_with_why():
+    left = aggregating.left_out(_gamer_and_honest())
+    assert sorted(left) == ["t2", "t3"]
+    assert "gamer's app is not runnable here: build needs a network service" in left["t2"]
+    assert aggregating.left_out(_gamer_and_honest(), "floor") == {}
+
+
+@pytest.mark.parametrize("weight_set", metrics.WEIGHT_SETS)
+def test_with_the_floor_setting_a_not_runnable_app_ranks_as_a_start_failure(weight_set):
+    apps = _gamer_and_honest()
+    as_failures = [a.model_copy(update={"outcome": "start_failed"}) if a.outcome == "not_runnable" else a
+                   for a in apps]
+    weights = metrics.weights(weight_set)
+    scored, rows = aggregating.aggregate(apps, weights=weights, bootstrap=0, not_runnable="floor")
+    _, same = aggregating.aggregate(as_failures, weights=weights, bootstrap=0, not_runnable="floor")
+    assert [(r.model, r.rank, r.overall) for r in rows] == [(r.model, r.rank, r.overall) for r in same]
     here = next(a for a in scored if a.outcome == "not_runnable")
-    assert not [n for n, s in here.scores.items() if s.reason.startswith(("floor", "the app did not start"))]
-    assert here.scores["states"].value is None and here.scores["states"].status == "unscored"
-    assert here.scores["wcb_linting"].value == 40.0  # pooled on what its source was scored on
-    b = next(r for r in rows if r.model == "b")
-    assert b.outcomes == {"evaluated": 1, "not_runnable": 1}
-    assert b.unscored["states"] == 1 and b.unscored["aesthetics"] == 1  # what it lacks is counted
-    assert b.metrics["wcb_linting"] == pytest.approx((40.0 + _measured("b", "t1", 0.5).scores["wcb_linting"].value) / 2)
-    assert b.metrics["states"] == pytest.approx(_measured("b", "t1", 0.5).scores["states"].value)
+    assert here.scores["states"].value == metrics.BY_NAME["states"].floor
+    assert here.scores["wcb_linting"].value == 40.0  # what its source was scored on stays
+    assert all(r.left_out == 0 for r in rows)
 
 
 def test_a_not_runnable_app_is_left_out_of_webgen_accuracy_and_counted():

@@ -150,3 +150,14 @@ def test_cross_browser_without_two_boxes_is_no_constant_100():
     assert "layout not compared" in score.reason
     thin = pages.cross_browser(erring, None, one, [], "the page as loaded shows almost nothing")
     assert thin.value == 0.0 and "almost nothing" in thin.reason
+
+
+def test_no_contentful_paint_on_a_page_whose_screenshot_shows_pixels_is_our_failure_not_zero():
+    """A WebGL game Lighthouse saw no contentful paint on, plainly visible in its screenshot:
+    unscored with that reason, never 0; a page that shows nothing still scores 0."""
+    answer = _lighthouse(perf=None, a11y=None, bp=None, error="NO_FCP: The page did not paint any content.")
+    drawn = pages.lighthouse(answer, None, screen_shows=True)
+    for score in drawn.values():
+        assert score.value is None and score.status == "unscored", score
+        assert "NO_FCP" in score.reason and "screenshot shows content" in score.reason
+    assert all(s.value == 0.0 for s in pages.lighthouse(answer, None, screen_shows=False).values())

@@ -94,3 +94,51 @@ def test_harmony_leaves_hue_out_of_a_page_without_colour_and_scores_a_thin_page_
     score = visual.visual_harmony([("S0", grey)], {})
     assert "hue harmony" not in score.raw["parts"] and "hue harmony left out" in score.reason
     assert visual.visual_harmony([("S0", _png())], {}, "shows almost nothing").value == 0.0
+
+
+# a canvas at (100, 120) of 600 × 400 px, as the probe reports it (page coordinates)
+CANVAS = {"viewport": [1280, 800], "scroll": [0, 0],
+          "boxes": [{"path": "body:1>canvas:1", "tag": "canvas", "box": [100, 120, 600, 400], "leaf": True}]}
+
+
+def _game(d: ImageDraw.ImageDraw) -> None:
+    d.rectangle((100, 120, 700, 520), fill="#101820")  # the board
+    for i in range(4):  # a snake and its food
+        d.rectangle((300 + 22 * i, 300, 320 + 22 * i, 320), fill="#3fb950")
+    d.ellipse((500, 200, 518, 218), fill="#f85149")
+
+
+def test_a_canvas_whose_pixels_show_something_is_drawn_and_a_blank_one_is_not():
+    assert visual.drawn([("S0", _png(_game))], {"S0": CANVAS}) == ["S0: body:1>canvas:1"]
+    flat = _png(lambda d: d.rectangle((100, 120, 700, 520), fill="#101820"))  # the board, nothing drawn
+    assert visual.drawn([("S0", flat)], {"S0": CANVAS}) == []
+    assert visual.drawn([("S0", _png())], {"S0": CANVAS}) == []
+    # the same canvas scrolled half out of the screenshot: what is on screen is read
+    scrolled = {**CANVAS, "scroll": [0, 300]}
+    assert visual.drawn([("S0", _png(lambda d: d.rectangle((300, 0, 320, 20), fill="red")))], {"S0": scrolled})
+
+
+def test_a_page_that_only_draws_on_a_canvas_is_not_thin_and_its_pixels_are_read():
+    from iwcbench.pipeline.stages.quality import content
+
+    states = {"S0": {**CANVAS, "texts": [], "media": []}}
+    shots = [("S0", _png(_game))]
+    assert content.thin(states, len(visual.drawn(shots, states))) is None
+    blank = [("S0", _png(lambda d: d.rectangle((100, 120, 700, 520), fill="#101820")))]
+    why = content.thin(states, len(visual.drawn(blank, states)))
+    assert why is not None and "no canvas or video with drawn pixels" in why
+    # the visual metrics read the drawn pixels from the screenshot: not the 0 of a thin page
+    harmony = visual.visual_harmony(shots, states, content.thin(states, 1))
+    assert harmony.value is not None and harmony.value > 0
+    assert visual.shows_something(shots[0][1]) and not visual.shows_something(_png())
+
+
+def test_a_canvas_left_blank_is_a_media_defect_and_one_that_draws_is_not():
+    from iwcbench.pipeline.stages.quality import content
+
+    states = {"S0": {**CANVAS, "texts": [], "media": []}}
+    board = lambda d: d.rectangle((100, 120, 700, 520), fill="#101820")  # noqa: E731
+    drawing = content.media_quality(states, None, visual.canvases([("S0", _png(_game))], states))
+    blank = content.media_quality(states, None, visual.canvases([("S0", _png(board))], states))
+    assert drawing.value == 100.0 and blank.value == 0.0
+    assert "1 blank" in blank.reason

@@ -180,3 +180,20 @@ def test_accessibility_is_unscored_when_axe_did_not_run_or_failed():
     failed = evidence.AccessibilityReport(error="step 0: axe-core took longer than 10000 ms")
     s = scoring.score_offline(report(), HEALTHY, HEALTHY_GRAPH, failed)
     assert s["accessibility"].value is None and "took longer" in s["accessibility"].reason
+
+
+def test_accessibility_reads_the_same_screens_whatever_the_explorer_found():
+    """Two explorations of identical pages: one stopped after the start state and seven
+    more, the other wandered on to a worse page. Both read the start state and the first
+    seven states after it, so both get the same value."""
+    ok = ()
+    bad = (evidence.AxeViolation(id="image-alt", impact="critical", nodes=1),)
+    nodes = [evidence.StateNode(id=f"S{i}", digest=f"d{i}", first_step=i, steps=(i,)) for i in range(10)]
+    short = evidence.AccessibilityReport(pages={i: ok for i in range(8)})
+    longer = evidence.AccessibilityReport(pages={**{i: ok for i in range(8)}, 8: bad, 9: bad})
+    graph = evidence.StateGraph(nodes=tuple(nodes), edges=())
+    first = scoring.score_offline(None, None, evidence.StateGraph(nodes=tuple(nodes[:8]), edges=()), short)
+    second = scoring.score_offline(None, None, graph, longer)
+    assert first["accessibility"].value == second["accessibility"].value == 100.0
+    assert second["accessibility"].raw["screens"] == sorted(f"S{i}" for i in range(8))
+    assert scoring.screens(graph) == [f"S{i}" for i in range(8)]
