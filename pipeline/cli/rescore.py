@@ -25,8 +25,12 @@ def run(args: argparse.Namespace) -> int:
     done = rescoring.rescore(args.run, args.tasks, args.judge, args.out, args.judge_protocol, batch=args.batch)
     usage = done.usage
     calls, hits = (usage.calls, usage.cache_hits) if usage else (0, 0)
-    cost = (usage.cost_usd or 0) if usage else 0
+    cost = usage.cost_usd if usage else 0.0
     batched = usage.batched_calls if usage else 0
+    tokens = (usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
+              + usage.output_tokens) if usage else 0
+    # a model without a list price costs "no price", never $0
+    spent = f"cost ${cost:.4f}" if cost is not None else f"{tokens:,} tokens, no price for {args.judge}"
     print(f"re-scored {done.apps} apps with {args.judge}: {calls} calls, {hits} from the cache, "
-          f"{batched} through batches, cost ${cost:.4f}")
+          f"{batched} through batches, {spent}")
     return 0

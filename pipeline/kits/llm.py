@@ -38,12 +38,9 @@ import logging
 import os
 import time
 import uuid
-from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Protocol, Sequence
+from typing import Any, Callable, Literal, Mapping, Protocol, Sequence
 
 from iwcbench.pipeline.kits import llm_accounting, llm_caching, llm_openai, llm_providers, llm_responses, retrying
-
-if TYPE_CHECKING:
-    import anthropic
 
 log = logging.getLogger(__name__)
 
@@ -221,7 +218,8 @@ class Client:
                  ledger: llm_accounting.Ledger | None = None,
                  prices: Mapping[str, llm_accounting.Price] | None = None,
                  sleep: Callable[[float], None] = time.sleep,
-                 _sdk: anthropic.Anthropic | None = None, _batcher: Batched | None = None) -> None:
+                 _sdk: Any = None, _batcher: Batched | None = None,
+                 _routes: Mapping[str, Client] | None = None) -> None:
         self.config = config
         self.ledger = ledger or llm_accounting.Ledger()
         self.prices = dict(prices) if prices is not None else dict(llm_accounting.DEFAULT_PRICES)
@@ -244,21 +242,43 @@ class Client:
             )
         self._cache = llm_responses.ResponseCache(config.cache_dir) if config.cache_dir else None
         self._batcher = _batcher if self.offers_batches else None
+        self._routes = dict(_routes or {})
 
     def derive(self, ledger: llm_accounting.Ledger | None = None, **changes: Any) -> Client:
         """The same connection, caches, prices and batching with other settings (another
         model, another temperature) or another ledger (one app's scope)."""
         reconnect = bool({"base_url", "timeout_s"} & changes.keys()) or (
             "model" in changes and llm_providers.split(changes["model"])[0] != self.target.provider.name)
+        # a route keeps its own model and endpoint; everything else (the ledger, a temperature) follows
+        follow = {k: v for k, v in changes.items() if k not in ("model", "base_url")}
         return Client(dataclasses.replace(self.config, **changes), api_key=self._api_key,
                       ledger=ledger or self.ledger, prices=self.prices, sleep=self.sleep,
-                      _sdk=None if reconnect else self._chat or self._sdk, _batcher=self._batcher)
+                      _sdk=None if reconnect else self._chat or self._sdk, _batcher=self._batcher,
+                      _routes={p: c.derive(ledger=ledger, **follow) for p, c in self._routes.items()})
 
     def batched(self, batcher: Batched | None) -> Client:
         """This client sending through ``batcher`` (None: interactive again). A model
         whose provider offers no Message Batches stays interactive."""
         return Client(self.config, api_key=self._api_key, ledger=self.ledger, prices=self.prices,
-                      sleep=self.sleep, _sdk=self._chat or self._sdk, _batcher=batcher)
+                      sleep=self.sleep, _sdk=self._chat or self._sdk, _batcher=batcher,
+                      _routes={p: c.batched(batcher) for p, c in self._routes.items()})
+
+    def routed(self, routes: Mapping[str, Client]) -> Client:
+        """This client, with the calls whose ``purpose`` is a route's name or starts with
+        it and a dot (``aesthetics`` takes ``aesthetics.judge``; the longest name wins)
+        sent through that route's client: one model per purpose, chosen by the caller,
+        unseen by the stage that makes the call."""
+        return Client(self.config, api_key=self._api_key, ledger=self.ledger, prices=self.prices,
+                      sleep=self.sleep, _sdk=self._chat or self._sdk, _batcher=self._batcher,
+                      _routes={**self._routes, **{p: c.derive(ledger=self.ledger) for p, c in routes.items()}})
+
+    def route(self, purpose: str) -> Client:
+        """The client that serves calls made for ``purpose``."""
+        names = [p for p in self._routes if purpose == p or purpose.startswith(p + ".")]
+        return self._routes[max(names, key=len)] if names else self
+
+    def model_for(self, purpose: str) -> str:
+        return self.route(purpose).config.model
 
     @property
     def offers_batches(self) -> bool:
@@ -283,6 +303,10 @@ class Client:
         """Send one request (or answer from the cache). Raises ``LLMError``.
         ``reuse``: this prompt, or a longer one starting with it, will be sent again
         (the next turn, another sample): mark it for the API's prompt cache."""
+        route = self.route(purpose)
+        if route is not self:
+            return route.create(system=system, messages=messages, tools=tools, tool_choice=tool_choice,
+                                sample=sample, purpose=purpose, max_tokens=max_tokens, reuse=reuse)
         cfg = self.config
         params = self._params(system, messages, tools, tool_choice, max_tokens)
         # the key is the call's content, before its packaging: caching on or off, the same key

@@ -39,7 +39,8 @@ def rescore(run_uri: str, tasks_uri: str, judge: str, out: str | None = None,
     llm_cache_dir = config.llm_cache_dir if isinstance(config, settings_mod.RunSettings) else None
     judging_update = {"model": judge, **({"protocol": protocol} if protocol else {})}
     config = config.model_copy(update={"judging": config.judging.model_copy(update=judging_update)})
-    client = assistants.client(config, judge, assistants.cache_dir(run_uri, llm_cache_dir))
+    cache = assistants.cache_dir(run_uri, llm_cache_dir)
+    client = assistants.judge_client(config, cache) or assistants.client(config, judge, cache)
     spending = config.spending if isinstance(config, settings_mod.RunSettings) else settings_mod.Spending()
     with judging_pass.batching(client, store, spending, batch) as batcher:
         updated = judging_pass.rescore_apps(store, tasks, client.batched(batcher), config.judging,
