@@ -299,14 +299,18 @@ class Client:
                tools: Sequence[Mapping[str, Any]] | None = None,
                tool_choice: Mapping[str, Any] | None = None,
                sample: int | None = None, purpose: str = "",
-               max_tokens: int | None = None, reuse: bool = False) -> Reply:
+               max_tokens: int | None = None, reuse: bool = False, changing_tail: int = 0) -> Reply:
         """Send one request (or answer from the cache). Raises ``LLMError``.
         ``reuse``: this prompt, or a longer one starting with it, will be sent again
-        (the next turn, another sample): mark it for the API's prompt cache."""
+        (the next turn, another sample): mark it for the API's prompt cache.
+        ``changing_tail``: the last message's last blocks that the next call will not
+        send as they are (a screenshot that becomes a line of text): the prompt cache
+        entry this call writes ends before them, so that the next call reads all of it."""
         route = self.route(purpose)
         if route is not self:
             return route.create(system=system, messages=messages, tools=tools, tool_choice=tool_choice,
-                                sample=sample, purpose=purpose, max_tokens=max_tokens, reuse=reuse)
+                                sample=sample, purpose=purpose, max_tokens=max_tokens, reuse=reuse,
+                                changing_tail=changing_tail)
         cfg = self.config
         params = self._params(system, messages, tools, tool_choice, max_tokens)
         # the key is the call's content, before its packaging: caching on or off, the same key
@@ -329,7 +333,7 @@ class Client:
             reply, attempts, batched = reply_of(collected, cfg.model), 1, True
         elif self._batcher is not None:
             # a batch may wait longer than 5 minutes between rounds: 1-hour entries
-            body = llm_caching.mark(params, "1h") if marked else params
+            body = llm_caching.mark(params, "1h", changing_tail) if marked else params
             try:
                 message, paid = self._batcher.submit(key or f"u{uuid.uuid4().hex}", body)
                 reply, attempts, batched = reply_of(message, cfg.model), 1, True
@@ -339,7 +343,7 @@ class Client:
             except ItemFailed as exc:
                 log.info("LLM call %s: %s; sending it on its own", purpose or cfg.model, exc)
         if reply is None:
-            body = llm_caching.mark(params) if marked else params
+            body = llm_caching.mark(params, tail=changing_tail) if marked else params
             reply, attempts = self._send(body, purpose)
             batched = False
         cost = reply.usage.cost(llm_accounting.price_of(cfg.model, self.prices), batched)
