@@ -57,11 +57,11 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "webcoder_alignment_model": ("judging.webcoder_alignment_model", lambda v: v),
     "checklist_models": ("judging.checklist_models", lambda v: tuple(m.strip() for m in v.split(",")) if v else None),
     "appearance_model": ("uitests.appearance_model", lambda v: v),
-    "endpoint": ("llm.endpoints", lambda v: _endpoints(v)),
+    "endpoint": ("llm.endpoints", lambda v: endpoints(v)),
 }
 
 
-def _endpoints(values: list[str] | None) -> dict[str, str] | None:
+def endpoints(values: list[str] | None) -> dict[str, str] | None:
     """``--endpoint PROVIDER=URL`` flags as ``llm.endpoints``."""
     if not values:
         return None

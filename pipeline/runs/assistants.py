@@ -113,11 +113,14 @@ class ModelProblem(ValueError):
     """A model named in the settings cannot be called; the message names the field."""
 
 
-def check_models(evaluation: settings_mod.Evaluation) -> None:
-    """Before any app: every model in use has a good name, a key and an endpoint that
-    answers (each endpoint asked once). Raises ``ModelProblem`` naming the field."""
+def check_models(evaluation: settings_mod.Evaluation, only: str = "") -> None:
+    """Before any app: every model in use (of the fields starting with ``only``) has a
+    good name, a key and an endpoint that answers (each endpoint asked once). Raises
+    ``ModelProblem`` naming the field."""
     asked: dict[tuple[str, str | None], str | None] = {}
     for path, model in models_in_use(evaluation).items():
+        if not path.startswith(only):
+            continue
         try:
             where = (llm_providers.split(model)[0], endpoint(evaluation, model))
             if where not in asked:
