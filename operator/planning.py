@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 
 from iwcbench.operator import api
 from iwcbench.pipeline.contracts import layout
-from iwcbench.pipeline.kits import telemetry
+from iwcbench.pipeline.kits import llm_providers, telemetry
 
 LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
 MANAGED_BY = "iwc-operator"
@@ -61,6 +61,8 @@ class Defaults:
     config_map: str | None = "iwc-config"  # AWS_ENDPOINT_URL, AWS_REGION, OTLP endpoint...
     store_secret: str | None = "iwc-store-credentials"  # AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY
     anthropic_secret: str | None = "iwc-anthropic"  # ANTHROPIC_API_KEY
+    # a Secret (key apiKey) per other provider: openai → OPENAI_API_KEY, google → GEMINI_API_KEY, ...
+    provider_secrets: tuple[tuple[str, str], ...] = ()
 
 
 # ---------------------------------------------------------------- apps
@@ -222,6 +224,10 @@ def app_job(owner: Owner, spec: api.EvaluationRunSpec, pair: AppPair, defaults: 
     if defaults.anthropic_secret and spec.uses_llm():
         explorer_env.append({"name": "ANTHROPIC_API_KEY", "valueFrom": {"secretKeyRef": {
             "name": defaults.anthropic_secret, "key": "apiKey", "optional": True}}})
+    if spec.uses_llm():
+        explorer_env += [{"name": llm_providers.PROVIDERS[provider].key_env[0], "valueFrom": {"secretKeyRef": {
+            "name": secret, "key": "apiKey", "optional": True}}}
+            for provider, secret in defaults.provider_secrets if provider in llm_providers.PROVIDERS]
     image = _image(spec, defaults)
     instrument = {
         "name": "instrument", **image,
