@@ -215,19 +215,22 @@ def explore_args(spec: api.EvaluationRunSpec, pair: AppPair) -> list[str]:
             "--settings", evaluation_for_pods(spec)]
 
 
+def _llm_keys(spec: api.EvaluationRunSpec, defaults: Defaults) -> list[dict]:
+    """The explorer's API keys, one optional Secret per provider (none without an LLM)."""
+    if not spec.uses_llm():
+        return []
+    secrets = [("anthropic", defaults.anthropic_secret)] if defaults.anthropic_secret else []
+    secrets += [(p, s) for p, s in defaults.provider_secrets if p in llm_providers.PROVIDERS and p != "anthropic"]
+    return [{"name": llm_providers.PROVIDERS[provider].key_env[0], "valueFrom": {"secretKeyRef": {
+        "name": secret, "key": "apiKey", "optional": True}}} for provider, secret in secrets]
+
+
 def app_job(owner: Owner, spec: api.EvaluationRunSpec, pair: AppPair, defaults: Defaults) -> dict:
     """One app's Job: instrument (init) → app server (native sidecar) → explorer."""
     name = app_job_name(owner, pair)
     env, env_from = _store_env(defaults)
     env += _telemetry_env(owner, name, pair)
-    explorer_env = list(env)
-    if defaults.anthropic_secret and spec.uses_llm():
-        explorer_env.append({"name": "ANTHROPIC_API_KEY", "valueFrom": {"secretKeyRef": {
-            "name": defaults.anthropic_secret, "key": "apiKey", "optional": True}}})
-    if spec.uses_llm():
-        explorer_env += [{"name": llm_providers.PROVIDERS[provider].key_env[0], "valueFrom": {"secretKeyRef": {
-            "name": secret, "key": "apiKey", "optional": True}}}
-            for provider, secret in defaults.provider_secrets if provider in llm_providers.PROVIDERS]
+    explorer_env = [*env, *_llm_keys(spec, defaults)]
     image = _image(spec, defaults)
     instrument = {
         "name": "instrument", **image,
