@@ -35,7 +35,6 @@ import base64
 import dataclasses
 import json
 import logging
-import os
 import time
 import uuid
 from typing import Any, Callable, Literal, Mapping, Protocol, Sequence
@@ -171,9 +170,14 @@ def retry_after(exc: BaseException) -> float | None:
     return None
 
 
-def api_key_missing(api_key: str | None = None) -> bool:
-    """No key given and none in ANTHROPIC_API_KEY: every call would be refused (401)."""
-    return not (api_key or os.environ.get("ANTHROPIC_API_KEY"))
+def api_key_missing(model: str = "anthropic/any", api_key: str | None = None) -> bool:
+    """``model``'s provider needs a key and none was given nor is in its variable
+    (ANTHROPIC_API_KEY, OPENAI_API_KEY, ...): every call would be refused (401)."""
+    try:
+        target = llm_providers.resolve(model, api_key=api_key)
+    except llm_providers.ModelProblem:
+        return False  # a bad name is reported as such, not as a missing key
+    return target.provider.key_required and not target.api_key
 
 
 def check(model: str, base_url: str | None = None, timeout_s: float = 10.0) -> None:

@@ -43,11 +43,14 @@ def _scored(found: dict) -> None:
     assert tested["scores"]["uitest_accuracy"]["value"] is not None, tested["scores"]["uitest_accuracy"]
 
 
-def test_every_purpose_on_an_openai_compatible_endpoint(tmp_path, fake_openai, fake_anthropic):
+def test_every_purpose_on_an_openai_compatible_endpoint(tmp_path, fake_openai, monkeypatch):
+    # no Anthropic key or endpoint at all: nothing may need one
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
     fake_openai.handler = ScriptedModel()
     found = _run(tmp_path, "--judge", "openai/scripted-judge")
     _scored(found)
-    assert fake_anthropic.requests == [] and fake_openai.refusals == []
+    assert fake_openai.refusals == []
     roles = fake_openai.handler.counts
     assert {"tester", "uitest", "appearance", "alignment"} <= set(roles), roles
     usage = found["brisk-3b/todomvc"]["llm_usage"]

@@ -128,3 +128,15 @@ def test_estimate_prices_each_purpose_at_its_model_and_says_no_price_for_unknown
     unpriced = capsys.readouterr().out
     assert "no price" in line(unpriced, "usability") and "no price" in line(unpriced, "total")
     assert "$" in line(unpriced, "aesthetics")
+
+
+def test_the_ui_tests_need_the_key_of_their_own_models_provider(monkeypatch):
+    from iwcbench.pipeline.runs import uitests
+    evaluation = settings.Evaluation.model_validate({"uitests": {"model": "openai/Qwen2.5-VL"}})
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    assert uitests.needs_llm(evaluation) is None
+    monkeypatch.delenv("OPENAI_API_KEY")
+    assert "openai/Qwen2.5-VL: its provider's API key is not set" in uitests.needs_llm(evaluation)
+    monkeypatch.setenv("VLLM_BASE_URL", "http://127.0.0.1:8000/v1")  # a self-hosted server takes no key
+    assert uitests.needs_llm(settings.Evaluation.model_validate({"uitests": {"model": "vllm/Qwen2.5-VL"}})) is None
