@@ -5,8 +5,10 @@ and tool blocks, tools, a forced tool choice) returning a plain ``Reply``, which
 provider serves the model. A model is named ``provider/model`` (kits/llm_providers; a
 bare name is Anthropic's): Anthropic's models go to the Messages API (this module),
 every other provider's to an OpenAI-compatible Chat Completions endpoint
-(kits/llm_openai, which translates the request and the reply). Stages never learn which; one retry policy (kits/retrying, on
-429 / 5xx / timeouts / broken connections, honouring ``retry-after``); token and cost
+(kits/llm_openai, which translates the request and the reply). Stages never learn
+which; a client may route each call ``purpose`` to another model (``routed``). With it:
+one retry policy (kits/retrying, on 429 / 5xx / timeouts / broken connections,
+honouring ``retry-after``); token and cost
 accounting in a ``Ledger`` (kits/llm_accounting: per call, per app, per run, priced as
 the API bills cache writes, cache reads and batches), optionally held to a ``Budget``;
 and a response cache
@@ -20,12 +22,13 @@ kits/llm_batches ``Batcher`` (the Message Batches API, half price) instead of se
 them itself; everything else about the call is the same.
 
 What it must not do: know what a judge or an explorer is, parse a judge's answer, or
-import stages. Nothing else in the project imports ``anthropic`` (kits/llm_openai alone imports
-``openai``).
+import stages. Nothing else in the project imports ``anthropic`` (and kits/llm_openai
+alone imports ``openai``).
 
 Caching rule: a reply is cached only when the call is deterministic (temperature 0
 without thinking) or when the caller names a ``sample`` index, which becomes part of
-the key, as do the provider and the endpoint (another server's answer is another answer). Sampled calls without an index are never cached (the same prompt must be
+the key, as do the provider and the endpoint (another server's answer is another
+answer). Sampled calls without an index are never cached (the same prompt must be
 allowed to give a different answer).
 """
 

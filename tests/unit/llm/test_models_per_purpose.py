@@ -53,7 +53,8 @@ def test_guidance_and_appearance_have_models_of_their_own(fake_anthropic, fake_o
 
 
 @pytest.mark.parametrize("fields, env, says", [
-    ({"judging": {"model": "claude-j", "alignment_model": "acme/model-1"}}, {}, "judging.alignment_model: 'acme/model-1': unknown provider"),
+    ({"judging": {"model": "claude-j", "alignment_model": "acme/model-1"}}, {},
+     "judging.alignment_model: 'acme/model-1': unknown provider"),
     ({"judging": {"model": "claude-j", "usability_model": "openai/gpt-4o"}}, {"OPENAI_API_KEY": None},
      "judging.usability_model: openai/gpt-4o: no API key: set OPENAI_API_KEY"),
     ({"uitests": {"model": "vllm/Qwen2.5-VL-32B-Instruct"}}, {"VLLM_BASE_URL": None},
