@@ -12,6 +12,9 @@ import hashlib
 import re
 from typing import Iterable, Sequence
 
+import pydantic
+import pydantic.alias_generators
+
 from iwcbench.operator import api
 from iwcbench.pipeline.contracts import layout
 from iwcbench.pipeline.kits import llm_providers, telemetry
@@ -213,6 +216,25 @@ def explore_args(spec: api.EvaluationRunSpec, pair: AppPair) -> list[str]:
     return ["iwc", "app", "explore", "--work", WORK, "--url", f"http://127.0.0.1:{APP_PORT}/",
             "--store", spec.store, "--tasks", spec.tasks, "--model", pair.model, "--task", pair.task_id,
             "--settings", evaluation_for_pods(spec)]
+
+
+def model_problem(spec: api.EvaluationRunSpec) -> str | None:
+    """The first model the spec names that no provider serves (``acme/x``; a bare name is
+    Anthropic's), as the condition's message naming the field, else None. Keys and
+    endpoints are the pods' to check: the operator holds neither."""
+    evaluation = spec.evaluation()
+    for section_name in type(evaluation).model_fields:
+        section = getattr(evaluation, section_name)
+        for field, value in section if isinstance(section, pydantic.BaseModel) else ():
+            if not (field == "model" or field.endswith(("_model", "_models"))) or not value:
+                continue
+            for name in value if isinstance(value, tuple) else (value,):
+                try:
+                    llm_providers.split(name)
+                except llm_providers.ModelProblem as exc:
+                    where = ".".join(pydantic.alias_generators.to_camel(p) for p in (section_name, field))
+                    return f"spec.{where}: {exc}"
+    return None
 
 
 def _llm_keys(spec: api.EvaluationRunSpec, defaults: Defaults) -> list[dict]:

@@ -150,3 +150,13 @@ def test_an_openai_compatible_judge_gets_its_providers_key_and_endpoint_and_only
     sent = settings.parse_document(argv[argv.index("--settings") + 1])
     assert sent.judging.model == "openai/Qwen2.5-VL-32B-Instruct"
     assert sent.llm.endpoints == {"openai": "http://vllm.gpu.svc:8000/v1"}
+
+
+def test_a_model_no_provider_serves_is_named_by_its_field_before_any_job():
+    spec = api.EvaluationRunSpec.model_validate({**SPEC.wire(), "judging": {
+        "model": "openai/gpt-4o", "checklistModels": ["claude-a", "acme/b", "grok/c"]}})
+    assert planning.model_problem(spec) == "spec.judging.checklistModels: 'acme/b': unknown provider 'acme' " \
+        "(known: anthropic, openai, google, grok, openrouter, vllm, sglang, ollama, llama-cpp; a model on another " \
+        "OpenAI-compatible server is openai/acme/b with OPENAI_BASE_URL set)"
+    good = api.EvaluationRunSpec.model_validate({**SPEC.wire(), "uitests": {"model": "vllm/Qwen2.5-VL"}})
+    assert planning.model_problem(good) is None
