@@ -141,3 +141,15 @@ def test_the_ui_tests_need_the_key_of_their_own_models_provider(monkeypatch):
     assert "openai/Qwen2.5-VL: its provider's API key is not set" in uitests.needs_llm(evaluation)
     monkeypatch.setenv("VLLM_BASE_URL", "http://127.0.0.1:8000/v1")  # a self-hosted server takes no key
     assert uitests.needs_llm(settings.Evaluation.model_validate({"uitests": {"model": "vllm/Qwen2.5-VL"}})) is None
+
+
+def test_a_budget_works_for_a_priced_model_of_any_provider_and_refuses_an_unpriced_one():
+    spending = settings.Spending(max_cost_usd=5)
+    priced = settings.Evaluation.model_validate({"judging": {"model": "claude-sonnet-4-5",
+                                                             "usability_model": "openai/gpt-4o-mini"}})
+    assistants.check_prices(priced, spending)
+    unpriced = settings.Evaluation.model_validate({"judging": {"model": "claude-sonnet-4-5",
+                                                               "usability_model": "vllm/Qwen2.5-72B"}})
+    with pytest.raises(assistants.NoPrice, match=r"vllm/Qwen2.5-72B \(judging.usability_model\)"):
+        assistants.check_prices(unpriced, spending)
+    assistants.check_prices(unpriced, settings.Spending())  # no budget: tokens are counted, no price needed
