@@ -6,7 +6,8 @@
 Cluster defaults (runner image, service accounts, ConfigMap and Secret names) come
 from the environment the chart sets: IWC_RUNNER_IMAGE, IWC_IMAGE_PULL_POLICY,
 IWC_APP_SERVICE_ACCOUNT, IWC_SCORING_SERVICE_ACCOUNT, IWC_CONFIG_MAP,
-IWC_STORE_SECRET, IWC_ANTHROPIC_SECRET (an empty value means "none").
+IWC_STORE_SECRET, IWC_ANTHROPIC_SECRET (an empty value means "none"), and
+IWC_PROVIDER_SECRETS: a Secret per other LLM provider, ``openai=iwc-openai,google=iwc-google``.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ def defaults_from(env: Mapping[str, str]) -> planning.Defaults:
         config_map=pick("IWC_CONFIG_MAP", base.config_map),
         store_secret=pick("IWC_STORE_SECRET", base.store_secret),
         anthropic_secret=pick("IWC_ANTHROPIC_SECRET", base.anthropic_secret),
+        provider_secrets=tuple((p.strip(), s.strip()) for p, _, s in (
+            item.partition("=") for item in env.get("IWC_PROVIDER_SECRETS", "").split(",")) if p.strip() and s.strip()),
     )
 
 

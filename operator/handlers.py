@@ -115,6 +115,7 @@ def register(registry: kopf.OperatorRegistry, options: Options,
             return
         generation = meta.get("generation")
         parsed = api.parse_spec(dict(spec))
+        parsed = parsed if isinstance(parsed, str) else planning.model_problem(parsed) or parsed
         if isinstance(parsed, str):
             _apply(patch, current, tracking.invalid(current, generation, parsed, _now()))
             return

@@ -12,9 +12,12 @@ import hashlib
 import re
 from typing import Iterable, Sequence
 
+import pydantic
+import pydantic.alias_generators
+
 from iwcbench.operator import api
 from iwcbench.pipeline.contracts import layout
-from iwcbench.pipeline.kits import telemetry
+from iwcbench.pipeline.kits import llm_providers, telemetry
 
 LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
 MANAGED_BY = "iwc-operator"
@@ -61,6 +64,8 @@ class Defaults:
     config_map: str | None = "iwc-config"  # AWS_ENDPOINT_URL, AWS_REGION, OTLP endpoint...
     store_secret: str | None = "iwc-store-credentials"  # AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY
     anthropic_secret: str | None = "iwc-anthropic"  # ANTHROPIC_API_KEY
+    # a Secret (key apiKey) per other provider: openai → OPENAI_API_KEY, google → GEMINI_API_KEY, ...
+    provider_secrets: tuple[tuple[str, str], ...] = ()
 
 
 # ---------------------------------------------------------------- apps
@@ -213,15 +218,41 @@ def explore_args(spec: api.EvaluationRunSpec, pair: AppPair) -> list[str]:
             "--settings", evaluation_for_pods(spec)]
 
 
+def model_problem(spec: api.EvaluationRunSpec) -> str | None:
+    """The first model the spec names that no provider serves (``acme/x``; a bare name is
+    Anthropic's), as the condition's message naming the field, else None. Keys and
+    endpoints are the pods' to check: the operator holds neither."""
+    evaluation = spec.evaluation()
+    for section_name in type(evaluation).model_fields:
+        section = getattr(evaluation, section_name)
+        for field, value in section if isinstance(section, pydantic.BaseModel) else ():
+            if not (field == "model" or field.endswith(("_model", "_models"))) or not value:
+                continue
+            for name in value if isinstance(value, tuple) else (value,):
+                try:
+                    llm_providers.split(name)
+                except llm_providers.ModelProblem as exc:
+                    where = ".".join(pydantic.alias_generators.to_camel(p) for p in (section_name, field))
+                    return f"spec.{where}: {exc}"
+    return None
+
+
+def _llm_keys(spec: api.EvaluationRunSpec, defaults: Defaults) -> list[dict]:
+    """The explorer's API keys, one optional Secret per provider (none without an LLM)."""
+    if not spec.uses_llm():
+        return []
+    secrets = [("anthropic", defaults.anthropic_secret)] if defaults.anthropic_secret else []
+    secrets += [(p, s) for p, s in defaults.provider_secrets if p in llm_providers.PROVIDERS and p != "anthropic"]
+    return [{"name": llm_providers.PROVIDERS[provider].key_env[0], "valueFrom": {"secretKeyRef": {
+        "name": secret, "key": "apiKey", "optional": True}}} for provider, secret in secrets]
+
+
 def app_job(owner: Owner, spec: api.EvaluationRunSpec, pair: AppPair, defaults: Defaults) -> dict:
     """One app's Job: instrument (init) → app server (native sidecar) → explorer."""
     name = app_job_name(owner, pair)
     env, env_from = _store_env(defaults)
     env += _telemetry_env(owner, name, pair)
-    explorer_env = list(env)
-    if defaults.anthropic_secret and spec.uses_llm():
-        explorer_env.append({"name": "ANTHROPIC_API_KEY", "valueFrom": {"secretKeyRef": {
-            "name": defaults.anthropic_secret, "key": "apiKey", "optional": True}}})
+    explorer_env = [*env, *_llm_keys(spec, defaults)]
     image = _image(spec, defaults)
     instrument = {
         "name": "instrument", **image,

@@ -6,6 +6,7 @@ import argparse
 import pathlib
 import sys
 
+from iwcbench.pipeline.cli import options
 from iwcbench.pipeline.runs import checklists
 
 
@@ -13,7 +14,12 @@ def add(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("checklist", help="criteria for tasks that have none (three judges, majority)")
     p.add_argument("--tasks", required=True)
     p.add_argument("--out", required=True)
-    p.add_argument("--judges", required=True, help="three judge models, comma-separated")
+    p.add_argument("--judges", help="three judge models, comma-separated (provider/model; the first merges); "
+                   "default: judging.checklist_models of --settings or --seed-protocol")
+    p.add_argument("--settings", help="an evaluation settings document (its llm.endpoints, judging.checklist_models)")
+    p.add_argument("--seed-protocol", choices=["iwc"], help="IWC-Bench's proposers: Claude-Opus-4.8, GPT-5.6-Sol, "
+                   "Grok-4.5")
+    p.add_argument("--endpoint", action="append", metavar="PROVIDER=URL", help="base URL of a provider's API")
     p.add_argument("--batch", action="store_true",
                    help="ask through the Message Batches API at half price; run it again after an "
                    "interruption to collect what was submitted")
@@ -21,9 +27,13 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    models = [m.strip() for m in args.judges.split(",") if m.strip()]
+    evaluation = options.evaluation(args)
+    models = ([m.strip() for m in args.judges.split(",") if m.strip()] if args.judges
+              else list(evaluation.judging.checklist_models))
+    if not models:
+        raise options.UsageError("--judges: name three models (or judging.checklist_models in --settings)")
     out = pathlib.Path(args.out)
-    written, failed = checklists.fill(args.tasks, out, models, batch=args.batch)
+    written, failed = checklists.fill(args.tasks, out, models, evaluation=evaluation, batch=args.batch)
     for task_id, reason in sorted(failed.items()):
         print(f"{task_id}: no checklist: {reason}", file=sys.stderr)
     print(f"wrote {written} tasks ({written - len(failed)} with a checklist) to {out}")

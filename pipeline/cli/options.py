@@ -10,7 +10,7 @@ import pathlib
 import typing
 from typing import Any, Callable
 
-from iwcbench.pipeline.contracts import metrics, settings as settings_mod
+from iwcbench.pipeline.contracts import metrics, protocols, settings as settings_mod
 from iwcbench.pipeline.runs import weighting
 
 EXIT_CONFIG = 2  # bad configuration or input file: the message names the field
@@ -50,7 +50,29 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "uitests": ("uitests.enabled", lambda v: v),
     "uitest_model": ("uitests.model", lambda v: v),
     "uitest_steps": ("uitests.max_steps", lambda v: v),
+    "guidance_model": ("exploration.guidance_model", lambda v: v),
+    "aesthetics_model": ("judging.aesthetics_model", lambda v: v),
+    "usability_model": ("judging.usability_model", lambda v: v),
+    "alignment_model": ("judging.alignment_model", lambda v: v),
+    "webcoder_model": ("judging.webcoder_model", lambda v: v),
+    "webcoder_alignment_model": ("judging.webcoder_alignment_model", lambda v: v),
+    "checklist_models": ("judging.checklist_models", lambda v: tuple(m.strip() for m in v.split(",")) if v else None),
+    "appearance_model": ("uitests.appearance_model", lambda v: v),
+    "endpoint": ("llm.endpoints", lambda v: endpoints(v)),
 }
+
+
+def endpoints(values: list[str] | None) -> dict[str, str] | None:
+    """``--endpoint PROVIDER=URL`` flags as ``llm.endpoints``."""
+    if not values:
+        return None
+    found = {}
+    for value in values:
+        provider, eq, url = value.partition("=")
+        if not eq or not provider.strip() or not url.strip():
+            raise UsageError(f"--endpoint: {value!r} is not PROVIDER=URL (e.g. openai=http://127.0.0.1:8000/v1)")
+        found[provider.strip()] = url.strip()
+    return found
 # Environment a Kubernetes pod gets from the chart (the registry, through the ConfigMap)
 # and from the operator (its npm cache folders): flags and --settings still win.
 POD_ENV: dict[str, str] = {
@@ -101,7 +123,28 @@ def add_evaluation_options(p: argparse.ArgumentParser) -> None:
                    help="run tasks' WebGen-Bench UI test cases with the GUI agent (default on; needs an LLM)")
     p.add_argument("--uitest-model", help="GUI agent and appearance judge model (default: the judge)")
     p.add_argument("--uitest-steps", type=int, help="actions per UI test case (default 15)")
+    add_model_options(p)
     add_weights_option(p)
+
+
+def add_model_options(p: argparse.ArgumentParser) -> None:
+    """A model per purpose (provider/model; a bare name is Anthropic's) and the endpoints."""
+    p.add_argument("--seed-protocol", choices=sorted(protocols.SEED_PROTOCOLS),
+                   help="the models a seed paper used (webgen: Qwen2.5-VL-32B agent on vLLM, GPT-4o appearance; "
+                   "webcoder: Gemini-2.5-pro and GPT-5-chat judges; iwc: Claude-Opus-4.8, three checklist "
+                   "proposers); flags and --settings still win; you supply the endpoints and keys")
+    p.add_argument("--endpoint", action="append", metavar="PROVIDER=URL",
+                   help="base URL of a provider's API, e.g. openai=http://127.0.0.1:8000/v1 for vLLM (repeatable; "
+                   "default: OPENAI_BASE_URL, ANTHROPIC_BASE_URL, ... then the provider's public API)")
+    for purpose, what in (("guidance", "coverage-plateau guidance (default: the tester's)"),
+                          ("aesthetics", "aesthetics judge (default: --judge)"),
+                          ("usability", "usability judge (default: --judge)"),
+                          ("alignment", "requirement-alignment agent (default: --judge)"),
+                          ("webcoder", "WebCoderBench's general-quality judges (default: --judge)"),
+                          ("webcoder-alignment", "WebCoderBench's alignment judges (default: --webcoder-model)"),
+                          ("appearance", "WebGen-Bench's appearance judge (default: --uitest-model)")):
+        p.add_argument(f"--{purpose}-model", metavar="PROVIDER/MODEL", help=what)
+    p.add_argument("--checklist-models", metavar="A,B,C", help="the three checklist proposers (the first merges)")
 
 
 def add_weights_option(p: argparse.ArgumentParser) -> None:
@@ -148,13 +191,15 @@ def spending_data(args: argparse.Namespace) -> dict:
 
 
 def evaluation_data(args: argparse.Namespace, environ: dict[str, str] | None = None) -> dict:
-    """The settings tree as a nested dict: ``environ``'s POD_ENV values, the --settings
-    document over them, then each flag given."""
+    """The settings tree as a nested dict: ``environ``'s POD_ENV values, the seed
+    protocol's models over them, the --settings document over those, then each flag given."""
     data: dict = {}
     for var, path in POD_ENV.items():
         if (environ or {}).get(var):
             section, field = path.split(".")
             data.setdefault(section, {})[field] = environ[var]
+    for section, fields in protocols.SEED_PROTOCOLS.get(getattr(args, "seed_protocol", None) or "", {}).items():
+        data[section] = {**data.get(section, {}), **fields}
     if getattr(args, "settings", None):
         text = args.settings
         if not text.lstrip().startswith("{") and pathlib.Path(text).is_file():

@@ -46,6 +46,10 @@ def run(args: argparse.Namespace) -> int:
             raise options.UsageError(str(exc)) from None
         forecasting.write(lines, apps, source, sys.stdout)
         return 0
+    try:  # before any app: every model named can be called (name, key, endpoint)
+        assistants.check_models(config)
+    except assistants.ModelProblem as exc:
+        raise options.UsageError(str(exc)) from None
     telemetry.setup("iwc")
     display = progress.Display(stream=sys.stderr)
     try:

@@ -88,7 +88,12 @@ class Exploration(Section):
     max_dom_bytes: int = pydantic.Field(
         2_000_000, ge=10_000, description="DOM snapshot cap, bytes (default 2,000,000)")
     model: str | None = pydantic.Field(
-        None, min_length=1, description="LLM tester model for policy llm (default: judging.model)")
+        None, min_length=1, description="LLM tester model for policy llm (default: judging.model); every model "
+        "field is provider/model (anthropic/, openai/, google/, grok/, openrouter/, vllm/, sglang/, ollama/, "
+        "llama-cpp/), a bare name is Anthropic's")
+    guidance_model: str | None = pydantic.Field(
+        None, min_length=1, description="model that reads the code not yet run at a coverage plateau (default: "
+        "the tester's)")
     guidance: bool = pydantic.Field(
         True, description="llm tester: at a coverage plateau, show it the code not yet run (default true; "
         "false for the guidance ablation)")
@@ -258,6 +263,18 @@ class Judging(Section):
         40, ge=1, description="alignment agent tool calls per app before verdicts are demanded (default 40)")
     alignment_page_lines: int = pydantic.Field(80, ge=10, description="lines per page of the read tool (default 80)")
     alignment_max_hits: int = pydantic.Field(40, ge=1, description="search hits shown per call (default 40)")
+    aesthetics_model: str | None = pydantic.Field(None, min_length=1, description="aesthetics judge (default: model)")
+    usability_model: str | None = pydantic.Field(None, min_length=1, description="usability judge (default: model)")
+    alignment_model: str | None = pydantic.Field(
+        None, min_length=1, description="requirement-alignment agent (default: model)")
+    webcoder_model: str | None = pydantic.Field(
+        None, min_length=1, description="WebCoderBench's general-quality judges, wcb_functionality and "
+        "wcb_visual_experience (default: model)")
+    webcoder_alignment_model: str | None = pydantic.Field(
+        None, min_length=1, description="WebCoderBench's three alignment judges (default: webcoder_model)")
+    checklist_models: tuple[str, ...] = pydantic.Field(
+        (), description="the three models that propose checklists (iwc checklist; the first merges); empty: "
+        "iwc checklist --judges names them")
 
 
 class UITests(Section):
@@ -268,6 +285,8 @@ class UITests(Section):
         "true); they need an LLM (uitests.model or judging.model), else they are unscored")
     model: str | None = pydantic.Field(
         None, min_length=1, description="GUI agent and appearance judge model (default: judging.model)")
+    appearance_model: str | None = pydantic.Field(
+        None, min_length=1, description="appearance judge model (default: uitests.model)")
     max_steps: int = pydantic.Field(
         15, ge=1, le=100, description="actions per test case (default 15, WebGen-Bench's cap)")
     case_timeout_s: float = pydantic.Field(
@@ -292,6 +311,9 @@ class LLM(Section):
         True, description="mark the prompt prefixes a run sends again (the tester's history, the prompt the five "
         "final judges share, the alignment agent's context) for the API's prompt cache; the prompts are the "
         "same either way (default true)")
+    endpoints: dict[str, str] = pydantic.Field(
+        {}, description="base URL per provider, e.g. {\"openai\": \"http://vllm:8000/v1\"} (default: the "
+        "provider's variable, OPENAI_BASE_URL, ANTHROPIC_BASE_URL, ..., then its public API)")
 
 
 class Spending(Section):

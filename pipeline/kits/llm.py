@@ -1,8 +1,14 @@
-"""The LLM kit: the one place that talks to the Anthropic Messages API.
+"""The LLM kit: the one place that talks to a model, through one narrow interface.
 
 What it gives the stages: ``Client.create`` (system prompt, messages with text, image
-and tool blocks, tools) returning a plain ``Reply``; one retry policy (kits/retrying, on
-429 / 5xx / timeouts / broken connections, honouring ``retry-after``); token and cost
+and tool blocks, tools, a forced tool choice) returning a plain ``Reply``, whichever
+provider serves the model. A model is named ``provider/model`` (kits/llm_providers; a
+bare name is Anthropic's): Anthropic's models go to the Messages API (this module),
+every other provider's to an OpenAI-compatible Chat Completions endpoint
+(kits/llm_openai, which translates the request and the reply). Stages never learn
+which; a client may route each call ``purpose`` to another model (``routed``). With it:
+one retry policy (kits/retrying, on 429 / 5xx / timeouts / broken connections,
+honouring ``retry-after``); token and cost
 accounting in a ``Ledger`` (kits/llm_accounting: per call, per app, per run, priced as
 the API bills cache writes, cache reads and batches), optionally held to a ``Budget``;
 and a response cache
@@ -16,11 +22,13 @@ kits/llm_batches ``Batcher`` (the Message Batches API, half price) instead of se
 them itself; everything else about the call is the same.
 
 What it must not do: know what a judge or an explorer is, parse a judge's answer, or
-import stages. Nothing else in the project imports ``anthropic``.
+import stages. Nothing else in the project imports ``anthropic`` (and kits/llm_openai
+alone imports ``openai``).
 
 Caching rule: a reply is cached only when the call is deterministic (temperature 0
 without thinking) or when the caller names a ``sample`` index, which becomes part of
-the key. Sampled calls without an index are never cached (the same prompt must be
+the key, as do the provider and the endpoint (another server's answer is another
+answer). Sampled calls without an index are never cached (the same prompt must be
 allowed to give a different answer).
 """
 
@@ -30,15 +38,11 @@ import base64
 import dataclasses
 import json
 import logging
-import os
 import time
 import uuid
-from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Protocol, Sequence
+from typing import Any, Callable, Literal, Mapping, Protocol, Sequence
 
-from iwcbench.pipeline.kits import llm_accounting, llm_caching, llm_responses, retrying
-
-if TYPE_CHECKING:
-    import anthropic
+from iwcbench.pipeline.kits import llm_accounting, llm_caching, llm_openai, llm_providers, llm_responses, retrying
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +131,7 @@ class Config:
     max_attempts: int = 5  # per call, first try included
     backoff_initial_s: float = 1.0  # seconds; doubled each retry
     backoff_max_s: float = 60.0  # cap on one wait, retry-after included
-    base_url: str | None = None  # default: ANTHROPIC_BASE_URL, then the SDK's default
+    base_url: str | None = None  # default: the provider's variable (ANTHROPIC_BASE_URL, ...), then its default
     cache_dir: str | None = None  # None = no response cache
     prompt_caching: bool = True  # cache_control breakpoints on prompts the caller will reuse
 
@@ -169,9 +173,38 @@ def retry_after(exc: BaseException) -> float | None:
     return None
 
 
-def api_key_missing(api_key: str | None = None) -> bool:
-    """No key given and none in ANTHROPIC_API_KEY: every call would be refused (401)."""
-    return not (api_key or os.environ.get("ANTHROPIC_API_KEY"))
+def api_key_missing(model: str = "anthropic/any", api_key: str | None = None) -> bool:
+    """``model``'s provider needs a key and none was given nor is in its variable
+    (ANTHROPIC_API_KEY, OPENAI_API_KEY, ...): every call would be refused (401)."""
+    try:
+        target = llm_providers.resolve(model, api_key=api_key)
+    except llm_providers.ModelProblem:
+        return False  # a bad name is reported as such, not as a missing key
+    return target.provider.key_required and not target.api_key
+
+
+def check(model: str, base_url: str | None = None, timeout_s: float = 10.0) -> None:
+    """Raise ``llm_providers.ModelProblem`` when ``model`` cannot be called: a bad
+    name, no key, no endpoint, an endpoint that does not answer or refuses the key.
+    Asks the endpoint for its list of models (free), never for a completion."""
+    target = llm_providers.resolve(model, base_url)
+    missing = target.problems()
+    if missing:
+        raise llm_providers.ModelProblem("; ".join(missing))
+    where = target.base_url or "the Anthropic API"
+    try:
+        if target.provider.api == "openai":
+            llm_openai.ChatCompletions(target, timeout_s).reach()
+        else:
+            sdk().Anthropic(api_key=target.api_key, base_url=target.base_url, timeout=timeout_s,
+                            max_retries=0).models.list()
+    except Exception as exc:  # noqa: BLE001 - sorted below; anything else means it answered
+        if isinstance(exc, (llm_openai.sdk().APIConnectionError, sdk().APIConnectionError)):
+            raise llm_providers.ModelProblem(f"{target.name}: {where} does not answer ({short(exc, 120)})") from None
+        status = getattr(exc, "status_code", None)
+        if status in (401, 403):
+            raise llm_providers.ModelProblem(f"{target.name}: {where} refused the API key (HTTP {status}): set "
+                                             f"{' or '.join(target.provider.key_env)}") from None
 
 
 class Batched(Protocol):
@@ -192,34 +225,72 @@ class Client:
                  ledger: llm_accounting.Ledger | None = None,
                  prices: Mapping[str, llm_accounting.Price] | None = None,
                  sleep: Callable[[float], None] = time.sleep,
-                 _sdk: anthropic.Anthropic | None = None, _batcher: Batched | None = None) -> None:
+                 _sdk: Any = None, _batcher: Batched | None = None,
+                 _routes: Mapping[str, Client] | None = None) -> None:
         self.config = config
         self.ledger = ledger or llm_accounting.Ledger()
         self.prices = dict(prices) if prices is not None else dict(llm_accounting.DEFAULT_PRICES)
         self.sleep = sleep
         self._api_key = api_key
-        base_url = config.base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
-        self._sdk = _sdk or sdk().Anthropic(
-            api_key=api_key or os.environ.get("ANTHROPIC_API_KEY") or "missing-api-key",
-            base_url=base_url,
-            timeout=config.timeout_s,
-            max_retries=0,  # kits/retrying is the single retry policy
-        )
+        try:
+            self.target = llm_providers.resolve(config.model, config.base_url, api_key)
+        except llm_providers.ModelProblem as exc:
+            raise LLMError(str(exc)) from None
+        self._chat: llm_openai.ChatCompletions | None = None
+        self._sdk: Any = None
+        if self.target.provider.api == "openai":
+            self._chat = _sdk or llm_openai.ChatCompletions(self.target, config.timeout_s)
+        else:
+            self._sdk = _sdk or sdk().Anthropic(
+                api_key=self.target.api_key or "missing-api-key",
+                base_url=self.target.base_url,
+                timeout=config.timeout_s,
+                max_retries=0,  # kits/retrying is the single retry policy
+            )
         self._cache = llm_responses.ResponseCache(config.cache_dir) if config.cache_dir else None
-        self._batcher = _batcher
+        self._batcher = _batcher if self.offers_batches else None
+        self._routes = dict(_routes or {})
 
     def derive(self, ledger: llm_accounting.Ledger | None = None, **changes: Any) -> Client:
         """The same connection, caches, prices and batching with other settings (another
         model, another temperature) or another ledger (one app's scope)."""
-        reconnect = bool({"base_url", "timeout_s"} & changes.keys())
+        reconnect = bool({"base_url", "timeout_s"} & changes.keys()) or (
+            "model" in changes and llm_providers.split(changes["model"])[0] != self.target.provider.name)
+        # a route keeps its own model and endpoint; everything else (the ledger, a temperature) follows
+        follow = {k: v for k, v in changes.items() if k not in ("model", "base_url")}
         return Client(dataclasses.replace(self.config, **changes), api_key=self._api_key,
                       ledger=ledger or self.ledger, prices=self.prices, sleep=self.sleep,
-                      _sdk=None if reconnect else self._sdk, _batcher=self._batcher)
+                      _sdk=None if reconnect else self._chat or self._sdk, _batcher=self._batcher,
+                      _routes={p: c.derive(ledger=ledger, **follow) for p, c in self._routes.items()})
 
     def batched(self, batcher: Batched | None) -> Client:
-        """This client sending through ``batcher`` (None: interactive again)."""
+        """This client sending through ``batcher`` (None: interactive again). A model
+        whose provider offers no Message Batches stays interactive."""
         return Client(self.config, api_key=self._api_key, ledger=self.ledger, prices=self.prices,
-                      sleep=self.sleep, _sdk=self._sdk, _batcher=batcher)
+                      sleep=self.sleep, _sdk=self._chat or self._sdk, _batcher=batcher,
+                      _routes={p: c.batched(batcher) for p, c in self._routes.items()})
+
+    def routed(self, routes: Mapping[str, Client]) -> Client:
+        """This client, with the calls whose ``purpose`` is a route's name or starts with
+        it and a dot (``aesthetics`` takes ``aesthetics.judge``; the longest name wins)
+        sent through that route's client: one model per purpose, chosen by the caller,
+        unseen by the stage that makes the call."""
+        return Client(self.config, api_key=self._api_key, ledger=self.ledger, prices=self.prices,
+                      sleep=self.sleep, _sdk=self._chat or self._sdk, _batcher=self._batcher,
+                      _routes={**self._routes, **{p: c.derive(ledger=self.ledger) for p, c in routes.items()}})
+
+    def route(self, purpose: str) -> Client:
+        """The client that serves calls made for ``purpose``."""
+        names = [p for p in self._routes if purpose == p or purpose.startswith(p + ".")]
+        return self._routes[max(names, key=len)] if names else self
+
+    def model_for(self, purpose: str) -> str:
+        return self.route(purpose).config.model
+
+    @property
+    def offers_batches(self) -> bool:
+        """Its provider serves the Message Batches API (Anthropic's)."""
+        return self.target.provider.api == "anthropic"
 
     @property
     def is_batched(self) -> bool:
@@ -235,15 +306,24 @@ class Client:
                tools: Sequence[Mapping[str, Any]] | None = None,
                tool_choice: Mapping[str, Any] | None = None,
                sample: int | None = None, purpose: str = "",
-               max_tokens: int | None = None, reuse: bool = False) -> Reply:
+               max_tokens: int | None = None, reuse: bool = False, changing_tail: int = 0) -> Reply:
         """Send one request (or answer from the cache). Raises ``LLMError``.
         ``reuse``: this prompt, or a longer one starting with it, will be sent again
-        (the next turn, another sample): mark it for the API's prompt cache."""
+        (the next turn, another sample): mark it for the API's prompt cache.
+        ``changing_tail``: the last message's last blocks that the next call will not
+        send as they are (a screenshot that becomes a line of text): the prompt cache
+        entry this call writes ends before them, so that the next call reads all of it."""
+        route = self.route(purpose)
+        if route is not self:
+            return route.create(system=system, messages=messages, tools=tools, tool_choice=tool_choice,
+                                sample=sample, purpose=purpose, max_tokens=max_tokens, reuse=reuse,
+                                changing_tail=changing_tail)
         cfg = self.config
         params = self._params(system, messages, tools, tool_choice, max_tokens)
         # the key is the call's content, before its packaging: caching on or off, the same key
         deterministic = not cfg.thinking and cfg.temperature == 0
-        key = llm_responses.ResponseCache.key(params, sample) if (deterministic or sample is not None) else None
+        key = (llm_responses.ResponseCache.key(params, sample, self.target.endpoint)
+               if (deterministic or sample is not None) else None)
         started = time.monotonic()
         # a batch this process collected (one an earlier run submitted, say) is paid for here,
         # even though its reply is in the response cache already
@@ -253,13 +333,14 @@ class Client:
             self.ledger.record(llm_accounting.Entry(cfg.model, purpose, cached.usage, 0.0, True, 0, 0.0))
             return cached
 
-        marked = cfg.prompt_caching and reuse
+        # Chat Completions servers cache prefixes by themselves: nothing to mark
+        marked = cfg.prompt_caching and reuse and self._chat is None
         reply = None
         if collected is not None:
             reply, attempts, batched = reply_of(collected, cfg.model), 1, True
         elif self._batcher is not None:
             # a batch may wait longer than 5 minutes between rounds: 1-hour entries
-            body = llm_caching.mark(params, "1h") if marked else params
+            body = llm_caching.mark(params, "1h", changing_tail) if marked else params
             try:
                 message, paid = self._batcher.submit(key or f"u{uuid.uuid4().hex}", body)
                 reply, attempts, batched = reply_of(message, cfg.model), 1, True
@@ -269,9 +350,9 @@ class Client:
             except ItemFailed as exc:
                 log.info("LLM call %s: %s; sending it on its own", purpose or cfg.model, exc)
         if reply is None:
-            body = llm_caching.mark(params) if marked else params
-            message, attempts = self._send(body, purpose)
-            reply, batched = reply_of(message, cfg.model), False
+            body = llm_caching.mark(params, tail=changing_tail) if marked else params
+            reply, attempts = self._send(body, purpose)
+            batched = False
         cost = reply.usage.cost(llm_accounting.price_of(cfg.model, self.prices), batched)
         self.ledger.record(llm_accounting.Entry(cfg.model, purpose, reply.usage, cost, False, attempts,
                                                 round(time.monotonic() - started, 3), batched))
@@ -283,7 +364,7 @@ class Client:
         """The request body, before prompt-cache marks."""
         cfg = self.config
         params: dict[str, Any] = {
-            "model": cfg.model,
+            "model": self.target.model,
             "max_tokens": max_tokens or cfg.max_tokens,
             "system": system,
             "messages": [dict(m) for m in messages],
@@ -302,30 +383,34 @@ class Client:
             params["output_config"] = {"effort": cfg.effort}
         return params
 
-    def _send(self, params: Mapping[str, Any], purpose: str) -> tuple[Any, int]:
-        """One interactive request with the retry policy: (message, attempts)."""
+    def _send(self, params: Mapping[str, Any], purpose: str) -> tuple[Reply, int]:
+        """One interactive request with the retry policy: (reply, attempts)."""
         cfg = self.config
         attempts = 0
+        chat = self._chat
 
-        def once() -> Any:
+        def once() -> Reply:
             nonlocal attempts
             attempts += 1
+            if chat is not None:
+                model, content, stop, usage = chat.send(params)
+                return Reply(model=model or cfg.model, content=tuple(content), stop_reason=stop, usage=usage)
             body = {k: v for k, v in params.items() if k != "temperature"}
             extra = {"temperature": params["temperature"]} if "temperature" in params else None
-            return self._sdk.messages.create(**body, extra_body=extra)
+            return reply_of(self._sdk.messages.create(**body, extra_body=extra), cfg.model)
 
         policy = retrying.Policy(attempts=cfg.max_attempts, initial_wait_s=cfg.backoff_initial_s,
                                  max_wait_s=cfg.backoff_max_s)
+        worth_retrying = llm_openai.transient if chat is not None else transient
+        failures = chat.errors() if chat is not None else (sdk().AnthropicError, json.JSONDecodeError)
         try:
-            message = retrying.retrying(policy, transient, hinted_wait_s=retry_after, sleep=self.sleep,
-                                        what=f"LLM call {purpose or cfg.model}")(once)
-        except sdk().APIStatusError as exc:
-            raise LLMError(f"{cfg.model}: HTTP {exc.status_code} after {attempts} attempt(s): "
-                           f"{short(exc)}") from exc
-        except (sdk().AnthropicError, json.JSONDecodeError) as exc:
-            raise LLMError(f"{cfg.model}: {type(exc).__name__} after {attempts} attempt(s): "
-                           f"{short(exc)}") from exc
-        return message, attempts
+            reply = retrying.retrying(policy, worth_retrying, hinted_wait_s=retry_after, sleep=self.sleep,
+                                      what=f"LLM call {purpose or cfg.model}")(once)
+        except failures as exc:
+            status = getattr(exc, "status_code", None)
+            what = f"HTTP {status}" if isinstance(status, int) else type(exc).__name__
+            raise LLMError(f"{cfg.model}: {what} after {attempts} attempt(s): {short(exc)}") from exc
+        return reply, attempts
 
     # ------------------------------------------------------------------ response cache
 

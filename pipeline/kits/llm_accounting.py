@@ -35,10 +35,14 @@ BATCH_DISCOUNT = 0.5  # the Message Batches API bills every token kind at half t
 
 
 # Published list prices (USD / million tokens) per model family, matched by the first
-# family name found in the model id. Current-generation families; older Opus 4/4.1
-# ids are matched first because they cost more. Override with ``Client(prices=...)``
-# when a contract price or a newer list applies. Unknown models cost ``None`` (tokens
-# are still counted), never a guess.
+# family name found in the model id of the same provider: a key without a provider is
+# Anthropic's (``opus``), others are ``provider/family`` (``openai/gpt-4o``). More
+# specific families come first (older Opus 4/4.1 ids cost more; ``gpt-4o-mini`` before
+# ``gpt-4o``). OpenAI-compatible providers bill cached prompt tokens at their cached-input
+# price and charge nothing extra for writing them (``cache_write`` = input). Override with
+# ``Client(prices=...)`` when a contract price or a newer list applies. Unknown models —
+# any model on a self-hosted server (vllm/, ollama/, ...), or a family not listed — cost
+# ``None``: their tokens are counted and reported with "no price", never as $0.
 DEFAULT_PRICES: dict[str, Price] = {
     "claude-opus-4-1": Price(15.0, 75.0, 18.75, 1.50),
     "claude-opus-4-0": Price(15.0, 75.0, 18.75, 1.50),
@@ -46,13 +50,31 @@ DEFAULT_PRICES: dict[str, Price] = {
     "opus": Price(5.0, 25.0, 6.25, 0.50),
     "sonnet": Price(3.0, 15.0, 3.75, 0.30),
     "haiku": Price(1.0, 5.0, 1.25, 0.10),
+    "openai/gpt-4o-mini": Price(0.15, 0.60, 0.15, 0.075),
+    "openai/gpt-4o": Price(2.50, 10.0, 2.50, 1.25),
+    "openai/gpt-4.1-nano": Price(0.10, 0.40, 0.10, 0.025),
+    "openai/gpt-4.1-mini": Price(0.40, 1.60, 0.40, 0.10),
+    "openai/gpt-4.1": Price(2.0, 8.0, 2.0, 0.50),
+    "openai/gpt-5-nano": Price(0.05, 0.40, 0.05, 0.005),
+    "openai/gpt-5-mini": Price(0.25, 2.0, 0.25, 0.025),
+    "openai/gpt-5-chat": Price(1.25, 10.0, 1.25, 0.125),
+    "openai/gpt-5-2025": Price(1.25, 10.0, 1.25, 0.125),
+    "google/gemini-2.5-flash-lite": Price(0.10, 0.40, 0.10, 0.025),
+    "google/gemini-2.5-flash": Price(0.30, 2.50, 0.30, 0.075),
+    "google/gemini-2.5-pro": Price(1.25, 10.0, 1.25, 0.31),
+    "grok/grok-4": Price(3.0, 15.0, 3.0, 0.75),
 }
 
 
 def price_of(model: str, prices: Mapping[str, Price]) -> Price | None:
-    name = model.lower()
+    """The price of ``model`` (``provider/model`` or a bare Anthropic name), None when
+    its provider lists no family it belongs to."""
+    provider, slash, name = model.lower().partition("/")
+    if not slash:
+        provider, name = "anthropic", provider
     for family, price in prices.items():
-        if family in name:
+        owner, mark, tail = family.lower().rpartition("/")
+        if (owner if mark else "anthropic") == provider and tail in name:
             return price
     return None
 

@@ -14,7 +14,12 @@ caller's ``reuse``: the next turn of a conversation, another sample of the same 
 2. the last block of the previous user turn — what the previous call of this
    conversation wrote, read back explicitly (the API's own look-back reaches only 20
    blocks behind a mark, fewer than one turn of many parallel tool calls can add);
-3. the last block of the last message — the whole prompt, written for the next call.
+3. the last block of the last message — the whole prompt, written for the next call;
+   or, when the caller says the message's last ``tail`` blocks will not be sent again
+   as they are (a screenshot a conversation replaces with a line of text next turn),
+   the last block before them: an entry ending in a block the next call changes would
+   never be read, and the blocks after the mark are paid once as plain input instead
+   of written to the cache and thrown away.
 
 It changes no content, only its packaging: ``unpacked(mark(p)) == unpacked(p)`` (a
 string content becomes one text block, which the API reads identically). It must not
@@ -39,17 +44,18 @@ def _blocks(content: Any) -> list[dict[str, Any]]:
     return [dict(b) for b in content or ()]
 
 
-def _marked_last(message: Mapping[str, Any], ttl: TTL) -> dict[str, Any] | None:
-    """The message with its last markable block marked (thinking blocks cannot be)."""
+def _marked_last(message: Mapping[str, Any], ttl: TTL, tail: int = 0) -> dict[str, Any] | None:
+    """The message with its last markable block before its last ``tail`` blocks marked
+    (thinking blocks cannot be)."""
     blocks = _blocks(message.get("content"))
-    for i in range(len(blocks) - 1, -1, -1):
+    for i in range(len(blocks) - 1 - max(0, tail), -1, -1):
         if blocks[i].get("type") not in ("thinking", "redacted_thinking"):
             blocks[i] = {**blocks[i], "cache_control": _control(ttl)}
             return {**message, "content": blocks}
     return None
 
 
-def mark(params: Mapping[str, Any], ttl: TTL = "5m") -> dict[str, Any]:
+def mark(params: Mapping[str, Any], ttl: TTL = "5m", tail: int = 0) -> dict[str, Any]:
     """A copy of the request ``params`` with its breakpoints (see the module docstring)."""
     out = dict(params)
     system = params.get("system")
@@ -60,7 +66,7 @@ def mark(params: Mapping[str, Any], ttl: TTL = "5m") -> dict[str, Any]:
     # the previous user turn first, then the last message: at most 2 marks here, 3 in all
     targets = ([users[-2]] if len(users) >= 2 else []) + ([len(messages) - 1] if messages else [])
     for i in dict.fromkeys(targets):
-        marked = _marked_last(messages[i], ttl)
+        marked = _marked_last(messages[i], ttl, tail if i == len(messages) - 1 else 0)
         if marked is not None:
             messages[i] = marked
     out["messages"] = messages

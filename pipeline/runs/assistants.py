@@ -8,6 +8,13 @@ leaves the rest to the run's shared batches, and the budget, once reached before
 app's judging starts. An app whose LLM exploration would start past the budget is not
 explored (``stop_reason``).
 
+Each purpose has its model (``MODEL_FIELDS``: the settings field naming it, the field
+it falls back to); a client whose stage asks for several purposes (the judges) routes
+each purpose's calls to its own model (``llm.Client.routed``), so a stage never learns
+which model or provider answers. ``check_models`` asks every model's endpoint before a
+run starts: a bad name, a missing key or an endpoint that does not answer is an error
+naming the settings field.
+
 It holds no prompt and no judging logic (those are in stages/judging and
 stages/exploring/llm_policy); it only builds clients from the settings and hands each
 app its typed assistant.
@@ -18,7 +25,7 @@ from __future__ import annotations
 import pathlib
 
 from iwcbench.pipeline.contracts import artifacts, metrics, results, settings as settings_mod, task
-from iwcbench.pipeline.kits import llm, llm_accounting
+from iwcbench.pipeline.kits import llm, llm_accounting, llm_providers
 from iwcbench.pipeline.runs import app as app_run
 from iwcbench.pipeline.stages import judging
 from iwcbench.pipeline.stages.exploring import guidance, llm_policy
@@ -36,7 +43,97 @@ def cache_dir(out: str, llm_cache_dir: str | None) -> str | None:
 
 def client(evaluation: settings_mod.Evaluation, model: str, cache: str | None) -> llm.Client:
     return llm.Client(llm.Config(model=model, effort=evaluation.llm.effort, cache_dir=cache,
-                                 prompt_caching=evaluation.llm.prompt_caching))
+                                 prompt_caching=evaluation.llm.prompt_caching,
+                                 base_url=endpoint(evaluation, model)))
+
+
+def endpoint(evaluation: settings_mod.Evaluation, model: str) -> str | None:
+    """The base URL the settings give ``model``'s provider (None: its variable or default)."""
+    try:
+        return evaluation.llm.endpoints.get(llm_providers.split(model)[0])
+    except llm_providers.ModelProblem:
+        return None  # the client reports the bad name
+
+
+# Purposes whose calls a judge client routes to their own model: call purpose prefix →
+# the settings field naming the model (unset: the judge's, judging.model).
+JUDGE_ROUTES: dict[str, str] = {
+    "aesthetics": "judging.aesthetics_model", "usability": "judging.usability_model",
+    "alignment": "judging.alignment_model", "wcb": "judging.webcoder_model",
+    "wcb.alignment": "judging.webcoder_alignment_model",
+}
+
+
+def field(evaluation: settings_mod.Evaluation, path: str) -> str | None:
+    section, name = path.split(".")
+    return getattr(getattr(evaluation, section), name)
+
+
+def appearance_model(evaluation: settings_mod.Evaluation) -> str | None:
+    return (evaluation.uitests.appearance_model or evaluation.uitest_model()) if evaluation.uitests.enabled else None
+
+
+def judge_models(evaluation: settings_mod.Evaluation) -> dict[str, str]:
+    """Call purpose prefix → model, for the judges' routes (webcoder alignment falls back
+    to webcoder_model, the others to judging.model)."""
+    found = {p: m for p, f in JUDGE_ROUTES.items() if (m := field(evaluation, f))}
+    if "wcb" in found and "wcb.alignment" not in found:
+        found["wcb.alignment"] = found["wcb"]
+    return found
+
+
+def judge_client(evaluation: settings_mod.Evaluation, cache: str | None) -> llm.Client | None:
+    """The judges' client: judging.model, each judge routed to its own model when set."""
+    model = evaluation.judging.model
+    if not model:
+        return None
+    return client(evaluation, model, cache).routed(
+        {p: client(evaluation, m, cache) for p, m in judge_models(evaluation).items() if m != model})
+
+
+def models_in_use(evaluation: settings_mod.Evaluation) -> dict[str, str]:
+    """Settings field → the model it makes this evaluation call (fallbacks resolved)."""
+    used: dict[str, str | None] = {}
+    if evaluation.exploration.policy == "llm":
+        tester = evaluation.tester_model()
+        used["exploration.model"] = tester
+        if evaluation.exploration.guidance:
+            used["exploration.guidance_model"] = evaluation.exploration.guidance_model or tester
+    if evaluation.judging.model:
+        used["judging.model"] = evaluation.judging.model
+        used.update({JUDGE_ROUTES[p]: m for p, m in judge_models(evaluation).items()})
+    if evaluation.uitest_model():
+        used["uitests.model"] = evaluation.uitest_model()
+        if evaluation.uitests.appearance:
+            used["uitests.appearance_model"] = appearance_model(evaluation)
+    return {f: m for f, m in used.items() if m}
+
+
+class ModelProblem(ValueError):
+    """A model named in the settings cannot be called; the message names the field."""
+
+
+def check_models(evaluation: settings_mod.Evaluation, only: str = "") -> None:
+    """Before any app: every model in use (of the fields starting with ``only``) has a
+    good name, a key and an endpoint that answers (each endpoint asked once). Raises
+    ``ModelProblem`` naming the field."""
+    asked: dict[tuple[str, str | None], str | None] = {}
+    for path, model in models_in_use(evaluation).items():
+        if not path.startswith(only):
+            continue
+        try:
+            where = (llm_providers.split(model)[0], endpoint(evaluation, model))
+            if where not in asked:
+                try:
+                    llm.check(model, where[1])
+                    asked[where] = None
+                except llm_providers.ModelProblem as exc:
+                    asked[where] = str(exc)
+            problem = asked[where]
+        except llm_providers.ModelProblem as exc:
+            problem = str(exc)
+        if problem:
+            raise ModelProblem(f"{path}: {problem}")
 
 
 def over_budget(budget: llm_accounting.Budget, explored: bool = False) -> str:
@@ -122,12 +219,16 @@ class Wiring:
         self.evaluation = evaluation
         self.spending = spending
         self.budget = budget or llm_accounting.Budget(spending.max_cost_usd)
-        judge_model = evaluation.judging.model
-        self.judge = client(evaluation, judge_model, cache) if judge_model else None
+        self.judge = judge_client(evaluation, cache)
         tester_model = evaluation.tester_model() if evaluation.exploration.policy == "llm" else None
-        self.tester = client(evaluation, tester_model, cache) if tester_model else None
-        uitest_model = evaluation.uitest_model()
-        self.uitester = client(evaluation, uitest_model, cache) if uitest_model else None
+        guide = evaluation.exploration.guidance_model
+        self.tester = client(evaluation, tester_model, cache).routed(
+            {"explore.guidance": client(evaluation, guide, cache)} if guide and guide != tester_model else {}
+        ) if tester_model else None
+        uitest_model, looks = evaluation.uitest_model(), appearance_model(evaluation)
+        self.uitester = client(evaluation, uitest_model, cache).routed(
+            {"uitest.appearance": client(evaluation, looks, cache)} if looks and looks != uitest_model else {}
+        ) if uitest_model else None
 
     def for_app(self, prepared: app_run.Prepared) -> AppLLM:
         return AppLLM(self, prepared.app.key, prepared.instrumented.coverage_map, prepared.instrumented.sources)
@@ -152,8 +253,6 @@ def check_prices(evaluation: settings_mod.Evaluation, spending: settings_mod.Spe
         return
     # the UI-test agent and the appearance judge spend from the same budget (their client
     # sits in each app's ledger), so their model needs a price too
-    uitest_model = evaluation.uitest_model() if evaluation.uitests.enabled else None
-    for model in sorted({evaluation.judging.model, evaluation.tester_model() if evaluation.exploration.policy == "llm"
-                         else None, uitest_model} - {None}):
+    for path, model in models_in_use(evaluation).items():
         if llm_accounting.price_of(model, llm_accounting.DEFAULT_PRICES) is None:
-            raise NoPrice(f"--max-cost: no list price is known for {model}, so its cost cannot be counted")
+            raise NoPrice(f"--max-cost: no list price is known for {model} ({path}), so its cost cannot be counted")

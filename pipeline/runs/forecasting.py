@@ -24,8 +24,8 @@ import pathlib
 from typing import Iterable, Mapping, TextIO
 
 from iwcbench.pipeline.contracts import artifacts, results, settings as settings_mod
-from iwcbench.pipeline.kits import llm_accounting, store as store_mod
-from iwcbench.pipeline.runs import calibration, finishing, local
+from iwcbench.pipeline.kits import llm_accounting, llm_providers, store as store_mod
+from iwcbench.pipeline.runs import assistants, calibration, finishing, local
 from iwcbench.pipeline.stages import judging
 
 TESTER = ("explore.",)  # purposes priced at the tester's model, never batched
@@ -185,12 +185,25 @@ def _price(profile: Profile, price: llm_accounting.Price | None, caching: bool,
 
 def _model_of(evaluation: settings_mod.Evaluation, spending: settings_mod.Spending, purpose: str
               ) -> tuple[str | None, bool]:
-    """(the model a purpose's calls go to, whether they go through Message Batches)."""
+    """(the model a purpose's calls go to, whether they go through Message Batches: only
+    an Anthropic model's can)."""
     if purpose.startswith(TESTER):
-        return evaluation.tester_model(), False
+        guide = evaluation.exploration.guidance_model if purpose == "explore.guidance" else None
+        return guide or evaluation.tester_model(), False
     if purpose.startswith(UITEST):
-        return evaluation.uitest_model(), spending.batch_judges and purpose == APPEARANCE
-    return evaluation.judging.model, spending.batch_judges and purpose.split(".")[0] not in judging.INTERACTIVE
+        model = assistants.appearance_model(evaluation) if purpose == APPEARANCE else evaluation.uitest_model()
+        return model, spending.batch_judges and purpose == APPEARANCE and _batches(model)
+    routes = assistants.judge_models(evaluation)
+    names = [p for p in routes if purpose == p or purpose.startswith(p + ".")]
+    model = routes[max(names, key=len)] if names else evaluation.judging.model
+    return model, (spending.batch_judges and purpose.split(".")[0] not in judging.INTERACTIVE and _batches(model))
+
+
+def _batches(model: str | None) -> bool:
+    try:
+        return bool(model) and llm_providers.PROVIDERS[llm_providers.split(model or "")[0]].api == "anthropic"
+    except llm_providers.ModelProblem:
+        return False
 
 
 def forecast(evaluation: settings_mod.Evaluation, spending: settings_mod.Spending, apps: int | Units,
@@ -236,7 +249,7 @@ def for_run(config: settings_mod.RunSettings, resume: bool, calibrate_from: str 
 
 
 def _money(value: float | None) -> str:
-    return "unknown price" if value is None else f"${value:,.2f}"
+    return "no price" if value is None else f"${value:,.2f}"
 
 
 def write(lines: list[Line], apps: int, source: str, out: TextIO) -> None:

@@ -57,8 +57,9 @@ def timing(spending: settings_mod.Spending) -> llm_batches.Timing:
 @contextlib.contextmanager
 def batching(client: llm.Client, store: store_mod.Store, spending: settings_mod.Spending,
              on: bool) -> Iterator[llm_batches.Batcher | None]:
-    """A batcher journaling into ``store`` while the block runs (None when ``on`` is false)."""
-    if not on:
+    """A batcher journaling into ``store`` while the block runs (None when ``on`` is false,
+    or when ``client``'s provider has no Message Batches: its calls stay interactive)."""
+    if not on or not client.offers_batches:
         yield None
         return
     with llm_batches.Batcher(client, StoreJournal(store), timing(spending)) as batcher:
@@ -153,8 +154,9 @@ def judge_waiting(config: settings_mod.RunSettings, store: store_mod.Store, task
         return found
     spending = config.spending
     cache = assistants.cache_dir(config.out, config.llm_cache_dir)
-    judge = assistants.client(evaluation, model or look_model or "", cache)
-    looker = assistants.client(evaluation, look_model, cache) if look_model and looks else None
+    judge = assistants.judge_client(evaluation, cache) or assistants.client(evaluation, look_model or "", cache)
+    appearance = assistants.appearance_model(evaluation)
+    looker = assistants.client(evaluation, appearance, cache) if appearance and looks else None
     batch = spending.batch_judges
     with batching(judge, store, spending, batch) as batcher:
         run = _Pass(store=store, tasks=tasks, settings=evaluation.judging, client=judge.batched(batcher),

@@ -21,13 +21,16 @@ class Rescored:
 
 
 def rescore(run_uri: str, tasks_uri: str, judge: str, out: str | None = None,
-            protocol: str | None = None, batch: bool = False) -> Rescored:
+            protocol: str | None = None, batch: bool = False, endpoints: dict[str, str] | None = None) -> Rescored:
     """Re-judge every app of the run at ``run_uri`` with ``judge`` (and, if given, the
     judging ``protocol``), in place or into a copy at ``out`` (local runs only). The
     settings the run recorded in its results.json are kept, with the judge replaced —
     a run's on one machine (``iwc run``) or an evaluation's (``iwc score``, the
     cluster's scoring Job); a run that never finished (no results.json) is re-judged
-    with the defaults, and an unreadable results.json is an error (``BadInput``)."""
+    with the defaults, and an unreadable results.json is an error (``BadInput``).
+    ``judge`` replaces every judge (a per-dimension model the run named included), on
+    any provider; ``endpoints`` adds base URLs by provider. A judge that cannot be
+    called is an error naming the field (``assistants.ModelProblem``) before any app."""
     if out:
         if run_uri.startswith("s3://"):
             raise inputs.BadInput("--out: re-scoring into a copy works for local runs only")
@@ -37,9 +40,14 @@ def rescore(run_uri: str, tasks_uri: str, judge: str, out: str | None = None,
     tasks = {t.id: t for t in inputs.load_tasks(tasks_uri)}
     config = recorded_settings(store, run_uri)
     llm_cache_dir = config.llm_cache_dir if isinstance(config, settings_mod.RunSettings) else None
-    judging_update = {"model": judge, **({"protocol": protocol} if protocol else {})}
-    config = config.model_copy(update={"judging": config.judging.model_copy(update=judging_update)})
-    client = assistants.client(config, judge, assistants.cache_dir(run_uri, llm_cache_dir))
+    judging_update = {"model": judge, **({"protocol": protocol} if protocol else {}),
+                      **{f.split(".")[1]: None for f in assistants.JUDGE_ROUTES.values()}}
+    config = config.model_copy(update={
+        "judging": config.judging.model_copy(update=judging_update),
+        "llm": config.llm.model_copy(update={"endpoints": {**config.llm.endpoints, **(endpoints or {})}})})
+    assistants.check_models(config, only="judging.")
+    cache = assistants.cache_dir(run_uri, llm_cache_dir)
+    client = assistants.judge_client(config, cache) or assistants.client(config, judge, cache)
     spending = config.spending if isinstance(config, settings_mod.RunSettings) else settings_mod.Spending()
     with judging_pass.batching(client, store, spending, batch) as batcher:
         updated = judging_pass.rescore_apps(store, tasks, client.batched(batcher), config.judging,

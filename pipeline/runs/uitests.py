@@ -38,10 +38,11 @@ log = logging.getLogger(__name__)
 
 def needs_llm(evaluation: settings_mod.Evaluation) -> str | None:
     """Why the agent cannot run (no model, no API key), or None when it can."""
-    if not evaluation.uitest_model():
-        return f"{uitests.NEEDS_LLM} (set --judge MODEL or uitests.model, and ANTHROPIC_API_KEY)"
-    if llm.api_key_missing():
-        return f"{uitests.NEEDS_LLM} (ANTHROPIC_API_KEY is not set)"
+    model = evaluation.uitest_model()
+    if not model:
+        return f"{uitests.NEEDS_LLM} (set --judge MODEL or uitests.model, and its provider's API key)"
+    if llm.api_key_missing(model):
+        return f"{uitests.NEEDS_LLM} ({model}: its provider's API key is not set)"
     return None
 
 

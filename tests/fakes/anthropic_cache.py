@@ -5,7 +5,9 @@ Tokens are estimated, not counted by a tokenizer: text (and tool definitions, as
 The cache follows the rules of Anthropic's prompt caching:
 
 - the prompt is one sequence of blocks in the order tools → system → messages; a
-  ``cache_control`` breakpoint caches the prefix up to and including its block;
+  ``cache_control`` breakpoint caches the prefix up to and including its block, and a
+  later request reads it only if every block before the breakpoint is byte-identical
+  (the marker itself is not part of the content);
 - at most 4 breakpoints (more is HTTP 400, as the API answers);
 - a prefix shorter than the model's minimum cacheable length is not cached (no error);
 - a request reads the longest cached prefix ending at a breakpoint or at one of the 20
@@ -108,7 +110,9 @@ def blocks_of(body: dict[str, Any]) -> list[Block]:
     def add(block: Any, level: str) -> None:
         mark = block.get("cache_control") if isinstance(block, dict) else None
         ttl = (mark.get("ttl") or "5m") if isinstance(mark, dict) else None
-        fingerprint = json.dumps([level, _strip(block)], sort_keys=True)
+        # the block as sent, key order included: a prefix is read back only if every block
+        # before the breakpoint is byte-identical; the cache_control marker is not content
+        fingerprint = json.dumps([level, _strip(block)], ensure_ascii=False)
         out.append(Block(block_tokens(block), fingerprint, ttl))
 
     for tool in body.get("tools") or ():

@@ -87,3 +87,14 @@ def test_a_cross_field_rule_is_a_condition_before_any_job(apiserver, namespace, 
     assert cond["status"] == "False" and cond["reason"] == "InvalidSpec"
     assert cond["message"].startswith("spec.exploration.model: the llm explorer needs a model")
     assert apiserver.jobs(namespace) == []
+
+
+def test_a_model_no_provider_serves_is_a_condition_before_any_job(apiserver, namespace, operator, s3_bucket):
+    h.put_apps(s3_bucket, "apps", {"m1/t1": {"index.html": b"x"}})
+    apiserver.apply_run(namespace, h.run_manifest("badmodel", s3_bucket, judging={"model": "acme/judge-1"}))
+    run = h.wait_for(lambda: (r := apiserver.get_run(namespace, "badmodel")) and
+                     r.get("status", {}).get("phase") and r, 30, "a status", operator.log)
+    cond = {c["type"]: c for c in run["status"]["conditions"]}["SpecValid"]
+    assert run["status"]["phase"] == "Failed" and cond["reason"] == "InvalidSpec"
+    assert cond["message"].startswith("spec.judging.model: 'acme/judge-1': unknown provider 'acme'")
+    assert apiserver.jobs(namespace) == []

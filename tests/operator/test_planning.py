@@ -133,3 +133,30 @@ def test_scheduling_places_every_pod_of_the_run():
         kubernetes_validate.validate(job, "1.30", strict=True)
     plain = planning.app_job(OWNER, SPEC, planning.AppPair("m", "t"), planning.Defaults())["spec"]["template"]["spec"]
     assert "nodeSelector" not in plain and "tolerations" not in plain
+
+
+def test_an_openai_compatible_judge_gets_its_providers_key_and_endpoint_and_only_the_explorer_does():
+    from iwcbench.operator import cli as operator_cli
+    spec = api.EvaluationRunSpec.model_validate({**SPEC.wire(), "judging": {"model": "openai/Qwen2.5-VL-32B-Instruct"},
+                                                 "llm": {"endpoints": {"openai": "http://vllm.gpu.svc:8000/v1"}}})
+    defaults = operator_cli.defaults_from({"IWC_PROVIDER_SECRETS": "openai=iwc-openai,google=iwc-gemini"})
+    pod = planning.app_job(OWNER, spec, planning.AppPair("m", "t"), defaults)["spec"]["template"]["spec"]
+    (explorer,) = pod["containers"]
+    keys = {e["name"]: e["valueFrom"]["secretKeyRef"]["name"] for e in explorer.get("env", []) if "valueFrom" in e
+            and "secretKeyRef" in e["valueFrom"] and e["valueFrom"]["secretKeyRef"]["key"] == "apiKey"}
+    assert keys == {"ANTHROPIC_API_KEY": "iwc-anthropic", "OPENAI_API_KEY": "iwc-openai", "GEMINI_API_KEY": "iwc-gemini"}
+    assert all("OPENAI_API_KEY" not in str(c.get("env")) for c in pod["initContainers"])
+    argv = explorer["command"]
+    sent = settings.parse_document(argv[argv.index("--settings") + 1])
+    assert sent.judging.model == "openai/Qwen2.5-VL-32B-Instruct"
+    assert sent.llm.endpoints == {"openai": "http://vllm.gpu.svc:8000/v1"}
+
+
+def test_a_model_no_provider_serves_is_named_by_its_field_before_any_job():
+    spec = api.EvaluationRunSpec.model_validate({**SPEC.wire(), "judging": {
+        "model": "openai/gpt-4o", "checklistModels": ["claude-a", "acme/b", "grok/c"]}})
+    assert planning.model_problem(spec) == "spec.judging.checklistModels: 'acme/b': unknown provider 'acme' " \
+        "(known: anthropic, openai, google, grok, openrouter, vllm, sglang, ollama, llama-cpp; a model on another " \
+        "OpenAI-compatible server is openai/acme/b with OPENAI_BASE_URL set)"
+    good = api.EvaluationRunSpec.model_validate({**SPEC.wire(), "uitests": {"model": "vllm/Qwen2.5-VL"}})
+    assert planning.model_problem(good) is None

@@ -13,3 +13,14 @@ helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version }}
 {{- define "iwc.runnerImage" -}}
 {{ .Values.image.runner.repository }}:{{ .Values.image.runner.tag }}
 {{- end -}}
+
+{{- /* llm.providers as the operator reads them: openai=iwc-openai,google=iwc-google */ -}}
+{{- define "iwc.providerSecrets" -}}
+{{- $pairs := list -}}
+{{- range $name, $provider := .Values.llm.providers -}}
+{{- with $provider.apiKeySecret -}}
+{{- $pairs = append $pairs (printf "%s=%s" $name .) -}}
+{{- end -}}
+{{- end -}}
+{{- join "," $pairs -}}
+{{- end -}}

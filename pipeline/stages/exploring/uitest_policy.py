@@ -13,7 +13,9 @@ Prompt caching: every call resends the conversation so far and is marked for the
 prompt cache (``reuse``, kits/llm_caching), so the tools, the system prompt, the test
 case and the earlier steps are a growing prefix that the next step reads back at a tenth
 of the price. Each turn only appends, except that the previous turn's screenshot becomes
-a line of text; the prefix up to the turn before it stays the same.
+a line of text; so the cache entry a step writes ends just before its screenshot
+(``changing_tail``), and the next step reads every byte of it back: the prefix up to
+and including the previous turn's text is byte-stable.
 
 Rules a reader of its verdicts should know:
 
@@ -207,11 +209,15 @@ class UITestPolicy:
         forced = {"type": "tool", "name": "verdict"} if final else {"type": "any"}
         failures = 0
         while True:
+            last = self.messages[-1]["content"]
+            # the screenshot ending this turn becomes a line of text next turn: the prompt
+            # cache entry ends before it, so that the next step reads all this one wrote
+            shot = isinstance(last, list) and bool(last) and last[-1].get("type") == "image"
             try:
                 reply = self.client.create(
                     system=SYSTEM, messages=self.messages, tools=TOOLS, sample=0,
                     tool_choice=None if self.client.config.thinking else forced,
-                    purpose="uitest.verdict" if final else "uitest.step", reuse=True)
+                    purpose="uitest.verdict" if final else "uitest.step", reuse=True, changing_tail=int(shot))
             except llm.LLMError as exc:
                 self.problem = f"the LLM was unavailable: {exc}"
                 return None

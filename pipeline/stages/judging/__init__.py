@@ -91,11 +91,13 @@ def judge_app(item: task.Task, files: artifacts.Reader, client: llm.Client,
     with concurrent.futures.ThreadPoolExecutor(max(1, len(dimensions))) as pool:
         judged = [pool.submit(JUDGES[d], (interactive or client) if d in INTERACTIVE else client,
                               item, evidence, settings) for d in dimensions]
-    for future in judged:
-        scores.update(future.result())
-    model = client.config.model
-    return {name: s.model_copy(update={"raw": {**(s.raw or {}), "judge_model": model}})
-            for name, s in scores.items()}
+    for dimension, future in zip(dimensions, judged):
+        serving = (interactive or client) if dimension in INTERACTIVE else client
+        for name, s in future.result().items():
+            # the model that answered this score's calls (a purpose may have its own)
+            purpose = "wcb.alignment" if name in webcoder.ALIGNMENT.values() else dimension
+            scores[name] = s.model_copy(update={"raw": {**(s.raw or {}), "judge_model": serving.model_for(purpose)}})
+    return scores
 
 
 def _names(settings: settings_mod.Judging) -> list[str]:

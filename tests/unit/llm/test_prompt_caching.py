@@ -86,3 +86,45 @@ def test_the_response_cache_answers_whether_or_not_the_call_was_marked(fake_anth
     again = _client(cache_dir=str(tmp_path)).create(system="s", messages=messages, sample=0, reuse=True)
     assert again.cached and again.text == "kept"
     assert len(fake_anthropic.requests) == 1
+
+
+def _screenshot() -> bytes:
+    import io
+
+    from PIL import Image
+    out = io.BytesIO()
+    Image.new("RGB", (1024, 640), "white").save(out, format="PNG")  # 873 tokens by the API's estimate
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("changing_tail", [0, 1])
+def test_a_step_whose_screenshot_becomes_text_next_turn_leaves_a_prefix_the_next_step_reads_whole(
+        fake_anthropic, changing_tail):
+    """The UI-test agent's conversation: each turn ends with a screenshot that the next
+    turn replaces by a line of text. With the entry ending before the screenshot
+    (``changing_tail=1``), each step reads back every token the step before wrote and
+    no screenshot is ever written to the cache; with the mark on the screenshot itself
+    (the old packaging), each step's entry is never read and the screenshot is written."""
+    fake_anthropic.handler = lambda body: text("click")
+    client = _client()
+    messages: list = [{"role": "user", "content": [llm.text_block(LONG)]}]
+    replies = []
+    for step in range(4):
+        if step:
+            for block_list in (m["content"] for m in messages if m["role"] == "user"):
+                block_list[:] = [llm.text_block("(screenshot omitted)") if b["type"] == "image" else b
+                                 for b in block_list]
+            messages = _turn(messages, replies[-1], f"page after step {step}")
+        messages[-1]["content"] += [llm.text_block(f"Screenshot after step {step}:"), llm.image_block(_screenshot())]
+        replies.append(client.create(system="be a tester", messages=messages, reuse=True,
+                                     changing_tail=changing_tail))
+    usage = [r.usage for r in replies]
+    if changing_tail:
+        for before, after in zip(usage, usage[1:]):
+            assert after.cache_read_input_tokens == before.cache_read_input_tokens + before.cache_creation_input_tokens
+            assert after.cache_creation_input_tokens < 40  # the new turn's text, never a screenshot
+            assert after.input_tokens >= 873  # the screenshot, sent once as plain input
+    else:
+        for before, after in zip(usage, usage[1:]):
+            assert after.cache_read_input_tokens < before.cache_read_input_tokens + before.cache_creation_input_tokens
+            assert after.cache_creation_input_tokens > 873  # the screenshot written, then thrown away

@@ -148,11 +148,20 @@ def test_each_step_reads_the_earlier_ones_from_the_prompt_cache(fake_anthropic):
     # text, and the previous turn, whose screenshot became a line of text
     screenshot = 512 * 320 // 750
     assert all(p - r <= screenshot + 300 for p, r in zip(prompts[2:], reads[2:])), (reads, prompts)
+    # the prefix is byte-stable: each step reads back every token the step before wrote,
+    # and a screenshot (replaced by text next turn) is never written to the cache
+    writes = [e.usage.cache_creation_input_tokens for e in entries]
+    assert all(r == r0 + w0 for r0, w0, r in zip(reads[1:], writes[1:], reads[2:])), (reads, writes)
+    assert all(w < screenshot for w in writes[1:]), writes
     for request in requests:
         body = request.body
         assert llm_caching.breakpoints(body) <= llm_caching.MAX_BREAKPOINTS
         assert "cache_control" in body["system"][-1]
-        assert "cache_control" in body["messages"][-1]["content"][-1]
+        *turn, shot = body["messages"][-1]["content"]
+        if shot.get("type") == "image":  # the entry ends before the screenshot
+            assert "cache_control" not in shot and "cache_control" in turn[-1]
+        else:
+            assert "cache_control" in shot
         assert len(_images(body)) == 1, "only the newest screenshot stays in the conversation"
 
 
