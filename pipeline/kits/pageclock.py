@@ -17,9 +17,11 @@ BUDGET_S = 8.0  # the most real time one advance spends before the rest is cut
 
 
 def install(page: Any) -> None:
-    """Playwright's clock on ``page``'s context, paused at START."""
+    """Playwright's clock on ``page``'s context, paused at START. (Installed, it runs on
+    in real time until paused, so it is paused a second later in its own time: still
+    before the page has any timer, and at the same instant every run.)"""
     page.clock.install(time=START)
-    page.clock.pause_at(START)
+    page.clock.pause_at(START + datetime.timedelta(seconds=1))
 
 
 def advance(ms: int, run_for: Callable[[int], Any]) -> int:
