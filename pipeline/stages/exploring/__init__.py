@@ -8,7 +8,8 @@ and an app's defect never escapes as an exception: it is in the trace.
 
 Modules: starting (the first load: fallback to the original build, blank pages,
 load times), stepping (the loop over its parts: paging — the tab and its recovery,
-tracking — the coverage, recording — the evidence, timing — where the time goes),
+tracking — the coverage, recording — the evidence, timing — where the time goes,
+verifying — whether a lost page is the app's failure or the harness's),
 observing + observe.mjs (what the page offers), acting (doing an action), policy
 (the protocol), heuristic (the default: offering — its options, memory — what it
 remembers) with values, rules, playing (keys, waits, positions), reaching (what of
