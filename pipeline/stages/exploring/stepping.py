@@ -131,12 +131,13 @@ class Explorer:
         """A lost page: counted as the app's only when its original build fails the same
         action too (verifying.py); otherwise the harness is lightened and it is not."""
         why: tuple[str, ...] = ()
-        if counted and self.harness.lightenable:
+        if counted and self.harness.checkable:
             with self.timing.timed("verify"):
                 verdict = verifying.original(self.page, self.harness.originals, action, self.action_timeout_s)
             why = (verdict.detail,)
             if not verdict.apps:
-                why += (self.harness.lighten(index, self.page, self.coverage, str(error)),)
+                if self.harness.lightenable:
+                    why += (self.harness.lighten(index, self.page, self.coverage, str(error)),)
                 counted = False
         self.page.lost(error, notes, after, counted, why)
 

@@ -5,8 +5,9 @@ failure the app's. Otherwise the harness is the cause, and it is lightened for t
 rest of the exploration, one level at a time (``LEVELS``): first V8's crediting and
 the clock, then the counters themselves (the original build is explored, the coverage
 credited so far kept). Every lightening is recorded in the trace, and the steps go on
-to the budget. With nothing left to take off, or no original build to compare with, a
-hang counts as the app's, as before.
+to the budget. With nothing left to take off, a page that answers with patience is
+still not called hung (it is slow, on this machine, not stuck). Without an original
+build to compare with (black box), a hang counts as the app's, as before.
 
 It must not choose actions; it acts on the page only to replay the one that failed.
 """
@@ -22,6 +23,10 @@ from iwcbench.pipeline.stages.exploring import acting, observing, paging, tracki
 
 # what is switched off at each level, in order (the cheapest evidence to lose first)
 LEVELS = ("crediting and the clock", "the coverage counters")
+# How long the original build is given to answer the action and one look: a page that
+# is slow on a loaded machine (software WebGL, a busy neighbour) answers within this;
+# a busy loop never does.
+PATIENCE_S = 20.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,8 +46,12 @@ class Harness:
         self.lightened: list[str] = []
 
     @property
+    def checkable(self) -> bool:
+        return bool(self.originals)
+
+    @property
     def lightenable(self) -> bool:
-        return bool(self.originals) and self.level < len(LEVELS)
+        return self.level < len(LEVELS)
 
     def lighten(self, index: int, page: paging.Page, tracker: tracking.Tracker, why: str) -> str:
         """Switch the next level off for the pages opened from now on; the note that says so."""
@@ -63,8 +72,8 @@ class Harness:
 def original(page: paging.Page, originals: dict[str, bytes], action: evidence.Action,
              action_timeout_s: float) -> Verdict:
     """The original build, loaded in a plain tab, given ``action`` (a load: the load
-    itself), then looked at once. What it did on its own (errors, requests) is not the
-    step's: it is drained and dropped."""
+    itself), then looked at once, each with PATIENCE_S to answer. What it did on its
+    own (errors, requests) is not the step's: it is drained and dropped."""
     session = page.session
     began = time.monotonic()
     try:
@@ -82,12 +91,12 @@ def original(page: paging.Page, originals: dict[str, bytes], action: evidence.Ac
             pass  # a load event that never comes is not a hang: the look below tells
         if action.kind != "load":
             try:
-                acting.perform(tab, action, action_timeout_s, page.url)
+                acting.perform(tab, action, max(action_timeout_s, PATIENCE_S), page.url)
             except browser.PageLost:
                 raise
             except browser.BrowserError:
                 pass  # its target may not be on a fresh page: the page answered all the same
-        observing.observe(tab, 0, paging.HANG_S)
+        observing.observe(tab, 0, PATIENCE_S)
         verdict = Verdict(apps=False, detail=(
             f"the app's original build, without our counters, crediting or clock, answered "
             f"{action.label()} ({time.monotonic() - began:.1f} s with its load): not the app's failure"))
