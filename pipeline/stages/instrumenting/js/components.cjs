@@ -1,0 +1,209 @@
+/*
+ * Istanbul on a component file's compiled script (.vue, .svelte, Astro's <script>
+ * blocks), with every location mapped back to the file the author wrote.
+ *
+ * Babel cannot read a component file, so its counters go in after the framework's own
+ * Vite plugin compiled it (the Vue and Svelte plugins, Astro's, hand JavaScript and a
+ * source map to the next plugin). Before Istanbul walks the compiled program, each
+ * node's location is replaced by the place it came from in the component file, through
+ * the source map the bundler combined from every transform so far; a node that came
+ * from no place in the file (the compiler's glue: `_defineComponent`, hoisted vnodes,
+ * Svelte's runtime calls) has no location, and Istanbul counts only located nodes. So
+ * statement and function locations are lines of the .vue/.svelte/.astro file (a
+ * template handler's are the template's lines), the coverage key is that file's path in
+ * the project, and the recorded source is the file as written. After Istanbul's pass
+ * the compiled locations are put back, so the bundle's own source map stays right.
+ *
+ * A component compiles into more than one module in some frameworks: Astro gives each
+ * <script> block of a page its own module (`?astro&type=script&index=N`), Vue may keep
+ * a template's render function apart from its script. Each such module's counters need
+ * their own key (one key is one counter object in the page): the first (Vue's script,
+ * Astro's first block) takes the file's path, the others `<path>#<part>` — the way
+ * static pages' inline blocks are `<page>#inline-N`. It must not decide which files
+ * are the app's own (recording.ownKey does) nor instrument script files (instrumenting.cjs).
+ */
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+
+const recording = require('./recording.cjs');
+
+const { programVisitor } = recording.tool('istanbul-lib-instrument');
+
+const COMPONENT = /\.(vue|svelte|astro)$/;
+
+/* The coverage key of a module id when it is script compiled from one of the app's own
+ * component files, else null (styles, raw imports, dependencies, generated files). */
+function componentKey(root, id, code = '') {
+    if (!id || id.startsWith('\0')) {
+        return null;
+    }
+    const at = id.indexOf('?');
+    const file = at < 0 ? id : id.slice(0, at);
+    if (!COMPONENT.test(file)) {
+        return null;
+    }
+    const key = recording.ownKey(root, file);
+    if (key === null) {
+        return null;
+    }
+    if (at < 0) {
+        // Vue's main module imports the script from a module of its own when it is
+        // TypeScript; what it keeps of its own then is the template's render function
+        return file.endsWith('.vue') && code.includes(`${file}?vue&type=script`) ? `${key}#template` : key;
+    }
+    const query = new URLSearchParams(id.slice(at + 1));
+    const type = query.get('type');
+    if (query.has('vue') && type === 'script') {
+        return key;
+    }
+    if (query.has('vue') && type === 'template') {
+        return `${key}#template`;
+    }
+    if (query.has('astro') && type === 'script') {
+        const index = Number(query.get('index') || 0);
+        return index > 0 ? `${key}#script-${index + 1}` : key;
+    }
+    return null; // styles, ?raw, ?url, ?worker: not script of the component
+}
+
+/* The file's own path in a combined map's sources (absolute, or relative to the map). */
+function sourceIndex(map, file) {
+    const sources = map.sources || [];
+    for (let i = 0; i < sources.length; i++) {
+        const src = sources[i];
+        if (!src) {
+            continue;
+        }
+        const resolved = path.isAbsolute(src) ? src : path.resolve(path.dirname(file), src);
+        if (resolved === file || src === file) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* A place in the compiled code (line 1-based, column 0-based) as a place in source
+ * `want` of the map, or null when the code there came from elsewhere. */
+function traced(trace, tracer, want, line, column) {
+    const segment = trace.traceSegment(tracer, line - 1, column);
+    if (!segment || segment.length < 4 || segment[1] !== want) {
+        return null;
+    }
+    return { line: segment[2] + 1, column: segment[3] + (column - segment[0]) };
+}
+
+function mapped(trace, tracer, want, loc) {
+    if (!loc || !loc.start || !loc.end) {
+        return null;
+    }
+    const start = traced(trace, tracer, want, loc.start.line, loc.start.column);
+    const last = traced(trace, tracer, want, loc.end.line, Math.max(0, loc.end.column - 1));
+    if (!start || !last) {
+        return null;
+    }
+    const end = { line: last.line, column: last.column + 1 };
+    if (end.line < start.line || (end.line === start.line && end.column < start.column)) {
+        return null;
+    }
+    return { start, end };
+}
+
+/* {code, map} of the compiled module with counters, or null when it is not one of the
+ * app's component modules, its map does not lead back to the file, or it holds no code
+ * of the file's own. `inputMap`: the bundler's map of `code` to the component file. */
+function instrument(root, id, code, inputMap) {
+    const key = componentKey(root, id, code);
+    if (key === null) {
+        return null;
+    }
+    const file = id.split('?')[0];
+    try {
+        return instrumentCompiled(id, file, key, code, inputMap);
+    } catch (error) {
+        recording.skip(key, `could not instrument its compiled script: ${String(error.message || error).split('\n')[0]}`);
+        return null;
+    }
+}
+
+function instrumentCompiled(id, file, key, code, inputMap) {
+    if (!inputMap || !inputMap.mappings) {
+        return null;
+    }
+    const want = sourceIndex(inputMap, file);
+    if (want < 0) {
+        return null;
+    }
+    const babel = recording.tool('@babel/core');
+    const trace = recording.tool('@jridgewell/trace-mapping');
+    const tracer = new trace.TraceMap(inputMap);
+    let coverage = null;
+    function plugin(api) {
+        const t = api.types;
+        return {
+            name: 'iwc-istanbul-components',
+            visitor: {
+                Program: {
+                    enter(programPath) {
+                        const compiled = new Map();
+                        const relocate = (node) => {
+                            if (node && typeof node.type === 'string' && !compiled.has(node)) {
+                                compiled.set(node, node.loc);
+                                node.loc = mapped(trace, tracer, want, node.loc);
+                            }
+                        };
+                        relocate(programPath.node);
+                        programPath.traverse({
+                            enter(p) {
+                                relocate(p.node);
+                                // Istanbul counts a function with its body's place
+                                const n = p.node;
+                                if (p.isFunction() && n.loc && n.body) {
+                                    relocate(n.body);
+                                }
+                                if (p.isFunction() && n.loc && n.body && !n.body.loc) {
+                                    n.body.loc = n.loc;
+                                }
+                            },
+                        });
+                        const visitor = programVisitor(t, key, {
+                            coverageVariable: '__coverage__',
+                            coverageGlobalScope: 'globalThis',
+                            coverageGlobalScopeFunc: false,
+                        });
+                        visitor.enter(programPath);
+                        // compiled places back (the output's own map), nothing for Istanbul's nodes
+                        programPath.traverse({
+                            enter(p) {
+                                p.node.loc = compiled.has(p.node) ? compiled.get(p.node) : null;
+                            },
+                        });
+                        programPath.node.loc = compiled.get(programPath.node);
+                        this.iwcVisitor = visitor;
+                    },
+                    exit(programPath) {
+                        coverage = this.iwcVisitor.exit(programPath).fileCoverage;
+                    },
+                },
+            },
+        };
+    }
+    const out = babel.transformSync(code, {
+        filename: file,
+        babelrc: false,
+        configFile: false,
+        sourceType: 'module',
+        compact: false,
+        sourceMaps: true,
+        parserOpts: { plugins: ['jsx', 'importAttributes', 'topLevelAwait'] },
+        plugins: [plugin],
+    });
+    if (!coverage || Object.keys(coverage.statementMap).length + Object.keys(coverage.fnMap).length === 0) {
+        return null; // only the compiler's glue: nothing of the file's own to count
+    }
+    recording.record(key, coverage, fs.readFileSync(file, 'utf8'));
+    return { code: out.code, map: out.map };
+}
+
+module.exports = { componentKey, instrument, mapped };
