@@ -68,24 +68,28 @@ function componentKey(root, id, code = '') {
     return null; // styles, ?raw, ?url, ?worker: not script of the component
 }
 
-/* The file's own path in a combined map's sources (absolute, or relative to the map). */
-function sourceIndex(map, file) {
-    const sources = map.sources || [];
-    for (let i = 0; i < sources.length; i++) {
-        const src = sources[i];
-        if (!src) {
-            continue;
-        }
-        const resolved = path.isAbsolute(src) ? src : path.resolve(path.dirname(file), src);
-        if (resolved === file || src === file) {
-            return i;
-        }
-    }
-    return -1;
+function sameFile(src, file) {
+    return !!src && (src === file || (path.isAbsolute(src) ? src : path.resolve(path.dirname(file), src)) === file);
 }
 
-/* A place in the compiled code (line 1-based, column 0-based) as a place in source
- * `want` of the map, or null when the code there came from elsewhere. */
+const INLINE_MAP = /\/\/# sourceMappingURL=data:application\/json;(?:charset=utf-8;)?base64,([A-Za-z0-9+/=]+)\s*$/;
+
+/* The source map a module's text carries inline at its end (Astro's <script> modules
+ * do: the script's text, mapped to its place in the .astro file), or null. */
+function inlineMap(text) {
+    const found = typeof text === 'string' ? INLINE_MAP.exec(text) : null;
+    if (!found) {
+        return null;
+    }
+    try {
+        return JSON.parse(Buffer.from(found[1], 'base64').toString('utf8'));
+    } catch {
+        return null;
+    }
+}
+
+/* A place in the compiled code (line 1-based, column 0-based) in source `want` of the
+ * traced map, or null when the code there came from elsewhere. */
 function traced(trace, tracer, want, line, column) {
     const segment = trace.traceSegment(tracer, line - 1, column);
     if (!segment || segment.length < 4 || segment[1] !== want) {
@@ -94,12 +98,68 @@ function traced(trace, tracer, want, line, column) {
     return { line: segment[2] + 1, column: segment[3] + (column - segment[0]) };
 }
 
-function mapped(trace, tracer, want, loc) {
+/* The ways the bundler's combined map `inputMap` may lead to `file`: straight to it
+ * (Vue, Svelte), to the file's own module id (`file?astro&type=script…`), and through
+ * the map a module's text carries inline (Astro's scripts carry one; whether the
+ * bundler already applied it depends on its version). Each is a function
+ * (line, column) -> place in the file, or null. */
+function ways(trace, inputMap, file) {
+    const first = new trace.TraceMap(inputMap);
+    const found = [];
+    (inputMap.sources || []).forEach((src, i) => {
+        if (sameFile(src, file) || (src && sameFile(src.split('?')[0], file))) {
+            found.push((line, column) => traced(trace, first, i, line, column));
+        }
+        const inner = inlineMap((inputMap.sourcesContent || [])[i]);
+        const j = inner ? (inner.sources || []).findIndex((s) => sameFile(s, file)) : -1;
+        if (j >= 0) {
+            const second = new trace.TraceMap(inner);
+            found.push((line, column) => {
+                const there = traced(trace, first, i, line, column);
+                return there && traced(trace, second, j, there.line, there.column);
+            });
+        }
+    });
+    return found;
+}
+
+const WORD = /[A-Za-z_$][\w$]*/g;
+const CHECKED_WORDS = 300;
+
+/* The way that puts the compiled code's words on the same words of the file (the most
+ * of them), or null when none puts any there. */
+function locator(trace, inputMap, file, code, original) {
+    const lines = original.split('\n');
+    const words = [];
+    code.split('\n').some((text, n) => {
+        for (const m of text.matchAll(WORD)) {
+            words.push([n + 1, m.index, m[0]]);
+        }
+        return words.length >= CHECKED_WORDS;
+    });
+    let best = null;
+    let bestScore = 0;
+    for (const locate of ways(trace, inputMap, file)) {
+        let score = 0;
+        for (const [line, column, word] of words) {
+            const at = locate(line, column);
+            if (at && (lines[at.line - 1] || '').startsWith(word, at.column)) {
+                score += 1;
+            }
+        }
+        if (score > bestScore) {
+            [best, bestScore] = [locate, score];
+        }
+    }
+    return best;
+}
+
+function mapped(locate, loc) {
     if (!loc || !loc.start || !loc.end) {
         return null;
     }
-    const start = traced(trace, tracer, want, loc.start.line, loc.start.column);
-    const last = traced(trace, tracer, want, loc.end.line, Math.max(0, loc.end.column - 1));
+    const start = locate(loc.start.line, loc.start.column);
+    const last = locate(loc.end.line, Math.max(0, loc.end.column - 1));
     if (!start || !last) {
         return null;
     }
@@ -131,13 +191,13 @@ function instrumentCompiled(id, file, key, code, inputMap) {
     if (!inputMap || !inputMap.mappings) {
         return null;
     }
-    const want = sourceIndex(inputMap, file);
-    if (want < 0) {
+    const babel = recording.tool('@babel/core');
+    const original = fs.readFileSync(file, 'utf8');
+    const locate = locator(recording.tool('@jridgewell/trace-mapping'), inputMap, file, code, original);
+    if (locate === null) {
+        recording.skip(key, 'the source map of its compiled script does not lead back to the file');
         return null;
     }
-    const babel = recording.tool('@babel/core');
-    const trace = recording.tool('@jridgewell/trace-mapping');
-    const tracer = new trace.TraceMap(inputMap);
     let coverage = null;
     function plugin(api) {
         const t = api.types;
@@ -150,7 +210,7 @@ function instrumentCompiled(id, file, key, code, inputMap) {
                         const relocate = (node) => {
                             if (node && typeof node.type === 'string' && !compiled.has(node)) {
                                 compiled.set(node, node.loc);
-                                node.loc = mapped(trace, tracer, want, node.loc);
+                                node.loc = mapped(locate, node.loc);
                             }
                         };
                         relocate(programPath.node);
@@ -202,7 +262,7 @@ function instrumentCompiled(id, file, key, code, inputMap) {
     if (!coverage || Object.keys(coverage.statementMap).length + Object.keys(coverage.fnMap).length === 0) {
         return null; // only the compiler's glue: nothing of the file's own to count
     }
-    recording.record(key, coverage, fs.readFileSync(file, 'utf8'));
+    recording.record(key, coverage, original);
     return { code: out.code, map: out.map };
 }
 
