@@ -211,9 +211,10 @@ def _next(root: pathlib.Path, node: str) -> Recipe:
             + f"import config from {json.dumps(_js('next-config.mjs'))}\n"
             + "export default (phase, context) => config(user, phase, context)\n")
     argv = [node, "node_modules/next/dist/bin/next", "build"]
+    env = {"NEXT_TELEMETRY_DISABLED": "1", "IWC_NEXT_EXPORT": "1"}
     if (installed_major(root, "next") or 0) >= 16:
         argv.append("--webpack")  # Turbopack, the default from 16 on, ignores webpack rules
-    env = {"NEXT_TELEMETRY_DISABLED": "1", "IWC_NEXT_EXPORT": "1"}
+        env["IWC_NEXT_WEBPACK_FORCED"] = "1"  # next-config.mjs: the app's Turbopack loaders for webpack
     files = {shim_name: shim}
     offline = {"NEXT_FONT_GOOGLE_MOCKED_RESPONSES": _js("next-fonts.cjs")}
     server = {**env, "IWC_NEXT_EXPORT": "0"}

@@ -17,6 +17,31 @@ import { fileURLToPath } from 'node:url';
 
 const LOADER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'webpack-loader.cjs');
 
+/* The loaders an app gave Turbopack (`turbopack.rules`), as webpack rules run first on
+ * the files they name: Next.js 16 builds with Turbopack, we build it with webpack (our
+ * loader is a webpack loader), and create-next-app 16.4 compiles Tailwind CSS with
+ * `"*.css": { loaders: ["@tailwindcss/turbopack"] }`, without which the page would be
+ * built unstyled. Only a rule whose output keeps its file type is taken (`as` naming
+ * another one, such as SVG as JavaScript, would need webpack's pipeline to change). */
+function turbopackLoaders(turbopack) {
+    const rules = (turbopack && turbopack.rules) || {};
+    const found = [];
+    for (const [glob, rule] of Object.entries(rules)) {
+        const ext = /^\*\.([A-Za-z0-9]+)$/.exec(glob);
+        const spec = Array.isArray(rule) ? { loaders: rule } : rule;
+        if (!ext || !spec || !Array.isArray(spec.loaders) || (spec.as && spec.as !== glob)) {
+            continue;
+        }
+        found.push({
+            test: new RegExp(`\\.${ext[1]}$`),
+            exclude: /[\\/]node_modules[\\/]/,
+            enforce: 'pre',
+            use: spec.loaders.map((l) => (typeof l === 'string' ? { loader: l } : l)),
+        });
+    }
+    return found;
+}
+
 export default async function config(user, phase, context) {
     const resolved = typeof user === 'function' ? await user(phase, context) : await user;
     const base = resolved || {};
@@ -27,6 +52,9 @@ export default async function config(user, phase, context) {
         productionBrowserSourceMaps: true,
         webpack(webpackConfig, options) {
             const out = typeof userWebpack === 'function' ? userWebpack(webpackConfig, options) : webpackConfig;
+            if (process.env.IWC_NEXT_WEBPACK_FORCED === '1') {
+                out.module.rules.unshift(...turbopackLoaders(base.turbopack));
+            }
             if (!options.isServer && process.env.IWC_INSTRUMENT !== '0') {
                 out.module.rules.unshift({
                     test: /\.(m?jsx?|cjs|tsx?|mts|cts)$/,
