@@ -20,32 +20,26 @@ const components = require('./components.cjs');
 const instrumenting = require('./instrumenting.cjs');
 const recording = require('./recording.cjs');
 
-export default function iwcIstanbul() {
+function plugin(name, enforce, instrument) {
     const root = recording.appRoot();
     return {
-        name: 'iwc:istanbul',
-        enforce: 'pre',
+        name,
+        enforce,
         apply: 'build',
         transform(code, id, options) {
-            if (options?.ssr) {
-                return null;
-            }
-            return instrumenting.instrument(root, id, code);
+            return options?.ssr ? null : instrument.call(this, root, id, code);
         },
     };
 }
 
+export default function iwcIstanbul() {
+    return plugin('iwc:istanbul', 'pre', (root, id, code) => instrumenting.instrument(root, id, code));
+}
+
 export function iwcIstanbulComponents() {
-    const root = recording.appRoot();
-    return {
-        name: 'iwc:istanbul-components',
-        enforce: 'post',
-        apply: 'build',
-        transform(code, id, options) {
-            if (options?.ssr || components.componentKey(root, id) === null) {
-                return null;
-            }
-            return components.instrument(root, id, code, this.getCombinedSourcemap());
-        },
-    };
+    return plugin('iwc:istanbul-components', 'post', function instrumentComponent(root, id, code) {
+        // the combined map exists only while this transform runs: asked for only for a component
+        return components.componentKey(root, id) === null ? null
+            : components.instrument(root, id, code, this.getCombinedSourcemap());
+    });
 }
