@@ -21,11 +21,9 @@ import shutil
 import sys
 import tempfile
 
+from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.runs import local
 from iwcbench.pipeline.stages.instrumenting import building
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
-from fakes import runs  # noqa: E402  (the test suite's small-budget run settings)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "frameworks"
@@ -44,10 +42,12 @@ def run_one(app: pathlib.Path, steps: int, base: pathlib.Path) -> dict:
     shutil.copytree(app, base / "apps" / MODEL / name, ignore=shutil.ignore_patterns("node_modules", ".git"))
     tasks = base / "tasks.jsonl"
     tasks.write_text(json.dumps({"id": name, "prompt": "Use the app."}) + "\n")
-    config = runs.quick_settings(tasks, base / "apps", base / "out", base / "mirror", workers=1, max_steps=steps,
-                                 app_timeout_s=900, stop_after_idle_steps=steps)
-    config = config.model_copy(update={"build": config.build.model_copy(
-        update={"npm_cache_dir": str(building.default_cache_dir())})})
+    config = settings_mod.RunSettings.model_validate({  # rule metrics and judges off: coverage only
+        "tasks": str(tasks), "apps": str(base / "apps"), "out": str(base / "out"), "workers": 1,
+        "exploration": {"max_steps": steps, "app_timeout_s": 900, "stop_after_idle_steps": steps},
+        "sandbox": {"mirror_fetch": False}, "mirror_dir": str(base / "mirror"), "quality": {"enabled": False},
+        "build": {"npm_cache_dir": str(building.default_cache_dir())},
+    })
     result = local.execute(config).apps[0]
     evidence = base / "out" / result.evidence
     keys = json.loads((evidence / "coverage-map.json").read_text()) if (evidence / "coverage-map.json").is_file() else {}
