@@ -89,9 +89,19 @@ function inlineMap(text) {
 }
 
 /* A place in the compiled code (line 1-based, column 0-based) in source `want` of the
- * traced map, or null when the code there came from elsewhere. */
-function traced(trace, tracer, want, line, column) {
-    const segment = trace.traceSegment(tracer, line - 1, column);
+ * traced map, or null when the code there came from elsewhere. `before`: when nothing
+ * is mapped at or before the place on its line, the first mapped place after it and
+ * before that column (a statement whose keyword the compiler did not map, Svelte's
+ * `if (…)`, starts where its first mapped token does), or null. */
+function traced(trace, tracer, want, line, column, before = -1) {
+    let segment = trace.traceSegment(tracer, line - 1, column);
+    if (!segment && before > column) {
+        const next = (trace.decodedMappings(tracer)[line - 1] || []).find((s) => s[0] >= column);
+        segment = next && next[0] < before ? next : null;
+        if (segment && segment.length >= 4 && segment[1] === want) {
+            return { line: segment[2] + 1, column: segment[3] };
+        }
+    }
     if (!segment || segment.length < 4 || segment[1] !== want) {
         return null;
     }
@@ -108,14 +118,14 @@ function ways(trace, inputMap, file) {
     const found = [];
     (inputMap.sources || []).forEach((src, i) => {
         if (sameFile(src, file) || (src && sameFile(src.split('?')[0], file))) {
-            found.push((line, column) => traced(trace, first, i, line, column));
+            found.push((line, column, before) => traced(trace, first, i, line, column, before));
         }
         const inner = inlineMap((inputMap.sourcesContent || [])[i]);
         const j = inner ? (inner.sources || []).findIndex((s) => sameFile(s, file)) : -1;
         if (j >= 0) {
             const second = new trace.TraceMap(inner);
-            found.push((line, column) => {
-                const there = traced(trace, first, i, line, column);
+            found.push((line, column, before) => {
+                const there = traced(trace, first, i, line, column, before);
                 return there && traced(trace, second, j, there.line, there.column);
             });
         }
@@ -154,11 +164,15 @@ function locator(trace, inputMap, file, code, original) {
     return best;
 }
 
-function mapped(locate, loc) {
+/* A node's location in the file, or null. A statement whose first token the compiler
+ * did not map (Svelte's `if`) may start at its first mapped token; a function may not
+ * (the compiled component's own function starts with glue and holds mapped code). */
+function mapped(locate, loc, statement = false) {
     if (!loc || !loc.start || !loc.end) {
         return null;
     }
-    const start = locate(loc.start.line, loc.start.column);
+    const start = locate(loc.start.line, loc.start.column,
+        !statement ? -1 : loc.end.line === loc.start.line ? loc.end.column : Infinity);
     const last = locate(loc.end.line, Math.max(0, loc.end.column - 1));
     if (!start || !last) {
         return null;
@@ -210,7 +224,12 @@ function instrumentCompiled(id, file, key, code, inputMap) {
                         const relocate = (node) => {
                             if (node && typeof node.type === 'string' && !compiled.has(node)) {
                                 compiled.set(node, node.loc);
-                                node.loc = mapped(locate, node.loc);
+                                const loc = node.loc;
+                                node.loc = mapped(locate, loc, /Statement$|^VariableDeclaration$/.test(node.type));
+                                if (!node.loc && node.id && node.id.loc && /Function/.test(node.type)) {
+                                    // `function name(…)` whose keyword the compiler did not map: from its name
+                                    node.loc = mapped(locate, { start: node.id.loc.start, end: loc.end });
+                                }
                             }
                         };
                         relocate(programPath.node);
