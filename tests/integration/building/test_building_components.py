@@ -94,3 +94,14 @@ def test_a_component_app_without_its_lockfile_is_counted_the_same(built, tmp_pat
     assert set(result.coverage_map) == set(with_lock.coverage_map) == OWN[name]
     for key in OWN[name]:
         assert result.coverage_map[key]["fnMap"] == with_lock.coverage_map[key]["fnMap"], key
+
+
+def test_create_next_apps_tailwind_is_compiled_though_we_build_it_with_webpack(built):
+    # create-next-app 16.4 gives Turbopack the Tailwind loader; our build is webpack's
+    # (our loader is a webpack loader), and the page must not come out unstyled
+    result = built("next-ts", "next")
+    assert result.report.result == "instrumented", result.report.reason + "\n" + result.report.log_tail
+    css = "".join(p.read_text() for p in result.site.rglob(".next/static/css/*.css"))
+    assert css, "no CSS built"
+    assert ".flex{display:flex}" in css and ".p-8{" in css  # the utilities page.tsx uses
+    assert "@tailwind" not in css and "@theme" not in css
