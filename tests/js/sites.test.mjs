@@ -68,3 +68,13 @@ test("builtSitesOf: a bundle's counters by the function that declares the key, w
   assert.ok(Object.values(found['src/b.js'].s).flat().every((at) => at > aStart), "b's in b's");
   assert.equal(found['src/b.js'].b[Object.keys(found['src/b.js'].b)[0]].length, 2, 'both arms of the conditional');
 });
+
+test("builtSitesOf: Oxc's minifier (Vite 8) writes the key as a template literal, and it is still the key", () => {
+  const one = instrument('export function a() { return 1; }', 'src/App.vue', true).code;
+  const bundle = `(function(){${one.replace(/cov_[A-Za-z0-9_$]+/g, 'M').replace(/^export /gm, '')
+    .replace(/"src\/App\.vue"/g, '`src/App.vue`')}})();`;
+  assert.ok(bundle.includes('var path=`src/App.vue`'), bundle.slice(0, 200));
+  const found = builtSitesOf(bundle, ['src/App.vue'], babel);
+  assert.deepEqual(Object.keys(found), ['src/App.vue']);
+  assert.ok(Object.values(found['src/App.vue'].f).flat().every((at) => incrementAt(bundle, at)));
+});

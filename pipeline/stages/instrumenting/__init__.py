@@ -29,6 +29,7 @@ import os
 import pathlib
 import re
 import shutil
+import tempfile
 import time
 
 from iwcbench.pipeline.contracts import settings as settings_mod
@@ -221,10 +222,14 @@ def _built_sites(dest: pathlib.Path, keys: list[str], timeout_s: float) -> str |
     the returned sentence says how many, None when every key was placed."""
     scripts = [str((dest / rel).resolve()) for rel in _walk(dest, NOT_INSTRUMENTED)
                if rel.lower().endswith(SCRIPT_SUFFIXES)]
-    job = {"tools": str(processes.node_tools_dir()), "files": scripts, "keys": keys,
-           "sites": str((dest / IWC_DIR / instrumented.SITES.name).resolve())}
-    done = processes.run([processes.node_binary(), str(SITES_SCRIPT)], stdin=json.dumps(job).encode(),
-                         timeout_s=timeout_s, cwd=dest)
+    with tempfile.TemporaryDirectory(prefix="iwc-inline-") as inline:
+        for n, text in enumerate(building.inline_page_scripts(dest, keys)):
+            (pathlib.Path(inline) / f"{n}.js").write_text(text)
+            scripts.append(str(pathlib.Path(inline) / f"{n}.js"))
+        job = {"tools": str(processes.node_tools_dir()), "files": scripts, "keys": keys,
+               "sites": str((dest / IWC_DIR / instrumented.SITES.name).resolve())}
+        done = processes.run([processes.node_binary(), str(SITES_SCRIPT)], stdin=json.dumps(job).encode(),
+                             timeout_s=timeout_s, cwd=dest)
     try:
         placed = (instrumented.check(instrumented.SitesOutcome, done.stdout, "sites.js's result").keys
                   if done.returncode == 0 else 0)

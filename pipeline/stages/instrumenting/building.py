@@ -29,11 +29,12 @@ import dataclasses
 import json
 import os
 import pathlib
+import re
 import shutil
 import time
 
 from iwcbench.pipeline.contracts import settings as settings_mod
-from iwcbench.pipeline.contracts import evidence, servers
+from iwcbench.pipeline.contracts import evidence, instrumented, servers
 from iwcbench.pipeline.kits import confined, processes
 from iwcbench.pipeline.stages.instrumenting import failures as reasons
 from iwcbench.pipeline.stages.instrumenting import fonts
@@ -189,6 +190,26 @@ def place_server_build(built: Built, work: pathlib.Path, dest: pathlib.Path, bui
                                  entry=built.server.entry, reason=built.report.reason,
                                  memory_mib=build.memory_mib, cpu_s=build.cpu_s)
     (dest / servers.MARKER).write_text(marker.model_dump_json(indent=1))
+
+
+_INLINE_SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.IGNORECASE | re.DOTALL)
+
+
+def inline_page_scripts(site: pathlib.Path, keys: list[str]) -> list[str]:
+    """The text of every inline ``<script>`` of the static site's pages that holds one of
+    ``keys`` (Astro inlines a page script below Vite's inline limit, counters and all):
+    V8 knows such a script by its element's text, so its counters are placed in that."""
+    found: list[str] = []
+    for page in sorted(site.rglob("*.html")):
+        if instrumented.FOLDER in page.relative_to(site).parts:
+            continue
+        try:
+            text = page.read_text(errors="replace")
+        except OSError:
+            continue
+        found += [m.group(2) for m in _INLINE_SCRIPT.finditer(text)
+                  if not re.search(r"\bsrc\s*=", m.group(1)) and any(k in m.group(2) for k in keys)]
+    return found
 
 
 def gather(folder: pathlib.Path) -> tuple[dict, dict, tuple[evidence.SkippedFile, ...]]:

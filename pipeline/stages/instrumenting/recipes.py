@@ -67,7 +67,8 @@ class ServerOutput:
 _NEEDS_SERVER = re.compile(
     r"""(output:?\s*["']?export["']?|static export|export(ed)? statically|couldn't be (exported|rendered statically)|"""
     r"""Dynamic server usage|force-dynamic|not supported with (static )?export|"""
-    r"""Image Optimization using the default loader|dynamic = ["']error["'])""",
+    r"""Image Optimization using the default loader|dynamic = ["']error["']|"""
+    r"""PPR cannot be enabled in export mode)""",  # create-next-app 16.4's cacheComponents: true
     re.IGNORECASE)
 ASTRO_SERVER_ENTRY = "dist/server/entry.mjs"
 REASON_CHARS = 300  # of the log's line kept in the reason
@@ -193,20 +194,28 @@ def _cra(node: str) -> Recipe:
 def _next(root: pathlib.Path, node: str) -> Recipe:
     original = first(root, NEXT_CONFIGS)
     renames: dict[str, str] = {}
+    shim_name = "next.config.mjs"
     if original:
         ext = original.rsplit(".", 1)[-1]
         renames = {original: f"{NEXT_ORIGINAL}.{ext}"}
         importing = (f"import user from './{NEXT_ORIGINAL}.{ext}'\n")
+        if ext in ("ts", "mts"):
+            # Node cannot import TypeScript: Next.js compiles a next.config.ts itself, and
+            # what it imports (create-next-app writes next.config.ts); the project's type
+            # check reads the shim too, and our wrapper has no types
+            shim_name = f"next.config.{ext}"
+            importing = f"// @ts-nocheck\nimport user from './{NEXT_ORIGINAL}'\n"
     else:
         importing = "const user = {}\n"
     shim = (importing
             + f"import config from {json.dumps(_js('next-config.mjs'))}\n"
             + "export default (phase, context) => config(user, phase, context)\n")
     argv = [node, "node_modules/next/dist/bin/next", "build"]
+    env = {"NEXT_TELEMETRY_DISABLED": "1", "IWC_NEXT_EXPORT": "1"}
     if (installed_major(root, "next") or 0) >= 16:
         argv.append("--webpack")  # Turbopack, the default from 16 on, ignores webpack rules
-    env = {"NEXT_TELEMETRY_DISABLED": "1", "IWC_NEXT_EXPORT": "1"}
-    files = {"next.config.mjs": shim}
+        env["IWC_NEXT_WEBPACK_FORCED"] = "1"  # next-config.mjs: the app's Turbopack loaders for webpack
+    files = {shim_name: shim}
     offline = {"NEXT_FONT_GOOGLE_MOCKED_RESPONSES": _js("next-fonts.cjs")}
     server = {**env, "IWC_NEXT_EXPORT": "0"}
     return Recipe(

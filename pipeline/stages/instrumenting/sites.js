@@ -78,7 +78,11 @@ function counterKey(node, keys) {
     const first = node.body.body[0];
     if (node.params.length || !first || first.type !== 'VariableDeclaration') return null;
     const init = first.declarations[0] && first.declarations[0].init;
-    return init && init.type === 'StringLiteral' && keys.has(init.value) ? init.value : null;
+    // Oxc's minifier (Vite 8) writes the key as a template literal: `src/App.vue`
+    const text = !init ? null
+        : init.type === 'StringLiteral' ? init.value
+            : init.type === 'TemplateLiteral' && !init.expressions.length ? init.quasis[0].value.cooked : null;
+    return text !== null && keys.has(text) ? text : null;
 }
 
 /* `NAME().s[3]++` (or `++NAME().s[3]`): the increment a reference to a counter is in,

@@ -7,14 +7,20 @@
 //          "errors": {step: message}}
 //
 // Linting: HTMLHint (default ruleset) on pages, Stylelint (stylelint-config-recommended) on
-// CSS, ESLint (@eslint/js recommended; no-undef off because a page's scripts share globals
-// with each other and with CDN libraries, and top-level names exempt from no-unused-vars
-// because inline handlers call them, as are the names JSX uses and a component template's)
-// on JavaScript and on TypeScript with its types blanked out (Babel's typescript plugin
-// finds them; positions stay, so lines are the file's; dialects.mjs). What
-// no installed tool reads — a component's template (HTMLHint wants whole pages), SCSS and
-// Less (Stylelint needs a syntax package for them), TypeScript the blanking could not
-// reduce to JavaScript — is listed in "unlinted", never counted as a defect. Duplication:
+// CSS (a component's <style> blocks too), ESLint (@eslint/js recommended; no-undef off
+// because a page's scripts share globals with each other and with CDN libraries, and
+// top-level names exempt from no-unused-vars because inline handlers call them, as are the
+// names JSX uses and those of an Astro component's script, which its template reads) on
+// JavaScript; on TypeScript with typescript-eslint's parser and recommended rules; on a
+// whole Vue or Svelte component with eslint-plugin-vue's essential rules or
+// eslint-plugin-svelte's recommended ones (their parsers read template and script, with
+// typescript-eslint's parser for lang="ts"; their script blocks are not linted again).
+// TypeScript typescript-eslint's parser refuses but Babel reads (an Astro frontmatter's
+// top-level return) gets @eslint/js's rules on its code with the types blanked out
+// (dialects.mjs; positions stay, so lines are the file's). What no installed tool reads —
+// an Astro template (HTMLHint wants whole pages), SCSS and Less (Stylelint needs a syntax
+// package for them), TypeScript neither parser could read — is listed in "unlinted",
+// never counted as a defect. Duplication:
 // jscpd's detector in each unit's own language. Comments and error-handling facts: the
 // Babel parse tree (typescript plugin for TypeScript). Spelling: nspell with the en-US and
 // en-GB Hunspell dictionaries. Tools load once per server and are reused. It reads only
@@ -46,6 +52,7 @@ const version = (name) => JSON.parse(fs.readFileSync(path.join(tools, name, 'pac
 const shift = (u, line) => (line || 1) + (u.first_line || 1) - 1;
 
 // ---- linting ---------------------------------------------------------------------
+const LINTED = ['**/*.js', '**/*.ts', '**/*.tsx', '**/*.vue', '**/*.svelte'];  // the names units are linted under
 async function lintAll() {
   const { HTMLHint } = await load('htmlhint');
   out.versions.htmlhint = version('htmlhint');
@@ -58,36 +65,78 @@ async function lintAll() {
   out.versions.eslint = version('eslint');
   const linter = new Linter({ configType: 'flat' });
   globalThis.babelParser = globalThis.babelParser || await load('@babel/parser');
-  const rules = { ...js.configs.recommended.rules, 'no-undef': 'off',
-    'no-unused-vars': ['warn', { vars: 'local', args: 'none', caughtErrors: 'none' }] };
-  const eslintOn = (u, text) => {
-    // a component's template reads its script's top-level names (imports, refs, handlers)
-    // and JSX uses names ESLint's core never counts as used (<App />)
+  const ts = await load('typescript-eslint');
+  const vue = await load('eslint-plugin-vue');
+  const svelte = await load('eslint-plugin-svelte');
+  out.versions['typescript-eslint'] = version('typescript-eslint');
+  out.versions['eslint-plugin-vue'] = version('eslint-plugin-vue');
+  out.versions['eslint-plugin-svelte'] = version('eslint-plugin-svelte');
+  const unused = { vars: 'local', args: 'none', caughtErrors: 'none' };
+  const rules = { ...js.configs.recommended.rules, 'no-undef': 'off', 'no-unused-vars': ['warn', unused] };
+  const language = (u) => ({ ecmaVersion: 'latest', sourceType: u.module ? 'module' : 'script',
+    globals: { ...globals.browser }, parserOptions: { ecmaFeatures: { jsx: true } } });
+  // ESLint on one unit: @eslint/js's recommended rules, typescript-eslint's recommended
+  // (its parser) for TypeScript, eslint-plugin-vue's essential rules and eslint-plugin-svelte's
+  // recommended ones on a whole component (their parsers read the template and the script,
+  // with typescript-eslint's parser for a lang="ts" script), our exemptions last
+  const eslintOn = (u, text, typescript) => {
+    // a component script linted apart from its template: the template reads its top-level
+    // names; JSX uses names ESLint's core never counts as used (<App />)
     const used = [...(u.component ? topNames(globalThis.babelParser, u) : []), ...jsxNames(globalThis.babelParser, u)];
-    const own = used.length ? { ...rules, 'no-unused-vars': ['warn', { ...rules['no-unused-vars'][1],
-      varsIgnorePattern: `^(${used.map((n) => n.replace(/\$/g, '\\$')).join('|')})$` }] } : rules;
-    const config = [{ rules: own, languageOptions: { ecmaVersion: 'latest', sourceType: u.module ? 'module' : 'script',
-      globals: { ...globals.browser }, parserOptions: { ecmaFeatures: { jsx: true } } } }];
-    return linter.verify(text, config);
+    const options = used.length ? { ...unused, varsIgnorePattern: `^(${used.map((n) => n.replace(/\$/g, '\\$')).join('|')})$` } : unused;
+    const whole = u.language === 'vue' || u.language === 'svelte';
+    const file = whole ? `component.${u.language}` : `unit.${typescript ? (u.jsx ? 'tsx' : 'ts') : 'js'}`;
+    const config = [{ files: LINTED, rules, languageOptions: language(u) }];
+    if (typescript) config.push(...ts.configs.recommended);
+    if (u.language === 'vue') config.push(...vue.configs['flat/essential']);
+    if (u.language === 'svelte') config.push(...svelte.configs['flat/recommended']);
+    if (whole && typescript) {
+      config.push({ files: [`**/*.${u.language}`], languageOptions: { parserOptions: { parser: ts.parser,
+        extraFileExtensions: [`.${u.language}`], sourceType: 'module' } } });
+    }
+    const own = { 'no-unused-vars': typescript ? 'off' : ['warn', options] };
+    if (typescript) own['@typescript-eslint/no-unused-vars'] = ['warn', options];
+    config.push({ files: LINTED, rules: own });
+    return linter.verify(text, config, file);
   };
+  const report = (u, found, shiftLines = true) => {
+    for (const m of found) {
+      const line = shiftLines ? shift(u, m.line) : m.line;
+      if (m.fatal) out.fatal.push({ unit: u.name, tool: 'eslint', line, message: m.message });
+      else out.lint.push({ unit: u.name, tool: 'eslint', rule: m.ruleId, severity: m.severity === 2 ? 'error' : 'warning',
+        line, message: m.message });
+    }
+  };
+  // Vue and Svelte components are linted whole by their plugins: their script blocks not again
+  const whole = new Set(units.filter((u) => u.language === 'vue' || u.language === 'svelte').map((u) => u.name));
   for (const u of units) {
-    if (u.language === 'ts') {
+    if (u.language === 'ts' || u.language === 'js') {
+      if (u.component && whole.has(u.name.split('#')[0])) continue;
+      const typescript = u.language === 'ts';
+      const found = eslintOn(u, u.text, typescript);
+      const fatal = found.find((m) => m.fatal);
+      if (!fatal || !typescript) {
+        report(u, found);
+        continue;
+      }
+      // typescript-eslint's parser refused what Babel may read (an Astro frontmatter's
+      // top-level return): @eslint/js's rules on the code with its types blanked out
       const stripped = stripTypes(globalThis.babelParser, u);
       if (stripped.error) {
         out.fatal.push({ unit: u.name, tool: 'babel', line: shift(u, stripped.line), message: stripped.error });
         continue;
       }
-      const found = eslintOn(u, stripped.text);
-      const fatal = found.find((m) => m.fatal);
-      if (fatal) {  // our blanking's gap, not the app's error: Babel parsed the file
-        out.unlinted.push({ unit: u.name, language: 'ts', reason: `TypeScript the type blanking could not reduce to JavaScript (${fatal.message})` });
+      const blanked = eslintOn(u, stripped.text, false);
+      const still = blanked.find((m) => m.fatal);
+      if (still) {  // our blanking's gap, not the app's error: Babel parsed the file
+        out.unlinted.push({ unit: u.name, language: 'ts', reason: `TypeScript neither typescript-eslint nor the type blanking could read (${fatal.message})` });
         continue;
       }
-      for (const m of found) {
-        out.lint.push({ unit: u.name, tool: 'eslint', rule: m.ruleId, severity: m.severity === 2 ? 'error' : 'warning',
-          line: shift(u, m.line), message: m.message });
-      }
-    } else if (['vue', 'svelte', 'astro'].includes(u.language)) {
+      report(u, blanked);
+    } else if (u.language === 'vue' || u.language === 'svelte') {
+      const typescript = /<script\b[^>]*\blang\s*=\s*["']tsx?["']/i.test(u.text);
+      report(u, eslintOn(u, u.text, typescript), false);
+    } else if (u.language === 'astro') {
       out.unlinted.push({ unit: u.name, language: u.language, reason: 'a component template (HTMLHint reads whole HTML pages); its script and style blocks are linted' });
     } else if (u.language === 'scss' || u.language === 'less') {
       out.unlinted.push({ unit: u.name, language: u.language, reason: `no Stylelint syntax for ${u.language.toUpperCase()} is installed (postcss-${u.language})` });
@@ -102,12 +151,6 @@ async function lintAll() {
         if (w.rule === 'CssSyntaxError') out.fatal.push({ unit: u.name, tool: 'stylelint', line: shift(u, w.line), message: w.text });
         else out.lint.push({ unit: u.name, tool: 'stylelint', rule: w.rule, severity: w.severity === 'error' ? 'error' : 'warning',
           line: shift(u, w.line), message: w.text });
-      }
-    } else if (u.language === 'js') {
-      for (const m of eslintOn(u, u.text)) {
-        if (m.fatal) out.fatal.push({ unit: u.name, tool: 'eslint', line: shift(u, m.line), message: m.message });
-        else out.lint.push({ unit: u.name, tool: 'eslint', rule: m.ruleId, severity: m.severity === 2 ? 'error' : 'warning',
-          line: shift(u, m.line), message: m.message });
       }
     }
   }

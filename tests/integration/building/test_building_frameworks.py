@@ -22,7 +22,8 @@ OWN_SOURCES = {
     "vite": {"src/App.jsx", "src/main.jsx", "src/tasks.js"},
     "cra": {"src/App.js", "src/index.js", "src/tasks.js"},
     "next": {"components/TasksApp.jsx", "components/tasks.js"},
-    "astro": {"src/scripts/app.js", "src/scripts/tasks.js"},
+    # the pages' <script> blocks too (js/components.cjs), with counters in a page's inline script
+    "astro": {"src/scripts/app.js", "src/scripts/tasks.js", "src/pages/index.astro", "src/pages/stats.astro"},
 }
 TASKS_FILE = {"vite": "src/tasks.js", "cra": "src/tasks.js", "next": "components/tasks.js",
               "astro": "src/scripts/tasks.js"}

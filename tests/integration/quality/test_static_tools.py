@@ -142,20 +142,25 @@ def test_typescript_errors_are_found_and_a_file_that_does_not_parse_counts(tools
     answer, units = _analyse(tools, ("a.ts", "ts", "export function f(x: number): number {\n  const unused: string = 'u';\n"
                                             "  if (x == NaN) return 0;\n  return x as number;\n}\n"))
     rules = {f["rule"] for f in answer["lint"]}
-    assert {"no-unused-vars", "use-isnan"} <= rules and not answer["fatal"]
+    # typescript-eslint's parser and its own no-unused-vars (core's does not know types)
+    assert {"@typescript-eslint/no-unused-vars", "use-isnan"} <= rules and not answer["fatal"]
+    assert "no-unused-vars" not in rules
     broken, _ = _analyse(tools, ("b.ts", "ts", "let x: = 1;\n"))
     assert len(broken["fatal"]) == 1 and broken["fatal"][0]["tool"] == "babel"
 
 
-def test_a_vue_apps_script_blocks_are_linted_and_what_no_tool_reads_is_named(tools):
+def test_a_vue_app_is_linted_whole_by_eslint_plugin_vue_and_what_no_tool_reads_is_named(tools):
     answer, units = _fixture(tools, "vue-sfc")
     assert answer["fatal"] == []
     # the template uses the script's top-level names: not "unused"
-    assert not [f for f in answer["lint"] if f["unit"] == "src/App.vue#script-1" and f["rule"] == "no-unused-vars"]
+    assert not [f for f in answer["lint"] if "no-unused-vars" in f["rule"]]
+    # the component is linted whole (template and script), its script block not a second time
+    assert not [f for f in answer["lint"] if "#script" in f["unit"]]
     unlinted = {u["unit"]: u["language"] for u in answer["unlinted"]}
-    assert unlinted == {"src/App.vue": "vue", "src/App.vue#style-1": "scss", "src/components/BookList.vue": "vue"}
+    assert unlinted == {"src/App.vue#style-1": "scss"}
     linted = code.linting(answer, units)
-    assert "not linted, and not counted: 1 scss" in linted.reason and "2 vue" in linted.reason
+    assert "not linted, and not counted: 1 scss" in linted.reason and "vue" not in linted.reason.split("not linted")[1]
+    assert linted.raw["lines"] >= sum(sources.non_blank_lines(u.text) for u in units if u.name.endswith(".vue"))
     assert {r["call"] for r in answer["handling"]["src/App.vue#script-1"]["risky"]} >= {"JSON.parse",
                                                                                           "localStorage.setItem"}
     assert code.error_handling(answer).value is not None
@@ -168,3 +173,45 @@ def test_components_used_in_jsx_are_not_unused_variables(tools):
     assert answer["fatal"] == []  # import statements: linted as a module
     unused = {f["message"].split("'")[1] for f in answer["lint"] if f["rule"] == "no-unused-vars"}
     assert unused == {"Unused"}
+
+
+VUE_TS = """<script setup lang="ts">
+import { ref } from 'vue'
+import Unused from './Unused.vue'
+const items = ref<string[]>([])
+function add(x: string) { items.value.push(x) }
+</script>
+
+<template>
+  <ul>
+    <li v-for="item in items">{{ item }}</li>
+  </ul>
+  <button @click="add('a')">Add</button>
+</template>
+"""
+SVELTE_TS = """<script lang="ts">
+  import Unused from './Unused.svelte'
+  let items: string[] = $state([])
+  function add(x: string) { items.push(x) }
+</script>
+
+{#each items as item}
+  <li>{item}</li>
+{/each}
+<button onclick={() => add('a')}>Add</button>
+"""
+
+
+def test_vue_and_svelte_components_are_linted_by_their_own_plugins_with_typescript(tools):
+    answer, units = _analyse(tools, ("src/A.vue", "vue", VUE_TS), ("src/B.svelte", "svelte", SVELTE_TS))
+    assert answer["fatal"] == [] and answer["unlinted"] == []
+    found = {(f["unit"], f["rule"], f["line"]) for f in answer["lint"]}
+    # a template defect each plugin knows, on the component's own line
+    assert ("src/A.vue", "vue/require-v-for-key", 10) in found
+    assert ("src/B.svelte", "svelte/require-each-key", 7) in found
+    # typescript-eslint in a lang="ts" script; what the template uses is not unused
+    assert ("src/A.vue", "@typescript-eslint/no-unused-vars", 3) in found
+    assert ("src/B.svelte", "@typescript-eslint/no-unused-vars", 2) in found
+    unused = {f["message"].split("'")[1] for f in answer["lint"] if "no-unused-vars" in f["rule"]}
+    assert unused == {"Unused"}
+    assert {"typescript-eslint", "eslint-plugin-vue", "eslint-plugin-svelte"} <= set(answer["versions"])

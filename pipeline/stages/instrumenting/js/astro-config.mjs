@@ -6,7 +6,7 @@
  * writes a two-line config into the app's copy that imports the app's original config
  * and calls this. It must not change anything else about the app's build.
  */
-import iwcIstanbul from './vite-plugin.mjs';
+import iwcIstanbul, { iwcIstanbulComponents } from './vite-plugin.mjs';
 
 export default function config(user) {
     const base = user || {};
@@ -15,7 +15,7 @@ export default function config(user) {
         ...base,
         vite: {
             ...vite,
-            plugins: [iwcIstanbul(), ...(vite.plugins || [])],
+            plugins: [iwcIstanbul(), ...(vite.plugins || []), iwcIstanbulComponents()],
             build: { ...(vite.build || {}), sourcemap: true },
         },
     };

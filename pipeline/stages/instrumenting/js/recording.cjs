@@ -53,13 +53,16 @@ function ownKey(root, file) {
     return parts.join('/');
 }
 
-function write(key, entry) {
+function write(key, entry, keep = false) {
     const out = process.env[OUT_ENV];
     if (!out) {
         return;
     }
     fs.mkdirSync(out, { recursive: true });
     const name = crypto.createHash('sha256').update(key).digest('hex').slice(0, 32) + '.json';
+    if (keep && fs.existsSync(path.join(out, name))) {
+        return;
+    }
     const tmp = path.join(out, `.${name}.${process.pid}.tmp`);
     fs.writeFileSync(tmp, JSON.stringify({ key, ...entry }));
     fs.renameSync(tmp, path.join(out, name));
@@ -69,9 +72,10 @@ function record(key, fileCoverage, source) {
     write(key, { coverage: fileCoverage, source });
 }
 
-/* A file of the app's own that stayed uninstrumented, and why. */
+/* A file of the app's own that stayed uninstrumented, and why (unless another module
+ * of the same file, a component's, already recorded counters for it). */
 function skip(key, reason) {
-    write(key, { skipped: reason });
+    write(key, { skipped: reason }, true);
 }
 
 module.exports = { OUT_ENV, ROOT_ENV, TOOLS_ENV, appRoot, ownKey, record, skip, tool };

@@ -1,6 +1,7 @@
 /*
  * The Vite config of an instrumented build: the app's own config, loaded the way Vite
  * loads it, with our Istanbul plugin in front of its plugins and source maps on.
+ * (and, after them, the one for component files)
  * building.py writes a two-line config into the app's copy that imports the app's own
  * Vite and calls this with its loadConfigFromFile (the config must sit in the app: Vite
  * writes a compiled copy beside it, and `vite` must resolve to the app's version).
@@ -8,13 +9,13 @@
  * anything else about the app's build.
  */
 import path from 'node:path';
-import iwcIstanbul from './vite-plugin.mjs';
+import iwcIstanbul, { iwcIstanbulComponents } from './vite-plugin.mjs';
 
 export default async function config(env, loadConfigFromFile) {
     const root = process.env.IWC_APP_ROOT || process.cwd();
     const file = process.env.IWC_APP_CONFIG || '';
     const loaded = file ? await loadConfigFromFile(env, path.resolve(root, file), root) : null;
     const user = loaded ? loaded.config : {};
-    const plugins = [iwcIstanbul(), ...(user.plugins || [])];
+    const plugins = [iwcIstanbul(), ...(user.plugins || []), iwcIstanbulComponents()];
     return { ...user, plugins, build: { ...(user.build || {}), sourcemap: true } };
 }
