@@ -24,22 +24,32 @@ from typing import Iterator
 
 MEASURE = "measure"  # the lane of Lighthouse's timing
 POLL_S = 0.02
-_FOLDER = pathlib.Path(os.environ.get("IWC_LANES") or pathlib.Path(tempfile.gettempdir()) / "iwc-lanes")
+# One folder for the whole machine, whatever TMPDIR or HOME a process has (a run gives
+# its browsers folders of their own): shared memory, where Linux has it.
+_FOLDER = pathlib.Path(os.environ.get("IWC_LANES") or (
+    "/dev/shm/iwc-lanes" if os.path.isdir("/dev/shm") else pathlib.Path(tempfile.gettempdir()) / "iwc-lanes"))
 _local = threading.local()  # one open file per lock file and thread (flock is per open file)
 
 
-def _fd(name: str) -> int:
+def _fd(name: str) -> int | None:
+    """The lock file's descriptor; None where no lock file can be made (a read-only
+    root and no shared memory): then lanes hold nothing, and the work goes on."""
     fds = getattr(_local, "fds", None)
     if fds is None:
         fds = _local.fds = {}
     path = _FOLDER / f"{name}.lock"
     if path not in fds:
-        _FOLDER.mkdir(parents=True, exist_ok=True)
-        fds[path] = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            _FOLDER.mkdir(mode=0o777, parents=True, exist_ok=True)
+            fds[path] = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError:
+            fds[path] = None
     return fds[path]
 
 
-def _take(fd: int, mode: int, until: float) -> bool:
+def _take(fd: int | None, mode: int, until: float) -> bool:
+    if fd is None:
+        return False
     while True:
         try:
             fcntl.flock(fd, mode | fcntl.LOCK_NB)
@@ -50,8 +60,9 @@ def _take(fd: int, mode: int, until: float) -> bool:
             time.sleep(POLL_S)
 
 
-def _free(fd: int) -> None:
-    fcntl.flock(fd, fcntl.LOCK_UN)
+def _free(fd: int | None) -> None:
+    if fd is not None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 @contextlib.contextmanager
