@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import kopf
 
-from iwcbench.operator import api, planning, tracking
+from iwcbench.operator import api, planning, storing, tracking
 from iwcbench.pipeline.kits import cluster as cluster_kit, store as store_mod, telemetry
 
 PREFIX = "iwcbench.io"
@@ -47,12 +47,18 @@ def settings() -> kopf.OperatorSettings:
 
 class _Memory:
     """Per-process knowledge that is cheap to rebuild after a restart: each run's app
-    list (listed once) and the Jobs created but not yet seen in the index."""
+    list (listed once), the Jobs created but not yet seen in the index, the Jobs seen
+    ended (a Job's ttlSecondsAfterFinished may take it away before the run ends), the
+    apps a retry round re-runs, the results stored before a restart, the apps' costs."""
 
     def __init__(self, lister: Callable[[str], list[str]]) -> None:
         self._lister = lister
         self._apps: dict[str, list[planning.AppPair]] = {}
         self._created: dict[str, set[str]] = {}
+        self.ended: dict[str, dict[str, tracking.JobView]] = {}
+        self.round_apps: dict[tuple[str, int], list[planning.AppPair]] = {}
+        self.stored: dict[str, frozenset[str]] = {}
+        self.costs: dict[str, dict[str, float]] = {}
         self._lock = threading.Lock()
 
     def apps(self, uid: str, spec: api.EvaluationRunSpec) -> tuple[list[planning.AppPair] | None, str | None]:
@@ -75,6 +81,11 @@ class _Memory:
         with self._lock:
             self._apps.pop(uid, None)
             self._created.pop(uid, None)
+            self.ended.pop(uid, None)
+            self.stored.pop(uid, None)
+            self.costs.pop(uid, None)
+            for key in [k for k in self.round_apps if k[0] == uid]:
+                del self.round_apps[key]
 
 
 def _list_store(uri: str) -> list[str]:
@@ -89,6 +100,8 @@ def register(registry: kopf.OperatorRegistry, options: Options,
              connect: Callable[[], cluster_kit.Cluster] = cluster_kit.connect,
              lister: Callable[[str], list[str]] = _list_store) -> None:
     memory = _Memory(lister)
+    claims = storing.Claims()
+    metrics = telemetry.RunMetrics()
     connection: list[cluster_kit.Cluster] = []
     creator = concurrent.futures.ThreadPoolExecutor(max_workers=options.concurrent_creates,
                                                     thread_name_prefix="create-job")
@@ -110,8 +123,11 @@ def register(registry: kopf.OperatorRegistry, options: Options,
                   uid: str, patch: kopf.Patch, jobs_by_run: kopf.Index, logger: logging.Logger,
                   **_: Any) -> None:
         current = dict(status or {})
+        owner = planning.Owner(namespace=namespace, name=name, uid=uid)
         if tracking.is_settled(current):
             memory.forget(uid)
+            _observe(metrics, owner, current)
+            _next_round(current, dict(meta.get("annotations") or {}), spec, owner, patch, logger)
             return
         generation = meta.get("generation")
         parsed = api.parse_spec(dict(spec))
@@ -119,31 +135,127 @@ def register(registry: kopf.OperatorRegistry, options: Options,
         if isinstance(parsed, str):
             _apply(patch, current, tracking.invalid(current, generation, parsed, _now()))
             return
-        owner = planning.Owner(namespace=namespace, name=name, uid=uid)
+        owned = claims.claim(parsed.store, storing.Claim(uid=uid, namespace=namespace, name=name),
+                             lambda holder: _alive(cluster(), holder))
+        if isinstance(owned, str):
+            _apply(patch, current, tracking.refused_store(current, generation, owned, _now()))
+            return
+        if current.get("storeOwner") != uid:
+            patch.status["storeOwner"] = uid
         apps, error = memory.apps(uid, parsed)
-        jobs = list(jobs_by_run.get(uid, []))
+        round_ = int(current.get("round") or 0)
+        rescore = current.get("roundKind") == "rescore"
+        if apps is not None and round_:
+            apps = [] if rescore else _round_apps(memory, uid, round_, parsed, apps)
+        elif apps is not None and uid not in memory.stored:
+            # After a restart, a result this run stored counts as done even when its Job
+            # has gone (ttlSecondsAfterFinished); a new claim starts from nothing.
+            memory.stored[uid] = (storing.stored_results(store_mod.open_store(parsed.store))
+                                  if owned.resumed else frozenset())
+        jobs = _jobs_seen(memory, uid, list(jobs_by_run.get(uid, [])))
         created = memory.created(uid)
         created -= {j.name for j in jobs}  # the index has caught up with these
+        cost = _cost(memory, uid, parsed, jobs)
         seen = tracking.Observed(spec=parsed, owner=owner, generation=generation, apps=apps, listing_error=error,
                                  jobs=tuple(jobs), recently_created=frozenset(created), status=current,
-                                 results_present=current.get("results") is not None, now=_now())
+                                 results_present=current.get("results") is not None, now=_now(),
+                                 round=round_, rescore=rescore, stored=memory.stored.get(uid, frozenset()),
+                                 cost_usd=cost, budget_reached=parsed.max_cost is not None
+                                 and (cost or 0.0) >= parsed.max_cost)
         decision = tracking.decide(seen)
-        manifests = [planning.app_job(owner, parsed, pair, options.defaults) for pair in decision.create_apps]
+        manifests = [planning.app_job(owner, parsed, pair, options.defaults, round_) for pair in decision.create_apps]
         # A few creations in flight at once: a thousand round trips one by one is minutes.
         for manifest, _ in zip(manifests, creator.map(cluster().create_job, manifests)):
             created.add(manifest["metadata"]["name"])
         if decision.create_scoring:
-            manifest = planning.scoring_job(owner, parsed, options.defaults)
+            manifest = planning.scoring_job(owner, parsed, options.defaults, round_, rescore)
             cluster().create_job(manifest)
             created.add(manifest["metadata"]["name"])
-            logger.info("all %d app Jobs ended; scoring", len(apps or []))
+            logger.info("all %d app Jobs of round %d ended; scoring", len(apps or []), round_)
         if decision.create_apps or decision.create_scoring:
             # The counts above were computed before these Jobs existed; count them now.
             decision = tracking.decide(dataclasses.replace(seen, recently_created=frozenset(created), now=_now()))
         if tracking.unscored(decision.status):
             decision = _verdict_on_fresh_status(seen, decision, cluster(), owner)
         _apply(patch, current, decision.status)
+        _observe(metrics, owner, {**current, **decision.status})
         _report_end(current, decision.status, owner)
+
+    @kopf.on.delete(api.GROUP, api.VERSION, api.PLURAL, id="forget", registry=registry, optional=True)
+    def forget(uid: str, **_: Any) -> None:
+        memory.forget(uid)
+        claims.release(uid)
+        metrics.forget(uid)
+
+    def _next_round(current: dict[str, Any], annotations: dict[str, str], spec: kopf.Spec, owner: planning.Owner,
+                    patch: kopf.Patch, logger: logging.Logger) -> None:
+        """A settled run whose retry or rescore annotation has a value not yet acted on
+        starts its next round."""
+        retry, rescore = annotations.get(api.RETRY_ANNOTATION), annotations.get(api.RESCORE_ANNOTATION)
+        kind: tracking.RoundKind
+        if retry and retry != current.get("retriedFor"):
+            kind, token = "retry", retry
+        elif rescore and rescore != current.get("rescoredFor"):
+            kind, token = "rescore", rescore
+        else:
+            return
+        parsed = api.parse_spec(dict(spec))
+        if isinstance(parsed, str):
+            return  # an invalid spec is not settled: this is never reached with one
+        apps, error = memory.apps(owner.uid, parsed)
+        if apps is None:
+            logger.warning("cannot start the %s: %s", kind, error)
+            return
+        again = storing.retry_apps(store_mod.open_store(parsed.store), apps) if kind == "retry" else []
+        status = tracking.next_round(current, kind, token, len(again), len(apps), _now())
+        memory.round_apps[(owner.uid, status["round"])] = again
+        logger.info("%s requested (%s): round %d, %d apps to run", kind, token, status["round"], len(again))
+        _apply(patch, current, status)
+
+def _observe(metrics: telemetry.RunMetrics, owner: planning.Owner, status: dict[str, Any]) -> None:
+    metrics.observe(owner.uid, {"namespace": owner.namespace, "run": owner.name}, status.get("phase") or "Pending",
+                    dict(status.get("counts") or {}), status.get("costUsd"))
+
+
+def _alive(cluster: cluster_kit.Cluster, holder: storing.Claim) -> bool:
+    """Whether the run that claimed a store prefix still exists (the same uid: a run
+    re-created under the same name is another run)."""
+    body = cluster.get(api.GROUP, api.VERSION, api.PLURAL, holder.namespace, holder.name)
+    return body is not None and (body.get("metadata") or {}).get("uid") == holder.uid
+
+
+def _round_apps(memory: _Memory, uid: str, round_: int, spec: api.EvaluationRunSpec,
+                apps: list[planning.AppPair]) -> list[planning.AppPair]:
+    """The apps a retry round re-runs; after a restart, worked out again from the store
+    (the last scoring's results.json is unchanged until this round's scoring ends it)."""
+    key = (uid, round_)
+    if key not in memory.round_apps:
+        memory.round_apps[key] = storing.retry_apps(store_mod.open_store(spec.store), apps)
+    return memory.round_apps[key]
+
+
+def _jobs_seen(memory: _Memory, uid: str, indexed: list[tracking.JobView]) -> list[tracking.JobView]:
+    """The index's Jobs plus those seen ended before their TTL took them away."""
+    ended = memory.ended.setdefault(uid, {})
+    for view in indexed:
+        if view.state in ("succeeded", "failed"):
+            ended[view.name] = view
+    names = {v.name for v in indexed}
+    return indexed + [v for n, v in ended.items() if n not in names]
+
+
+def _cost(memory: _Memory, uid: str, spec: api.EvaluationRunSpec, jobs: list[tracking.JobView]) -> float | None:
+    """LLM dollars of the run's finished apps, each read once from its stored result;
+    None when the run makes no LLM call."""
+    if not spec.uses_llm():
+        return None
+    costs = memory.costs.setdefault(uid, {})
+    new = sorted({j.app for j in jobs if j.role == "app" and j.state == "succeeded" and j.app not in costs})
+    if new:
+        store = store_mod.open_store(spec.store)
+        for app in new:
+            costs[app] = storing.app_cost(store, app)
+    return sum(costs.values())
 
 
 def _verdict_on_fresh_status(seen: tracking.Observed, decision: tracking.Decision, cluster: cluster_kit.Cluster,

@@ -126,6 +126,7 @@ def explore(args: argparse.Namespace) -> int:
         telemetry.flush()
         return options.EXIT_INFRA
     telemetry.record_app(result.outcome, result.exploration.coverage.statements, time.monotonic() - started)
+    app_run.record_llm(result, evaluation)
     telemetry.flush()
     print(f"{app.key}: {result.outcome}: {result.reason}")
     return 0

@@ -487,8 +487,15 @@ def evaluate_app(app: evidence.AppRef, ctx: Context, work_root: pathlib.Path | N
     total = round(time.monotonic() - started, 3)
     result = result.model_copy(update={"timings": {**result.timings, "total": total}})
     telemetry.record_app(result.outcome, result.exploration.coverage.statements, total)
-    if result.llm_usage is not None:
-        evaluation = ctx.evaluation
-        telemetry.record_tokens(evaluation.judging.model or evaluation.tester_model() or "unknown",
-                                result.llm_usage.input_tokens, result.llm_usage.output_tokens)
+    record_llm(result, ctx.evaluation)
     return result
+
+
+def record_llm(result: results.AppResult, evaluation: settings_mod.Evaluation) -> None:
+    """One app's LLM tokens and, per purpose, calls, tokens and dollars as metrics
+    (``iwc run`` and the app pods alike)."""
+    if result.llm_usage is None:
+        return
+    model = evaluation.judging.model or evaluation.tester_model() or "unknown"
+    telemetry.record_tokens(model, result.llm_usage.input_tokens, result.llm_usage.output_tokens)
+    telemetry.record_llm(model, result.llm_usage.model_dump())

@@ -43,7 +43,7 @@ def test_fan_out_is_bounded_by_parallelism_and_ends_in_scoring(apiserver, namesp
                      r.get("status", {}).get("phase") == "Succeeded" and r,
                      60, "the run to succeed", operator.log)
     status = run["status"]
-    assert status["counts"] == {"total": 6, "pending": 0, "active": 0, "succeeded": 6, "failed": 0}
+    assert status["counts"] == {"total": 6, "pending": 0, "queued": 0, "active": 0, "succeeded": 6, "failed": 0}
     assert status["progress"] == "6/6"
     assert status["leader"] == "m1"
     assert {c["type"]: c["status"] for c in status["conditions"]}["Complete"] == "True"
