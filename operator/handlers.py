@@ -77,6 +77,10 @@ class _Memory:
         with self._lock:
             return self._created.setdefault(uid, set())
 
+    def remember_ended(self, uid: str, view: tracking.JobView) -> None:
+        with self._lock:
+            self.ended.setdefault(uid, {})[view.name] = view
+
     def forget(self, uid: str) -> None:
         with self._lock:
             self._apps.pop(uid, None)
@@ -98,9 +102,10 @@ def _now() -> str:
 
 def register(registry: kopf.OperatorRegistry, options: Options,
              connect: Callable[[], cluster_kit.Cluster] = cluster_kit.connect,
-             lister: Callable[[str], list[str]] = _list_store) -> None:
+             lister: Callable[[str], list[str]] = _list_store,
+             open_store: Callable[[str], store_mod.Store] = store_mod.open_store) -> None:
     memory = _Memory(lister)
-    claims = storing.Claims()
+    claims = storing.Claims(open_store)
     metrics = telemetry.RunMetrics()
     connection: list[cluster_kit.Cluster] = []
     creator = concurrent.futures.ThreadPoolExecutor(max_workers=options.concurrent_creates,
@@ -115,7 +120,14 @@ def register(registry: kopf.OperatorRegistry, options: Options,
                 labels={planning.LABEL_MANAGED_BY: planning.MANAGED_BY})
     def jobs_by_run(body: kopf.Body, labels: kopf.Labels, **_: Any) -> dict[str, tracking.JobView] | None:
         uid = labels.get(planning.LABEL_RUN_UID)
-        return {uid: tracking.job_view(body)} if uid else None
+        if not uid:
+            return None
+        view = tracking.job_view(body)
+        if view.state in ("succeeded", "failed"):
+            # remembered here, as the watch delivers it: a Job's TTL may delete it before
+            # the run's next look, and a Job never seen ended would be created again
+            memory.remember_ended(uid, view)
+        return {uid: view}
 
     @kopf.timer(api.GROUP, api.VERSION, api.PLURAL, id="reconcile", registry=registry,
                 interval=options.interval, errors=kopf.ErrorsMode.TEMPORARY, backoff=options.interval)
@@ -146,16 +158,16 @@ def register(registry: kopf.OperatorRegistry, options: Options,
         round_ = int(current.get("round") or 0)
         rescore = current.get("roundKind") == "rescore"
         if apps is not None and round_:
-            apps = [] if rescore else _round_apps(memory, uid, round_, parsed, apps)
+            apps = [] if rescore else _round_apps(memory, uid, round_, open_store(parsed.store), apps)
         elif apps is not None and uid not in memory.stored:
             # After a restart, a result this run stored counts as done even when its Job
             # has gone (ttlSecondsAfterFinished); a new claim starts from nothing.
-            memory.stored[uid] = (storing.stored_results(store_mod.open_store(parsed.store))
+            memory.stored[uid] = (storing.stored_results(open_store(parsed.store))
                                   if owned.resumed else frozenset())
         jobs = _jobs_seen(memory, uid, list(jobs_by_run.get(uid, [])))
         created = memory.created(uid)
         created -= {j.name for j in jobs}  # the index has caught up with these
-        cost = _cost(memory, uid, parsed, jobs)
+        cost = _cost(memory, uid, parsed, jobs, open_store)
         seen = tracking.Observed(spec=parsed, owner=owner, generation=generation, apps=apps, listing_error=error,
                                  jobs=tuple(jobs), recently_created=frozenset(created), status=current,
                                  results_present=current.get("results") is not None, now=_now(),
@@ -206,7 +218,7 @@ def register(registry: kopf.OperatorRegistry, options: Options,
         if apps is None:
             logger.warning("cannot start the %s: %s", kind, error)
             return
-        again = storing.retry_apps(store_mod.open_store(parsed.store), apps) if kind == "retry" else []
+        again = storing.retry_apps(open_store(parsed.store), apps) if kind == "retry" else []
         status = tracking.next_round(current, kind, token, len(again), len(apps), _now())
         memory.round_apps[(owner.uid, status["round"])] = again
         logger.info("%s requested (%s): round %d, %d apps to run", kind, token, status["round"], len(again))
@@ -224,27 +236,27 @@ def _alive(cluster: cluster_kit.Cluster, holder: storing.Claim) -> bool:
     return body is not None and (body.get("metadata") or {}).get("uid") == holder.uid
 
 
-def _round_apps(memory: _Memory, uid: str, round_: int, spec: api.EvaluationRunSpec,
+def _round_apps(memory: _Memory, uid: str, round_: int, store: store_mod.Store,
                 apps: list[planning.AppPair]) -> list[planning.AppPair]:
     """The apps a retry round re-runs; after a restart, worked out again from the store
     (the last scoring's results.json is unchanged until this round's scoring ends it)."""
     key = (uid, round_)
     if key not in memory.round_apps:
-        memory.round_apps[key] = storing.retry_apps(store_mod.open_store(spec.store), apps)
+        memory.round_apps[key] = storing.retry_apps(store, apps)
     return memory.round_apps[key]
 
 
 def _jobs_seen(memory: _Memory, uid: str, indexed: list[tracking.JobView]) -> list[tracking.JobView]:
     """The index's Jobs plus those seen ended before their TTL took them away."""
-    ended = memory.ended.setdefault(uid, {})
     for view in indexed:
         if view.state in ("succeeded", "failed"):
-            ended[view.name] = view
+            memory.remember_ended(uid, view)
     names = {v.name for v in indexed}
-    return indexed + [v for n, v in ended.items() if n not in names]
+    return indexed + [v for n, v in dict(memory.ended.get(uid, {})).items() if n not in names]
 
 
-def _cost(memory: _Memory, uid: str, spec: api.EvaluationRunSpec, jobs: list[tracking.JobView]) -> float | None:
+def _cost(memory: _Memory, uid: str, spec: api.EvaluationRunSpec, jobs: list[tracking.JobView],
+          open_store: Callable[[str], store_mod.Store]) -> float | None:
     """LLM dollars of the run's finished apps, each read once from its stored result;
     None when the run makes no LLM call."""
     if not spec.uses_llm():
@@ -252,7 +264,7 @@ def _cost(memory: _Memory, uid: str, spec: api.EvaluationRunSpec, jobs: list[tra
     costs = memory.costs.setdefault(uid, {})
     new = sorted({j.app for j in jobs if j.role == "app" and j.state == "succeeded" and j.app not in costs})
     if new:
-        store = store_mod.open_store(spec.store)
+        store = open_store(spec.store)
         for app in new:
             costs[app] = storing.app_cost(store, app)
     return sum(costs.values())
