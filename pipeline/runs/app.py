@@ -28,7 +28,7 @@ from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.kits import clock, llm, store as store_mod, telemetry
 from iwcbench.pipeline.kits import browser as browser_kit
 from iwcbench.pipeline.kits.mirror import cdn, routing
-from iwcbench.pipeline.runs import evidence as stored, uitests as uitest_run
+from iwcbench.pipeline.runs import evidence as stored, reusing, uitests as uitest_run
 from iwcbench.pipeline.stages import abstracting, exploring, ingesting, instrumenting, quality, scoring, serving
 from iwcbench.pipeline.stages.exploring import policy as policies
 
@@ -160,6 +160,10 @@ def prepare_app(
             result = failed_result(app, "start_failed", str(exc))
             save_result(store, result)
             return result
+    earlier = reusing.take(files, src, evaluation)
+    if earlier is not None:
+        save_result(store, earlier)
+        return earlier
     # the app as submitted, for the code metrics and the static judges (before instrumenting)
     files.save(artifacts.SOURCES, quality.keep_sources(src, evaluation.quality.max_source_bytes))
     site = work / SITE
