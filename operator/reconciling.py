@@ -131,7 +131,7 @@ class Reconciler:
             return
         if current.get("storeOwner") != owner.uid:
             patch.status["storeOwner"] = owner.uid
-        seen = self._observed(parsed, current, generation, owner, owned, indexed)
+        seen = self._observed(parsed, tracking.unrefused(current), generation, owner, owned, indexed)
         self._step(seen, parsed, current, owner, patch, logger)
 
     def _observed(self, spec: api.EvaluationRunSpec, current: dict[str, Any], generation: int | None,
@@ -181,7 +181,7 @@ class Reconciler:
             decision = _verdict_on_fresh_status(seen, decision, self.cluster(), owner)
         _apply(patch, current, decision.status)
         _observe(self.metrics, owner, {**current, **decision.status})
-        _report_end(current, decision.status, owner)
+        _report_end(dict(seen.status), decision.status, owner)
 
     def _next_round(self, current: dict[str, Any], annotations: dict[str, str], spec: Mapping[str, Any],
                     owner: planning.Owner, patch: kopf.Patch, logger: logging.Logger) -> None:

@@ -103,6 +103,14 @@ def refused_store(status: Mapping[str, Any], generation: int | None, message: st
     }
 
 
+def unrefused(status: Mapping[str, Any]) -> dict[str, Any]:
+    """The status a run that was refused its store starts from once the store is its own:
+    the refusal's end undone (its conditions are made afresh by ``decide``)."""
+    refused = any(c.get("type") == "Failed" and c.get("reason") == "StoreInUse"
+                  for c in status.get("conditions", []) or [])
+    return {**status, "phase": "Pending", "completionTime": None} if refused else dict(status)
+
+
 RoundKind = Literal["retry", "rescore"]
 
 

@@ -51,20 +51,6 @@ def storing_explorer(bucket, run, fail=(), cost=0.0, ran=None):
     return explore
 
 
-def publisher(server, scored=None):
-    """The scoring pod's publish step: a summary in the status (and which round it scored)."""
-    async def publish(ns, job, container):
-        owner = job["metadata"]["ownerReferences"][0]["name"]
-        if scored is not None:
-            scored.append(job["metadata"]["labels"][planning.LABEL_ROUND])
-        await server.request("PATCH", f"/apis/{api.GROUP}/{api.VERSION}/namespaces/{ns}/{api.PLURAL}/{owner}/status",
-                             {"status": {"leader": "m1", "resultsURI": "s3://x/results.json",
-                                         "results": {"uri": "s3://x/results.json", "digest": "sha256:0",
-                                                     "apps": len(APPS), "leaderboard": []}}})
-        return 0
-    return publish
-
-
 def _annotate(apiserver, ns, name, key, value):
     apiserver.patch_run(ns, name, {"metadata": {"annotations": {key: value}}})
 
@@ -74,7 +60,8 @@ def test_retry_reruns_only_the_apps_that_failed(apiserver, namespace, operator, 
     ran, scored = [], []
     broken = {"m1/t2", "m2/t3"}
     kubelet = make_kubelet(capacity=10, stub_everything=True, stubs={
-        "explore": storing_explorer(s3_bucket, "retry", fail=broken, ran=ran), "publish": publisher(apiserver, scored)})
+        "explore": storing_explorer(s3_bucket, "retry", fail=broken, ran=ran),
+        "publish": h.publish_stub(apiserver, len(APPS), scored)})
     apiserver.apply_run(namespace, h.run_manifest("retry", s3_bucket, parallelism=3))
     first = h.wait_for(_ended(apiserver, namespace, "retry"), 60, "the first round to end", operator.log)
     assert first["phase"] == "Succeeded" and first["counts"]["failed"] == 2
@@ -113,7 +100,7 @@ def test_rescore_scores_the_stored_evidence_again_without_any_app_pod(apiserver,
         return 0
 
     make_kubelet(capacity=10, stub_everything=True, stubs={
-        "explore": storing_explorer(s3_bucket, "rescore", ran=ran), "publish": publisher(apiserver, scored),
+        "explore": storing_explorer(s3_bucket, "rescore", ran=ran), "publish": h.publish_stub(apiserver, len(APPS), scored),
         "rejudge": rejudge, "score": score})
     apiserver.apply_run(namespace, h.run_manifest("rescore", s3_bucket, parallelism=6,
                                                   judging={"model": "claude-x"}, batchJudges=True))
@@ -135,7 +122,7 @@ def test_max_cost_stops_new_apps_and_says_so(apiserver, namespace, operator, mak
     h.put_apps(s3_bucket, "apps", APPS)
     ran = []
     make_kubelet(capacity=10, stub_everything=True, stubs={
-        "explore": storing_explorer(s3_bucket, "budget", cost=0.5, ran=ran), "publish": publisher(apiserver)})
+        "explore": storing_explorer(s3_bucket, "budget", cost=0.5, ran=ran), "publish": h.publish_stub(apiserver, len(APPS))})
     apiserver.apply_run(namespace, h.run_manifest("budget", s3_bucket, parallelism=1, maxCost=1.0,
                                                   judging={"model": "claude-x"}))
     status = h.wait_for(_ended(apiserver, namespace, "budget"), 60, "the run to end", operator.log)

@@ -66,15 +66,7 @@ def test_kueue_admission_is_the_normal_path_and_the_quota_holds(apiserver, names
     h.put_apps(s3_bucket, "apps", APPS)
     kueue = Kueue(apiserver, namespace, "team-a", quota=2)
     try:
-        running, peak = set(), []
-
-        async def explore(ns, job, container):
-            running.add(job["metadata"]["name"])
-            peak.append(len(running))
-            await asyncio.sleep(0.3)
-            running.discard(job["metadata"]["name"])
-            return 0
-
+        explore, peak = h.counting_stub(0.3)
         make_kubelet(capacity=10, stub_everything=True, stubs={"explore": explore, "publish": _publish})
         apiserver.apply_run(namespace, h.run_manifest("queued", s3_bucket, parallelism=4, queueName="team-a"))
         # Before Kueue admits anything: Jobs created suspended, the run Running and saying why it waits.
@@ -128,6 +120,8 @@ def test_a_store_prefix_belongs_to_one_run(apiserver, namespace, operator, make_
     status = h.wait_for(lambda: (s := _status(apiserver, namespace, "second")).get("counts", {}).get("succeeded") == 6
                         and s, 90, "the second run to take the prefix over and run", operator.log)
     assert status["storeOwner"] == uid
+    assert "StoreOwned" not in _conditions(status)  # the refusal is over
+    assert _conditions(status).get("Failed", {}).get("reason") != "StoreInUse"
 
 
 def test_jobs_deleted_by_their_ttl_are_never_created_again(apiserver, namespace, operator, make_kubelet, s3_bucket):
