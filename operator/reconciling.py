@@ -152,7 +152,7 @@ class Reconciler:
         jobs = _jobs_seen(memory, uid, indexed)
         created = memory.created(uid)
         created -= {j.name for j in jobs}  # the index has caught up with these
-        cost = _cost(memory, uid, spec, jobs, self.open_store)
+        cost = _cost(memory, uid, spec, jobs, self.open_store, self._creator.map)
         return tracking.Observed(spec=spec, owner=owner, generation=generation, apps=apps, listing_error=error,
                                  jobs=tuple(jobs), recently_created=frozenset(created), status=current,
                                  results_present=current.get("results") is not None, now=_now(),
@@ -241,17 +241,17 @@ def _jobs_seen(memory: _Memory, uid: str, indexed: list[tracking.JobView]) -> li
 
 
 def _cost(memory: _Memory, uid: str, spec: api.EvaluationRunSpec, jobs: list[tracking.JobView],
-          open_store: Callable[[str], store_mod.Store]) -> float | None:
-    """LLM dollars of the run's finished apps, each read once from its stored result;
-    None when the run makes no LLM call."""
+          open_store: Callable[[str], store_mod.Store], mapper: Callable = map) -> float | None:
+    """LLM dollars of the run's finished apps, each read once from its stored result (a
+    few reads at once: after a restart, every finished app is read again); None when the
+    run makes no LLM call."""
     if not spec.uses_llm():
         return None
     costs = memory.costs.setdefault(uid, {})
     new = sorted({j.app for j in jobs if j.role == "app" and j.state == "succeeded" and j.app not in costs})
     if new:
         store = open_store(spec.store)
-        for app in new:
-            costs[app] = storing.app_cost(store, app)
+        costs.update(zip(new, mapper(lambda app: storing.app_cost(store, app), new)))
     return sum(costs.values())
 
 
