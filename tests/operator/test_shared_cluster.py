@@ -61,34 +61,39 @@ class Kueue:
         self._task.cancel()
 
 
-def test_kueue_admission_is_the_normal_path_and_the_quota_holds(apiserver, namespace, operator, make_kubelet,
-                                                                 s3_bucket):
+def test_kueue_admission_is_the_normal_path_and_two_runs_share_the_quota(apiserver, namespace, operator,
+                                                                          make_kubelet, s3_bucket):
     h.put_apps(s3_bucket, "apps", APPS)
     kueue = Kueue(apiserver, namespace, "team-a", quota=2)
+    runs = ("queued-a", "queued-b")
     try:
         explore, peak = h.counting_stub(0.3)
         make_kubelet(capacity=10, stub_everything=True, stubs={"explore": explore, "publish": _publish})
-        apiserver.apply_run(namespace, h.run_manifest("queued", s3_bucket, parallelism=4, queueName="team-a"))
-        # Before Kueue admits anything: Jobs created suspended, the run Running and saying why it waits.
-        waiting = h.wait_for(lambda: (s := _status(apiserver, namespace, "queued")).get("counts", {}).get("queued") == 4
-                             and s, 30, "four Jobs waiting for admission", operator.log)
-        assert waiting["phase"] == "Running"
-        admitted = _conditions(waiting)["Admitted"]
-        assert (admitted["status"], admitted["reason"]) == ("False", "WaitingForAdmission")
-        assert "queue team-a" in admitted["message"]
+        for run in runs:
+            apiserver.apply_run(namespace, h.run_manifest(run, s3_bucket, parallelism=4, queueName="team-a"))
+        # Before Kueue admits anything: Jobs created suspended, each run Running and saying why it waits.
+        for run in runs:
+            waiting = h.wait_for(lambda: (s := _status(apiserver, namespace, run)).get("counts", {}).get("queued") == 4
+                                 and s, 30, f"{run}: four Jobs waiting for admission", operator.log)
+            assert waiting["phase"] == "Running"
+            admitted = _conditions(waiting)["Admitted"]
+            assert (admitted["status"], admitted["reason"]) == ("False", "WaitingForAdmission")
+            assert "queue team-a" in admitted["message"]
         jobs = apiserver.jobs(namespace)
-        assert len(jobs) == 4 and all(j["spec"]["suspend"] for j in jobs)
+        assert len(jobs) == 8 and all(j["spec"]["suspend"] for j in jobs)
         assert all(j["metadata"]["labels"][planning.KUEUE_QUEUE_LABEL] == "team-a" for j in jobs)
         kueue.hold = False
-        status = h.wait_for(lambda: (s := _status(apiserver, namespace, "queued")).get("phase") in ("Succeeded", "Failed")
-                            and s, 90, "the run to end", operator.log)
+        ended = [h.wait_for(lambda: (s := _status(apiserver, namespace, run)).get("phase") in ("Succeeded", "Failed")
+                            and s, 120, f"{run} to end", operator.log) for run in runs]
     finally:
         kueue.stop()
-    assert status["phase"] == "Failed"  # the stubbed scoring publishes nothing: every app ran, none failed
-    assert status["counts"] == {"total": 6, "pending": 0, "queued": 0, "active": 0, "succeeded": 6, "failed": 0}
-    assert _conditions(status)["Admitted"]["status"] == "True"
-    assert max(peak) <= 2 and kueue.peak <= 2  # the quota, never the run's parallelism of 4
-    assert len(kueue.admitted) == 7  # six app Jobs and the scoring Job, each admitted once
+    for status in ended:
+        assert status["phase"] == "Failed"  # the stubbed scoring publishes nothing: every app ran, none failed
+        assert status["counts"] == {"total": 6, "pending": 0, "queued": 0, "active": 0, "succeeded": 6, "failed": 0}
+        assert _conditions(status)["Admitted"]["status"] == "True"
+    # the queue's quota held across both runs (never each run's parallelism of 4, nor 8)
+    assert max(peak) <= 2 and kueue.peak <= 2
+    assert len(kueue.admitted) == 14  # twelve app Jobs and two scoring Jobs, each admitted once
 
 
 def test_a_store_prefix_belongs_to_one_run(apiserver, namespace, operator, make_kubelet, s3_bucket):
