@@ -130,8 +130,9 @@ class EvaluationRunSpec(settings.Evaluation):
         "reaches it; the apps left are unscored with the reason and a retry with a higher maxCost runs them "
         "(default: no limit)")
     batch_judges: bool = pydantic.Field(
-        False, description="a rescore judges through the Message Batches API at half price (the alignment agent "
-        "stays interactive; default false)")
+        False, description="judge through the Message Batches API at half price, as iwc run --batch-judges: the "
+        "app pods judge only the interactive dimensions (the alignment agent), the scoring Job the rest, in "
+        "batches, once every app is explored; a rescore batches too (default false)")
     suspend: bool = pydantic.Field(False, description="true: start no new Jobs (running ones finish)")
     resources: ResourcesSpec = ResourcesSpec()
     images: ImagesSpec = ImagesSpec()

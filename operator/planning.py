@@ -248,7 +248,12 @@ def app_deadline_s(spec: api.EvaluationRunSpec) -> int:
 def explore_args(spec: api.EvaluationRunSpec, pair: AppPair) -> list[str]:
     return ["iwc", "app", "explore", "--work", WORK, "--url", f"http://127.0.0.1:{APP_PORT}/",
             "--store", spec.store, "--tasks", spec.tasks, "--model", pair.model, "--task", pair.task_id,
-            "--settings", evaluation_for_pods(spec)]
+            "--settings", evaluation_for_pods(spec), *(["--batch-judges"] if _batched(spec) else [])]
+
+
+def _batched(spec: api.EvaluationRunSpec) -> bool:
+    """The app pods leave the non-interactive judging to the scoring Job's batches."""
+    return spec.batch_judges and spec.uses_llm()
 
 
 def model_problem(spec: api.EvaluationRunSpec) -> str | None:
@@ -400,12 +405,12 @@ def scoring_job(owner: Owner, spec: api.EvaluationRunSpec, defaults: Defaults, r
     env += _telemetry_env(owner, name)
     image = _image(spec, defaults)
     mounts = [{"name": "tmp", "mountPath": "/tmp"}]
+    llm_env = list(env)
+    if defaults.anthropic_secret and spec.uses_llm():
+        llm_env.append({"name": "ANTHROPIC_API_KEY", "valueFrom": {"secretKeyRef": {
+            "name": defaults.anthropic_secret, "key": "apiKey", "optional": True}}})
     rejudge = []
     if rescore and spec.evaluation().judging.model:
-        llm_env = list(env)
-        if defaults.anthropic_secret:
-            llm_env.append({"name": "ANTHROPIC_API_KEY", "valueFrom": {"secretKeyRef": {
-                "name": defaults.anthropic_secret, "key": "apiKey", "optional": True}}})
         rejudge = [{"name": "rejudge", **image, "command": rescore_args(spec), "env": llm_env, "envFrom": env_from,
                     "resources": _resources(spec, "scoring", defaults), "securityContext": _hardened(),
                     "volumeMounts": mounts}]
@@ -413,8 +418,9 @@ def scoring_job(owner: Owner, spec: api.EvaluationRunSpec, defaults: Defaults, r
         "name": "score", **image,
         "command": ["iwc", "score", "--store", spec.store, "--tasks", spec.tasks,
                     "--apps", spec.apps.uri, *(["--models", *spec.apps.models] if spec.apps.models else []),
-                    "--settings", evaluation_for_pods(spec)],
-        "env": env, "envFrom": env_from, "resources": _resources(spec, "scoring", defaults),
+                    "--settings", evaluation_for_pods(spec), *(["--batch-judges"] if _batched(spec) else [])],
+        "env": llm_env if _batched(spec) else env, "envFrom": env_from,
+        "resources": _resources(spec, "scoring", defaults),
         "securityContext": _hardened(), "volumeMounts": mounts,
     }
     publish = {

@@ -90,3 +90,20 @@ def test_retry_and_rescore_rounds_have_jobs_of_their_own():
     # without a judge, a rescore only aggregates again (new weights)
     plain = planning.scoring_job(OWNER, api.EvaluationRunSpec.model_validate(INPUTS), planning.Defaults(), 1, True)
     assert [c["name"] for c in plain["spec"]["template"]["spec"]["initContainers"]] == ["score"]
+
+
+def test_batch_judging_splits_between_app_pods_and_the_scoring_job():
+    from iwcbench.pipeline import cli as pipeline_cli
+
+    spec = api.EvaluationRunSpec.model_validate({**INPUTS, "judging": {"model": "claude-x"}, "batchJudges": True})
+    app = planning.app_job(OWNER, spec, planning.AppPair("m", "t"), planning.Defaults())
+    score = planning.scoring_job(OWNER, spec, planning.Defaults())["spec"]["template"]["spec"]["initContainers"][0]
+    explore = app["spec"]["template"]["spec"]["containers"][0]
+    for container in (explore, score):
+        assert "--batch-judges" in container["command"]
+        assert pipeline_cli._parser().parse_args(container["command"][1:]).batch_judges
+    assert "ANTHROPIC_API_KEY" in {e["name"] for e in score["env"]}  # the scoring Job judges now
+    plain = planning.scoring_job(OWNER, api.EvaluationRunSpec.model_validate(INPUTS), planning.Defaults())
+    plain_score = plain["spec"]["template"]["spec"]["initContainers"][0]
+    assert "--batch-judges" not in plain_score["command"]
+    assert "ANTHROPIC_API_KEY" not in {e["name"] for e in plain_score["env"]}
