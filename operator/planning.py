@@ -405,10 +405,7 @@ def scoring_job(owner: Owner, spec: api.EvaluationRunSpec, defaults: Defaults, r
     env += _telemetry_env(owner, name)
     image = _image(spec, defaults)
     mounts = [{"name": "tmp", "mountPath": "/tmp"}]
-    llm_env = list(env)
-    if defaults.anthropic_secret and spec.uses_llm():
-        llm_env.append({"name": "ANTHROPIC_API_KEY", "valueFrom": {"secretKeyRef": {
-            "name": defaults.anthropic_secret, "key": "apiKey", "optional": True}}})
+    llm_env = [*env, *_llm_keys(spec, defaults)]  # a rescore's or a batch's judge
     rejudge = []
     if rescore and spec.evaluation().judging.model:
         rejudge = [{"name": "rejudge", **image, "command": rescore_args(spec), "env": llm_env, "envFrom": env_from,
