@@ -28,6 +28,9 @@ S3_URI = r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$"
 QUANTITY = r"^[+-]?(\d+|\d+\.\d*|\.\d+)([eE][+-]?\d+|[numkMGTPE]i?|Ki)?$"
 
 Phase = Literal["Pending", "Running", "Scoring", "Succeeded", "Failed", "Suspended"]
+# Annotations a user sets on a finished run (any new value, e.g. a timestamp, asks again):
+RETRY_ANNOTATION = f"{GROUP}/retry"  # re-run the apps that ended `error` or were never scored, then score
+RESCORE_ANNOTATION = f"{GROUP}/rescore"  # score the stored evidence again (spec.judging / spec.scoring as now)
 PHASES: tuple[str, ...] = Phase.__args__  # type: ignore[attr-defined]
 
 
@@ -112,8 +115,24 @@ class EvaluationRunSpec(settings.Evaluation):
     parallelism: int = pydantic.Field(10, ge=1, le=1000, description="app Jobs active at once")
     backoff_limit: int = pydantic.Field(
         2, ge=0, le=10, description="retries of an app Job after infrastructure failures")
-    app_timeout_seconds: int = pydantic.Field(
-        900, ge=60, le=86400, description="deadline of one app Job, all containers, seconds")
+    app_timeout_seconds: int | None = pydantic.Field(
+        None, ge=60, le=86400, description="deadline of one app Job, all containers, seconds (default: derived "
+        "from the evaluation's own limits, above the longest an app may legitimately take, so only a hang "
+        "reaches it)")
+    queue_name: str | None = pydantic.Field(
+        None, min_length=1, max_length=63, pattern=r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$",
+        description="Kueue LocalQueue: the run's Jobs carry kueue.x-k8s.io/queue-name and start suspended "
+        "until Kueue admits them (default: no queue)")
+    priority_class_name: str | None = pydantic.Field(
+        None, min_length=1, description="PriorityClass of the run's pods (default: the chart's jobs.priorityClassName)")
+    max_cost: float | None = pydantic.Field(
+        None, gt=0, description="US dollars of LLM calls: no new app Job starts once the finished apps' cost "
+        "reaches it; the apps left are unscored with the reason and a retry with a higher maxCost runs them "
+        "(default: no limit)")
+    batch_judges: bool = pydantic.Field(
+        False, description="judge through the Message Batches API at half price, as iwc run --batch-judges: the "
+        "app pods judge only the interactive dimensions (the alignment agent), the scoring Job the rest, in "
+        "batches, once every app is explored; a rescore batches too (default false)")
     suspend: bool = pydantic.Field(False, description="true: start no new Jobs (running ones finish)")
     resources: ResourcesSpec = ResourcesSpec()
     images: ImagesSpec = ImagesSpec()
@@ -134,6 +153,7 @@ class Condition(_Wire):
 class Counts(_Wire):
     total: int = 0
     pending: int = 0
+    queued: int = pydantic.Field(0, description="app Jobs created and waiting for Kueue's admission")
     active: int = 0
     succeeded: int = 0
     failed: int = 0
@@ -178,6 +198,12 @@ class EvaluationRunStatus(_Wire):
     completion_time: str | None = None
     failures: list[Failure] = pydantic.Field(default_factory=list, description="most recent, capped")
     scoring_job: str | None = None
+    cost_usd: float | None = pydantic.Field(None, description="LLM dollars of the apps finished so far")
+    round: int = pydantic.Field(0, description="0: the first pass; each retry or rescore adds one")
+    round_kind: Literal["retry", "rescore"] | None = pydantic.Field(None, description="what the current round does")
+    retried_for: str | None = pydantic.Field(None, description="the retry annotation's value last acted on")
+    rescored_for: str | None = pydantic.Field(None, description="the rescore annotation's value last acted on")
+    store_owner: str | None = pydantic.Field(None, description="uid of the run owning spec.store (this one)")
     leader: str | None = None
     results_uri: str | None = pydantic.Field(None, alias="resultsURI")
     results: ResultsSummary | None = None

@@ -6,7 +6,8 @@
 Cluster defaults (runner image, service accounts, ConfigMap and Secret names) come
 from the environment the chart sets: IWC_RUNNER_IMAGE, IWC_IMAGE_PULL_POLICY,
 IWC_APP_SERVICE_ACCOUNT, IWC_SCORING_SERVICE_ACCOUNT, IWC_CONFIG_MAP,
-IWC_STORE_SECRET, IWC_ANTHROPIC_SECRET (an empty value means "none"), and
+IWC_STORE_SECRET, IWC_ANTHROPIC_SECRET, IWC_JOB_TTL_SECONDS, IWC_PRIORITY_CLASS (an empty value
+means "none"), IWC_POD_RESOURCES (JSON: {instrument|app|explorer|scoring: {requests, limits}}) and
 IWC_PROVIDER_SECRETS: a Secret per other LLM provider, ``openai=iwc-openai,google=iwc-google``.
 """
 
@@ -48,7 +49,18 @@ def defaults_from(env: Mapping[str, str]) -> planning.Defaults:
         anthropic_secret=pick("IWC_ANTHROPIC_SECRET", base.anthropic_secret),
         provider_secrets=tuple((p.strip(), s.strip()) for p, _, s in (
             item.partition("=") for item in env.get("IWC_PROVIDER_SECRETS", "").split(",")) if p.strip() and s.strip()),
+        job_ttl_seconds=_int_or_none(pick("IWC_JOB_TTL_SECONDS", _text(base.job_ttl_seconds))),
+        priority_class=pick("IWC_PRIORITY_CLASS", base.priority_class),
+        resources=json.loads(env["IWC_POD_RESOURCES"]) if env.get("IWC_POD_RESOURCES") else base.resources,
     )
+
+
+def _text(value: int | None) -> str | None:
+    return None if value is None else str(value)
+
+
+def _int_or_none(value: str | None) -> int | None:
+    return None if value is None else int(value)
 
 
 def _parser() -> argparse.ArgumentParser:

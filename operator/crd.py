@@ -12,8 +12,10 @@ from iwcbench.operator import api
 from iwcbench.pipeline.contracts import settings
 
 # Fields that make no sense to change once Jobs exist (the API server refuses it): the
-# inputs and every section of the evaluation settings.
-IMMUTABLE = ("tasks", "apps", "store", *settings.Evaluation.model_fields)
+# inputs and every section of the evaluation settings but the two a rescore reads again
+# (judging and scoring: a new judge or weights over the stored evidence).
+RESCORED = ("judging", "scoring")
+IMMUTABLE = ("tasks", "apps", "store", *(f for f in settings.Evaluation.model_fields if f not in RESCORED))
 
 
 def _structural(node: Any, defs: dict[str, Any]) -> Any:
@@ -110,6 +112,12 @@ def definition() -> dict[str, Any]:
                     {"name": "Done", "type": "string", "jsonPath": ".status.progress",
                      "description": "ended/total app Jobs"},
                     {"name": "Failed", "type": "integer", "jsonPath": ".status.counts.failed"},
+                    {"name": "Queued", "type": "integer", "jsonPath": ".status.counts.queued", "priority": 1,
+                     "description": "app Jobs waiting for Kueue's admission"},
+                    {"name": "Cost", "type": "number", "jsonPath": ".status.costUsd",
+                     "description": "LLM US dollars of the apps finished so far"},
+                    {"name": "Round", "type": "integer", "jsonPath": ".status.round", "priority": 1,
+                     "description": "0: the first pass; each retry or rescore adds one"},
                     {"name": "Leader", "type": "string", "jsonPath": ".status.leader"},
                     {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
                 ],

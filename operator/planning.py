@@ -16,7 +16,7 @@ import pydantic
 import pydantic.alias_generators
 
 from iwcbench.operator import api
-from iwcbench.pipeline.contracts import layout
+from iwcbench.pipeline.contracts import layout, settings
 from iwcbench.pipeline.kits import llm_providers, telemetry
 
 LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
@@ -25,6 +25,8 @@ LABEL_RUN_UID = "iwcbench.io/run-uid"
 LABEL_ROLE = "iwcbench.io/role"  # app | scoring
 ANNOTATION_MODEL = "iwcbench.io/model"
 ANNOTATION_TASK = "iwcbench.io/task"
+LABEL_ROUND = "iwcbench.io/round"  # 0: the first pass; each retry or rescore is the next
+KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"  # Kueue admits Jobs that carry it (and start suspended)
 
 WORK = "/work"
 NPM_CACHE = "/npm-cache"  # the instrument container's npm cache (an emptyDir)
@@ -66,6 +68,9 @@ class Defaults:
     anthropic_secret: str | None = "iwc-anthropic"  # ANTHROPIC_API_KEY
     # a Secret (key apiKey) per other provider: openai → OPENAI_API_KEY, google → GEMINI_API_KEY, ...
     provider_secrets: tuple[tuple[str, str], ...] = ()
+    job_ttl_seconds: int | None = 86400  # finished Jobs (and their pods) go after this; None: kept
+    priority_class: str | None = None  # PriorityClass of every pod (a run's spec may name another)
+    resources: dict | None = None  # {instrument|app|explorer|scoring: {requests, limits}} from the chart
 
 
 # ---------------------------------------------------------------- apps
@@ -89,15 +94,17 @@ def _hash(*parts: str) -> str:
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:10]
 
 
-def app_job_name(owner: Owner, pair: AppPair) -> str:
+def app_job_name(owner: Owner, pair: AppPair, round_: int = 0) -> str:
     """``<run>-<task>-<hash>``: DNS-1123, ≤ 63 characters (the job-name label limit).
     The hash covers the run's uid, so a re-created run never meets its predecessor's
-    Jobs still being garbage-collected."""
-    return f"{_slug(owner.name, 28)}-{_slug(pair.task_id, 20)}-{_hash(owner.uid, pair.model, pair.task_id)}"
+    Jobs still being garbage-collected, and the round (a retry's Jobs are new ones)."""
+    parts = (owner.uid, pair.model, pair.task_id) + ((f"round {round_}",) if round_ else ())
+    return f"{_slug(owner.name, 28)}-{_slug(pair.task_id, 20)}-{_hash(*parts)}"
 
 
-def scoring_job_name(owner: Owner) -> str:
-    return f"{_slug(owner.name, 40)}-score-{_hash(owner.uid, 'scoring')}"
+def scoring_job_name(owner: Owner, round_: int = 0) -> str:
+    parts = (owner.uid, "scoring") + ((f"round {round_}",) if round_ else ())
+    return f"{_slug(owner.name, 40)}-score-{_hash(*parts)}"
 
 
 # ---------------------------------------------------------------- manifests
@@ -115,9 +122,12 @@ _DEFAULT_RESOURCES = {
 }
 
 
-def _resources(spec: api.EvaluationRunSpec, which: str) -> dict:
+def _resources(spec: api.EvaluationRunSpec, which: str, defaults: Defaults) -> dict:
+    """The spec's requests and limits for one container, else the chart's, else ours."""
     override = getattr(spec.resources, which)
-    return override.wire() if override is not None else _DEFAULT_RESOURCES[which]
+    if override is not None:
+        return override.wire()
+    return dict((defaults.resources or {}).get(which) or _DEFAULT_RESOURCES[which])
 
 
 def _hardened(read_only_root: bool = True) -> dict:
@@ -160,11 +170,15 @@ def _telemetry_env(owner: Owner, job: str, pair: AppPair | None = None) -> list[
             {"name": "OTEL_RESOURCE_ATTRIBUTES", "value": ",".join(attributes)}]
 
 
-def _metadata(owner: Owner, name: str, role: str, annotations: dict[str, str]) -> dict:
+def _metadata(owner: Owner, spec: api.EvaluationRunSpec, name: str, role: str, annotations: dict[str, str],
+              round_: int) -> dict:
+    labels = {LABEL_MANAGED_BY: MANAGED_BY, LABEL_RUN_UID: owner.uid, LABEL_ROLE: role, LABEL_ROUND: str(round_)}
+    if spec.queue_name:
+        labels[KUEUE_QUEUE_LABEL] = spec.queue_name
     return {
         "name": name,
         "namespace": owner.namespace,
-        "labels": {LABEL_MANAGED_BY: MANAGED_BY, LABEL_RUN_UID: owner.uid, LABEL_ROLE: role},
+        "labels": labels,
         "annotations": annotations,
         "ownerReferences": [{
             "apiVersion": api.API_VERSION, "kind": api.KIND, "name": owner.name, "uid": owner.uid,
@@ -201,21 +215,45 @@ def _image(spec: api.EvaluationRunSpec, defaults: Defaults) -> dict:
 
 
 def evaluation_for_pods(spec: api.EvaluationRunSpec) -> str:
-    """The evaluation settings every pod of the run receives, as one JSON document.
-    The exploration's budget is two thirds of the Job's deadline (the rest is for
-    instrumenting, serving and uploading), or less when the spec asks for less."""
-    evaluation = spec.evaluation()
-    budget = float(spec.app_timeout_seconds * 2 // 3)
-    if "app_timeout_s" in spec.exploration.model_fields_set:
-        budget = min(budget, spec.exploration.app_timeout_s)
-    exploration = evaluation.exploration.model_copy(update={"app_timeout_s": budget})
-    return evaluation.model_copy(update={"exploration": exploration}).document()
+    """The evaluation settings every pod of the run receives, as one JSON document:
+    the spec's, unchanged, so a pod evaluates an app exactly as ``iwc run`` does with
+    the same settings (the same budgets and limits, the same defaults)."""
+    return spec.evaluation().document()
+
+
+# Allowance on top of the evaluation's own limits: fetching the app from the store,
+# the app server sidecar starting, the explorer waiting for it, Chromium starting, the
+# evidence's upload. None of it is the app's time.
+_POD_OVERHEAD_S = 300
+# How many times one app may run each limited step (stages/instrumenting/building.py):
+# npm ci, npm install after a lockfile npm ci refused, npm rebuild of the allowed scripts;
+# the build ladder's four rungs (static and for its server, with and without Istanbul).
+_INSTALLS, _BUILDS = 3, 4
+
+
+def app_deadline_s(spec: api.EvaluationRunSpec) -> int:
+    """The app Job's ``activeDeadlineSeconds``: the spec's, else the longest one app may
+    legitimately take under the evaluation's own limits (each of which ends in a
+    recorded outcome, as in ``iwc run``) plus the pod's overhead, so that the Job's
+    deadline only catches a hang — never a slow build the local run would have waited for."""
+    if spec.app_timeout_seconds is not None:
+        return spec.app_timeout_seconds
+    evaluation: settings.Evaluation = spec.evaluation()
+    build = evaluation.build
+    building = (_INSTALLS * build.install_timeout_s + _BUILDS * build.build_timeout_s) if build.enabled else 0.0
+    exploring = evaluation.exploration.load_timeout_s + evaluation.exploration.app_timeout_s
+    return int(evaluation.instrumentation.timeout_s + building + exploring + _POD_OVERHEAD_S)
 
 
 def explore_args(spec: api.EvaluationRunSpec, pair: AppPair) -> list[str]:
     return ["iwc", "app", "explore", "--work", WORK, "--url", f"http://127.0.0.1:{APP_PORT}/",
             "--store", spec.store, "--tasks", spec.tasks, "--model", pair.model, "--task", pair.task_id,
-            "--settings", evaluation_for_pods(spec)]
+            "--settings", evaluation_for_pods(spec), *(["--batch-judges"] if _batched(spec) else [])]
+
+
+def _batched(spec: api.EvaluationRunSpec) -> bool:
+    """The app pods leave the non-interactive judging to the scoring Job's batches."""
+    return spec.batch_judges and spec.uses_llm()
 
 
 def model_problem(spec: api.EvaluationRunSpec) -> str | None:
@@ -247,9 +285,29 @@ def _llm_keys(spec: api.EvaluationRunSpec, defaults: Defaults) -> list[dict]:
         "name": secret, "key": "apiKey", "optional": True}}} for provider, secret in secrets]
 
 
-def app_job(owner: Owner, spec: api.EvaluationRunSpec, pair: AppPair, defaults: Defaults) -> dict:
+def _job_spec(spec: api.EvaluationRunSpec, defaults: Defaults) -> dict:
+    """What every Job of the run has: its failure policy, its clean-up after it ends,
+    and, with a Kueue queue, a suspended start (Kueue resumes the Job when it admits it)."""
+    job: dict = {"backoffLimit": spec.backoff_limit, "podFailurePolicy": _failure_policy()}
+    if defaults.job_ttl_seconds is not None:
+        job["ttlSecondsAfterFinished"] = defaults.job_ttl_seconds
+    if spec.queue_name:
+        job["suspend"] = True
+    return job
+
+
+def _pod_extras(spec: api.EvaluationRunSpec, defaults: Defaults) -> dict:
+    """Placement and priority of the run's pods."""
+    extras = _placement(spec)
+    priority = spec.priority_class_name or defaults.priority_class
+    if priority:
+        extras["priorityClassName"] = priority
+    return extras
+
+
+def app_job(owner: Owner, spec: api.EvaluationRunSpec, pair: AppPair, defaults: Defaults, round_: int = 0) -> dict:
     """One app's Job: instrument (init) → app server (native sidecar) → explorer."""
-    name = app_job_name(owner, pair)
+    name = app_job_name(owner, pair, round_)
     env, env_from = _store_env(defaults)
     env += _telemetry_env(owner, name, pair)
     explorer_env = [*env, *_llm_keys(spec, defaults)]
@@ -263,28 +321,28 @@ def app_job(owner: Owner, spec: api.EvaluationRunSpec, pair: AppPair, defaults: 
         "env": [*env, {"name": "IWC_NPM_CACHE", "value": NPM_CACHE},
                 {"name": "IWC_NPM_CACHE_SEED", "value": NPM_CACHE_SEED}],
         "envFrom": env_from,
-        "resources": _resources(spec, "instrument"),
+        "resources": _resources(spec, "instrument", defaults),
         "securityContext": _hardened(),
         "volumeMounts": [{"name": "work", "mountPath": WORK}, {"name": "tmp", "mountPath": "/tmp"},
                          {"name": "npm-cache", "mountPath": NPM_CACHE}],
     }
-    server = _app_server(spec, image)
+    server = _app_server(spec, image, defaults)
     explorer = {
         "name": "explore", **image,
         "command": explore_args(spec, pair),
         "env": explorer_env, "envFrom": env_from,
-        "resources": _resources(spec, "explorer"),
+        "resources": _resources(spec, "explorer", defaults),
         "securityContext": _hardened(),
         "volumeMounts": [{"name": "work", "mountPath": WORK}, {"name": "tmp", "mountPath": "/tmp"}],
     }
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
-        "metadata": _metadata(owner, name, "app", {ANNOTATION_MODEL: pair.model, ANNOTATION_TASK: pair.task_id}),
+        "metadata": _metadata(owner, spec, name, "app", {ANNOTATION_MODEL: pair.model, ANNOTATION_TASK: pair.task_id},
+                              round_),
         "spec": {
-            "backoffLimit": spec.backoff_limit,
-            "activeDeadlineSeconds": spec.app_timeout_seconds,
-            "podFailurePolicy": _failure_policy(),
+            **_job_spec(spec, defaults),
+            "activeDeadlineSeconds": app_deadline_s(spec),
             "template": {
                 "metadata": {"labels": {LABEL_MANAGED_BY: MANAGED_BY, LABEL_RUN_UID: owner.uid, LABEL_ROLE: "app"}},
                 "spec": {
@@ -295,7 +353,7 @@ def app_job(owner: Owner, spec: api.EvaluationRunSpec, pair: AppPair, defaults: 
                     "securityContext": _pod_security(),
                     "initContainers": [instrument, server],
                     "containers": [explorer],
-                    **_placement(spec),
+                    **_pod_extras(spec, defaults),
                     "volumes": _app_volumes(),
                 },
             },
@@ -313,7 +371,7 @@ def _app_volumes() -> list[dict]:
     ]
 
 
-def _app_server(spec: api.EvaluationRunSpec, image: dict) -> dict:
+def _app_server(spec: api.EvaluationRunSpec, image: dict, defaults: Defaults) -> dict:
     """The app server serves the generated code's files, or runs the app's own framework
     server (a server build, docs/frameworks.md): the least trusted process, with no env,
     no token, a read-only view of the work folder (the built app's copy is on it)."""
@@ -321,26 +379,45 @@ def _app_server(spec: api.EvaluationRunSpec, image: dict) -> dict:
         "name": "app", **image, "restartPolicy": "Always",
         "command": ["iwc", "app", "serve", "--root", f"{WORK}/site", "--port", str(APP_PORT)],
         "ports": [{"name": "http", "containerPort": APP_PORT}],
-        "resources": _resources(spec, "app"),
+        "resources": _resources(spec, "app", defaults),
         "securityContext": _hardened(),
         "volumeMounts": [{"name": "work", "mountPath": WORK, "readOnly": True},
                          {"name": "app-tmp", "mountPath": "/tmp"}],
     }
 
 
-def scoring_job(owner: Owner, spec: api.EvaluationRunSpec, defaults: Defaults) -> dict:
+def rescore_args(spec: api.EvaluationRunSpec) -> list[str]:
+    """``iwc rescore`` over the run's stored evidence with the spec's judging as it is now
+    (no app is explored again); batched with ``spec.batchJudges``."""
+    judging = spec.evaluation().judging
+    assert judging.model, "a rescore re-judges only with a judge model"
+    return ["iwc", "rescore", spec.store, "--tasks", spec.tasks, "--judge", judging.model,
+            "--judge-protocol", judging.protocol, *(["--batch"] if spec.batch_judges else [])]
+
+
+def scoring_job(owner: Owner, spec: api.EvaluationRunSpec, defaults: Defaults, round_: int = 0,
+                rescore: bool = False) -> dict:
     """Aggregate every stored app result (``iwc score``), then publish the summary
-    into the EvaluationRun's status (the only pod with an API token)."""
+    into the EvaluationRun's status (the only pod with an API token). A rescore first
+    judges the stored evidence again when the spec names a judge."""
+    name = scoring_job_name(owner, round_)
     env, env_from = _store_env(defaults)
-    env += _telemetry_env(owner, scoring_job_name(owner))
+    env += _telemetry_env(owner, name)
     image = _image(spec, defaults)
     mounts = [{"name": "tmp", "mountPath": "/tmp"}]
+    llm_env = [*env, *_llm_keys(spec, defaults)]  # a rescore's or a batch's judge
+    rejudge = []
+    if rescore and spec.evaluation().judging.model:
+        rejudge = [{"name": "rejudge", **image, "command": rescore_args(spec), "env": llm_env, "envFrom": env_from,
+                    "resources": _resources(spec, "scoring", defaults), "securityContext": _hardened(),
+                    "volumeMounts": mounts}]
     score = {
         "name": "score", **image,
         "command": ["iwc", "score", "--store", spec.store, "--tasks", spec.tasks,
                     "--apps", spec.apps.uri, *(["--models", *spec.apps.models] if spec.apps.models else []),
-                    "--settings", evaluation_for_pods(spec)],
-        "env": env, "envFrom": env_from, "resources": _resources(spec, "scoring"),
+                    "--settings", evaluation_for_pods(spec), *(["--batch-judges"] if _batched(spec) else [])],
+        "env": llm_env if _batched(spec) else env, "envFrom": env_from,
+        "resources": _resources(spec, "scoring", defaults),
         "securityContext": _hardened(), "volumeMounts": mounts,
     }
     publish = {
@@ -354,10 +431,9 @@ def scoring_job(owner: Owner, spec: api.EvaluationRunSpec, defaults: Defaults) -
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
-        "metadata": _metadata(owner, scoring_job_name(owner), "scoring", {}),
+        "metadata": _metadata(owner, spec, name, "scoring", {}, round_),
         "spec": {
-            "backoffLimit": spec.backoff_limit,
-            "podFailurePolicy": _failure_policy(),
+            **_job_spec(spec, defaults),
             "template": {
                 "metadata": {"labels": {LABEL_MANAGED_BY: MANAGED_BY, LABEL_RUN_UID: owner.uid, LABEL_ROLE: "scoring"}},
                 "spec": {
@@ -366,9 +442,9 @@ def scoring_job(owner: Owner, spec: api.EvaluationRunSpec, defaults: Defaults) -
                     "automountServiceAccountToken": True,
                     "enableServiceLinks": False,
                     "securityContext": _pod_security(),
-                    "initContainers": [score],
+                    "initContainers": [*rejudge, score],
                     "containers": [publish],
-                    **_placement(spec),
+                    **_pod_extras(spec, defaults),
                     "volumes": [{"name": "tmp", "emptyDir": {"sizeLimit": "2Gi"}}],
                 },
             },

@@ -12,11 +12,15 @@ from typing import Any, Literal, Mapping, Sequence
 
 from iwcbench.operator import api, planning
 
-JobState = Literal["active", "succeeded", "failed"]
+JobState = Literal["queued", "active", "succeeded", "failed"]
 TERMINAL: tuple[str, ...] = ("Succeeded", "Failed")
 # Status keys the operator owns; publish-status owns results, resultsURI and leader.
 OWNED = ("phase", "progress", "observedGeneration", "conditions", "counts", "startTime",
-         "completionTime", "failures", "scoringJob")
+         "completionTime", "failures", "scoringJob", "costUsd", "round", "roundKind", "retriedFor", "rescoredFor",
+         "storeOwner")
+# A run that failed for one of these reasons is looked at again: the user may fix the
+# spec, or the run that owns the store may go.
+_RECHECKED = ("InvalidSpec", "StoreInUse")
 _MESSAGE_LIMIT = 300
 
 
@@ -35,7 +39,8 @@ class JobView:
 
 def job_view(body: Mapping[str, Any]) -> JobView:
     """Read a Job the way the Job controller reports it: a True ``Complete`` or
-    ``Failed`` condition ends it; anything else is still active."""
+    ``Failed`` condition ends it; a suspended Job (``spec.suspend``: Kueue has not
+    admitted it yet) is queued; anything else is still active."""
     meta = body.get("metadata", {})
     labels = meta.get("labels", {}) or {}
     annotations = meta.get("annotations", {}) or {}
@@ -52,6 +57,8 @@ def job_view(body: Mapping[str, Any]) -> JobView:
         return JobView(**base, state="failed", reason=cond.get("reason", "Failed"),
                        message=(cond.get("message") or "")[:_MESSAGE_LIMIT],
                        finished=cond.get("lastTransitionTime"))
+    if (body.get("spec", {}) or {}).get("suspend"):
+        return JobView(**base, state="queued")
     return JobView(**base, state="active")
 
 
@@ -73,13 +80,57 @@ def _condition(old: Sequence[Mapping[str, Any]], now: str, type_: str, ok: bool,
 
 
 def is_settled(status: Mapping[str, Any]) -> bool:
-    """A finished run stays finished; only a spec that failed validation is looked at
-    again (the user may fix it)."""
+    """A finished run stays finished (until a retry or rescore annotation starts its next
+    round); a spec that failed validation or a store owned by another run is looked at
+    again (the user may fix it, the other run may go)."""
     if status.get("phase") not in TERMINAL:
         return False
-    invalid = any(c.get("type") == "SpecValid" and c.get("status") == "False"
+    rechecked = any(c.get("type") == "Failed" and c.get("reason") in _RECHECKED
+                    for c in status.get("conditions", []) or [])
+    return not rechecked
+
+
+def refused_store(status: Mapping[str, Any], generation: int | None, message: str, now: str) -> dict[str, Any]:
+    """The run names a store prefix another live run owns: no Job, a condition saying whose."""
+    old = status.get("conditions", []) or []
+    return {
+        "phase": "Failed",
+        "observedGeneration": generation,
+        "conditions": [_condition(old, now, "SpecValid", True, "Valid"),
+                       _condition(old, now, "StoreOwned", False, "StoreInUse", message),
+                       _condition(old, now, "Failed", True, "StoreInUse", message)],
+        "completionTime": status.get("completionTime") or now,
+    }
+
+
+def unrefused(status: Mapping[str, Any]) -> dict[str, Any]:
+    """The status a run that was refused its store starts from once the store is its own:
+    the refusal's end undone (its conditions are made afresh by ``decide``)."""
+    refused = any(c.get("type") == "Failed" and c.get("reason") == "StoreInUse"
                   for c in status.get("conditions", []) or [])
-    return not invalid
+    return {**status, "phase": "Pending", "completionTime": None} if refused else dict(status)
+
+
+RoundKind = Literal["retry", "rescore"]
+
+
+def next_round(status: Mapping[str, Any], kind: RoundKind, token: str, apps: int, total: int,
+               now: str) -> dict[str, Any]:
+    """The status that starts a settled run's next round: a retry re-runs ``apps`` of the
+    run's ``total`` (those that ended ``error`` or were never scored) and scores again; a
+    rescore only scores again. Its end conditions go; the look after decides the rest."""
+    old = [c for c in status.get("conditions", []) or [] if c.get("type") not in ("Complete", "Failed")]
+    round_ = int(status.get("round") or 0) + 1
+    if kind == "retry":
+        message = f"round {round_}: re-running {apps} of {total} apps (ended error or never scored)"
+        condition = _condition([], now, "Retried", True, "RetryRequested", message)
+    else:
+        message = f"round {round_}: scoring the stored evidence again (no app is explored)"
+        condition = _condition([], now, "Rescored", True, "RescoreRequested", message)
+    conditions = [c for c in old if c.get("type") not in ("Retried", "Rescored")] + [condition]
+    return {"phase": "Running", "round": round_, "roundKind": kind, "completionTime": None, "conditions": conditions,
+            "failures": [], "scoringJob": None,
+            **({"retriedFor": token} if kind == "retry" else {"rescoredFor": token})}
 
 
 def invalid(status: Mapping[str, Any], generation: int | None, message: str, now: str) -> dict[str, Any]:
@@ -110,6 +161,11 @@ class Observed:
     listing_error: str | None = None
     recently_created: frozenset[str] = frozenset()
     results_present: bool = False
+    round: int = 0  # the Jobs of this round are the ones looked at (``apps``: this round's)
+    rescore: bool = False  # this round only scores again
+    stored: frozenset[str] = frozenset()  # apps (model/task) whose result this run stored, Job gone or not
+    cost_usd: float | None = None  # LLM dollars of the apps finished so far (None: none known)
+    budget_reached: bool = False  # spec.maxCost reached: no new app Job
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,20 +186,24 @@ def _count_apps(seen: Observed, apps: Sequence[planning.AppPair], by_name: Mappi
     pending: list[planning.AppPair] = []
     failures: list[JobView] = []
     for pair in apps:
-        name = planning.app_job_name(seen.owner, pair)
+        name = planning.app_job_name(seen.owner, pair, seen.round)
         view = by_name.get(name)
         if view is not None:
             states[pair.key] = view.state
             if view.state == "failed":
                 failures.append(view)
         elif name in seen.recently_created:
-            states[pair.key] = "active"
+            states[pair.key] = "queued" if seen.spec.queue_name else "active"
+        elif pair.key in seen.stored:
+            # its Job went (ttlSecondsAfterFinished) after it stored its result
+            states[pair.key] = "succeeded"
         else:
             states[pair.key] = "pending"
             pending.append(pair)
     values = list(states.values())
-    counts = api.Counts(total=len(apps), pending=values.count("pending"), active=values.count("active"),
-                        succeeded=values.count("succeeded"), failed=values.count("failed"))
+    counts = api.Counts(total=len(apps), pending=values.count("pending"), queued=values.count("queued"),
+                        active=values.count("active"), succeeded=values.count("succeeded"),
+                        failed=values.count("failed"))
     return _Apps(counts=counts, pending=tuple(pending), failures=tuple(failures))
 
 
@@ -166,16 +226,19 @@ def _phase(seen: Observed, apps: _Apps, scoring: JobView | None, scoring_name: s
         return "Failed", (), False
     if scoring is not None or scoring_name in seen.recently_created:
         return "Scoring", (), False
-    if not apps.counts.total:
+    if seen.rescore:
+        return "Scoring", (), True
+    if not apps.counts.total and not seen.round:
         conditions.append(_condition(old, now, "Failed", True, "NoApps", f"no apps under {spec.apps.uri}"))
         return "Failed", (), False
     if spec.suspend:
         return "Suspended", (), False
-    if apps.ended == apps.counts.total:
+    in_flight = apps.counts.active + apps.counts.queued
+    if apps.ended == apps.counts.total or (seen.budget_reached and not in_flight):
         return "Scoring", (), True
-    room = max(spec.parallelism - apps.counts.active, 0)
+    room = 0 if seen.budget_reached else max(spec.parallelism - in_flight, 0)
     create_apps = apps.pending[:room]
-    return ("Running" if (apps.counts.active or apps.ended or create_apps) else "Pending"), create_apps, False
+    return ("Running" if (in_flight or apps.ended or create_apps) else "Pending"), create_apps, False
 
 
 def decide(seen: Observed) -> Decision:
@@ -184,7 +247,7 @@ def decide(seen: Observed) -> Decision:
     now, spec = seen.now, seen.spec
     conditions = [_condition(old, now, "SpecValid", True, "Valid")]
     by_name = {j.name: j for j in seen.jobs}
-    scoring_name = planning.scoring_job_name(seen.owner)
+    scoring_name = planning.scoring_job_name(seen.owner, seen.round)
     scoring = by_name.get(scoring_name)
 
     if seen.apps is None:
@@ -199,16 +262,39 @@ def decide(seen: Observed) -> Decision:
                                                      if spec.apps.models else "")))
     counted = _count_apps(seen, apps, by_name)
     conditions.append(_condition(old, now, "Suspended", spec.suspend, "Suspended" if spec.suspend else "Running"))
+    conditions += _round_conditions(seen, counted)
     phase, create_apps, create_scoring = _phase(seen, counted, scoring, scoring_name, conditions)
 
     failures = sorted(counted.failures, key=lambda f: (f.finished or "", f.name), reverse=True)
     shown = [api.Failure(app=f.app, job=f.name, reason=f.reason or "Failed", message=f.message[:_MESSAGE_LIMIT],
                          time=f.finished) for f in failures[: api.MAX_FAILURES]]
-    started = bool(create_apps) or counted.counts.active > 0 or counted.ended > 0
-    return Decision(create_apps=create_apps, create_scoring=create_scoring,
-                    status=_status(seen.status, seen.generation, phase, conditions, counted.counts, shown,
-                                   scoring_name if (create_scoring or phase == "Scoring" or scoring) else None,
-                                   now, started))
+    started = bool(create_apps) or counted.counts.active + counted.counts.queued > 0 or counted.ended > 0
+    status = _status(seen.status, seen.generation, phase, conditions, counted.counts, shown,
+                     scoring_name if (create_scoring or phase == "Scoring" or scoring) else None, now, started)
+    status["costUsd"] = None if seen.cost_usd is None else round(seen.cost_usd, 4)
+    return Decision(create_apps=create_apps, create_scoring=create_scoring, status=status)
+
+
+def _round_conditions(seen: Observed, counted: _Apps) -> list[dict[str, Any]]:
+    """Kueue's admission and the cost budget, when the spec uses them; earlier rounds'
+    Retried / Rescored conditions stay as they were."""
+    old = seen.status.get("conditions", []) or []
+    kept = [c for c in old if c.get("type") in ("Retried", "Rescored")]
+    found: list[dict[str, Any]] = list(kept)
+    if seen.spec.queue_name:
+        waiting = counted.counts.queued
+        found.append(_condition(old, seen.now, "Admitted", not waiting, "WaitingForAdmission" if waiting else "Admitted",
+                                f"{waiting} Jobs waiting for Kueue's admission in queue {seen.spec.queue_name}"
+                                if waiting else f"every created Job admitted by queue {seen.spec.queue_name}"))
+    if seen.spec.max_cost is not None:
+        spent = seen.cost_usd or 0.0
+        found.append(_condition(
+            old, seen.now, "WithinBudget", not seen.budget_reached,
+            "BudgetReached" if seen.budget_reached else "WithinBudget",
+            f"${spent:.4f} of maxCost ${seen.spec.max_cost:g}"
+            + (f": {counted.counts.pending} apps not started (unscored; retry with a higher maxCost)"
+               if seen.budget_reached and counted.counts.pending else "")))
+    return found
 
 
 def _status(old: Mapping[str, Any], generation: int | None, phase: str, conditions: list[dict],
@@ -224,6 +310,7 @@ def _status(old: Mapping[str, Any], generation: int | None, phase: str, conditio
         "startTime": old.get("startTime") or (now if started else None),
         "completionTime": old.get("completionTime") or (now if phase in TERMINAL else None),
         "scoringJob": scoring_job,
+        "round": int(old.get("round") or 0),
     }
     return status
 

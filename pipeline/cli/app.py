@@ -14,7 +14,7 @@ import time
 import urllib.parse
 
 from iwcbench.pipeline.cli import options
-from iwcbench.pipeline.contracts import evidence, results
+from iwcbench.pipeline.contracts import evidence, results, settings
 from iwcbench.pipeline.kits import store as store_mod, telemetry
 from iwcbench.pipeline.runs import app as app_run, assistants, inputs
 from iwcbench.pipeline.stages import serving
@@ -49,6 +49,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     exp.add_argument("--model", required=True)
     exp.add_argument("--task", required=True)
     exp.add_argument("--llm-cache", help="LLM response cache folder (default: none)")
+    exp.add_argument("--batch-judges", action="store_true",
+                     help="judge only the interactive dimensions; leave the rest waiting for iwc score --batch-judges")
     options.add_evaluation_options(exp)
     exp.set_defaults(handler=explore)
 
@@ -98,7 +100,8 @@ def explore(args: argparse.Namespace) -> int:
     try:
         ctx = app_run.Context(evaluation=evaluation, store=store_mod.open_store(args.store), tasks=tasks,
                               mirror_dir=args.mirror_dir,
-                              assistants=assistants.factory(evaluation, args.llm_cache))
+                              assistants=assistants.factory(evaluation, args.llm_cache,
+                                                            settings.Spending(batch_judges=args.batch_judges)))
         prepared = app_run.load_prepared(app, work)
         assistant = ctx.assistants(prepared) if ctx.assistants is not None else None
     except Exception as exc:  # noqa: BLE001
@@ -126,6 +129,7 @@ def explore(args: argparse.Namespace) -> int:
         telemetry.flush()
         return options.EXIT_INFRA
     telemetry.record_app(result.outcome, result.exploration.coverage.statements, time.monotonic() - started)
+    app_run.record_llm(result, evaluation)
     telemetry.flush()
     print(f"{app.key}: {result.outcome}: {result.reason}")
     return 0

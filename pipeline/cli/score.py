@@ -8,9 +8,9 @@ import datetime
 import json
 
 from iwcbench.pipeline.cli import options
-from iwcbench.pipeline.contracts import artifacts
-from iwcbench.pipeline.kits import store as store_mod, telemetry
-from iwcbench.pipeline.runs import finishing, inputs, provenance
+from iwcbench.pipeline.contracts import artifacts, results, settings as settings_mod, task
+from iwcbench.pipeline.kits import llm_accounting, store as store_mod, telemetry
+from iwcbench.pipeline.runs import finishing, inputs, judging_pass, provenance
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -22,6 +22,9 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--settings", help="the run's evaluation settings (recorded in results.json)")
     options.add_weights_option(p)
     p.add_argument("--reference", help="results.json whose pool fixes μ and σ of the z-scores")
+    p.add_argument("--batch-judges", action="store_true",
+                   help="first judge what the apps left waiting (iwc app explore --batch-judges) through the "
+                   "Message Batches API at half price")
     p.set_defaults(handler=run)
 
 
@@ -39,6 +42,8 @@ def _score(args: argparse.Namespace) -> int:
     store = store_mod.open_store(args.store)
     tasks = inputs.load_tasks(args.tasks)
     app_results = finishing.collect_results(store)
+    if args.batch_judges:
+        app_results = _judge_waiting(evaluation, args, store, tasks, app_results)
     if args.apps:
         task_ids = [t.id for t in tasks]
         expected = inputs.expected_apps(args.apps, tuple(args.models), task_ids)
@@ -49,3 +54,14 @@ def _score(args: argparse.Namespace) -> int:
     print(json.dumps({"results": f"{store.uri}/{artifacts.RESULTS.key}", "digest": provenance.digest(data),
                       "apps": len(run_results.apps)}))
     return 0
+
+
+def _judge_waiting(evaluation: settings_mod.Evaluation, args: argparse.Namespace, store: store_mod.Store,
+                   tasks: list[task.Task], found: list[results.AppResult]) -> list[results.AppResult]:
+    """The judging pass ``iwc run --batch-judges`` makes once every app is explored, over
+    the stored results (the cluster's scoring Job, after app pods that judged only the
+    interactive dimensions)."""
+    config = settings_mod.RunSettings.of(evaluation, settings_mod.LocalRun(
+        tasks=args.tasks, apps=args.apps or args.store, out=args.store,
+        spending=settings_mod.Spending(batch_judges=True)))
+    return judging_pass.judge_waiting(config, store, {t.id: t for t in tasks}, found, llm_accounting.Budget(None))

@@ -85,6 +85,9 @@ QUALITY = _app("quality.json", quality.QualityReport, "stages.quality",
                "which WebCoderBench tools ran, their versions, seconds and failures", schema="quality")
 RESULT = _app(layout.RESULT, results.AppResult, "runs.app", "the app's result: outcome, summaries, scores",
               schema="app-result")
+REUSE_KEY = _app("reuse.json", results.ReuseKey, "runs.reusing",
+                 "the app's input hash and the config hash of the evaluation its result.json comes from",
+                 schema="reuse-key")
 ERROR = _app("error.txt", None, "runs.app", "the traceback when the app's evaluation failed on our side",
              form="text")
 REPLAY_CHECKS = _app("replay-checks.json", None, "runs.uitest_folder",
@@ -109,7 +112,7 @@ REPORT = _run("report/", None, "stages.reporting", "the HTML report (index.html,
               form="html")
 
 APP: tuple[Artifact, ...] = (SOURCES, INSTRUMENT, COVERAGE_MAP, TRACE, DOM, SHOTS, PROBES, ACCESSIBILITY, COVERAGE,
-                             GRAPH, UI_TESTS, QUALITY, RESULT, ERROR, REPLAY_CHECKS)
+                             GRAPH, UI_TESTS, QUALITY, RESULT, REUSE_KEY, ERROR, REPLAY_CHECKS)
 RUN: tuple[Artifact, ...] = (RESULTS, RUN_MARKER, BATCHES, REPLAYS, AGREEMENT, COMPARISON, ROBUSTNESS, REPORT)
 ALL: tuple[Artifact, ...] = APP + RUN
 

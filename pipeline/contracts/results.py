@@ -154,6 +154,7 @@ class AppResult(base.Stored):
     timings: dict[str, float] = {}  # stage → seconds
     llm_usage: LLMUsage | None = None  # this app's LLM calls (tester + judges); None: none made
     ui_tests: tuple[UITestOutcome, ...] = ()  # WebGen-Bench UI test cases, in the task's order
+    reused: bool = False  # taken from an earlier evaluation of the same app with the same settings (ReuseKey)
 
 
 class LeaderboardRow(base.Model):
@@ -345,6 +346,15 @@ class Ranking(base.Model):
         return cls(kind=kind, name=OVERALL_NAMES[kind], measures=OVERALL_MEASURES[kind],
                    judged_protocols=JUDGED_PROTOCOLS if kind == "offline" else (), not_runnable=not_runnable,
                    tasks_compared=tasks_compared, left_out=left_out)
+
+
+class ReuseKey(base.Stored):
+    """What an app's result.json was made from: the app as submitted and the evaluation's
+    settings. A later evaluation of the same app with the same settings in the same store
+    reuses the result instead of evaluating it again (``runs.reusing``)."""
+
+    input_hash: str  # sha256 over the app's files as submitted (relative paths and bytes)
+    config_hash: str  # settings.Evaluation.config_hash()
 
 
 class RunMarker(base.Stored):

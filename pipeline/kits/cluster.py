@@ -78,6 +78,16 @@ class Cluster:
             raise
         return dict(data.get("status") or {})
 
+    def get(self, group: str, version: str, plural: str, namespace: str, name: str) -> dict[str, Any] | None:
+        """A custom resource as the API server has it now; None when it is gone."""
+        try:
+            _, data = self._request("GET", f"/apis/{group}/{version}/namespaces/{namespace}/{plural}/{name}")
+        except ApiError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        return data
+
     def patch_status(self, group: str, version: str, plural: str, namespace: str, name: str,
                      patch: dict[str, Any]) -> dict[str, Any]:
         """Merge-patch ``status`` of a custom resource via its status subresource."""

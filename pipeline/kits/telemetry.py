@@ -5,6 +5,8 @@
     telemetry.record_app(outcome, coverage, seconds)
     telemetry.record_stage("explore", seconds)
     telemetry.record_tokens(model, input_tokens, output_tokens)
+    telemetry.record_llm(model, usage)             calls, tokens, dollars per purpose
+    telemetry.RunMetrics().observe(...)            the operator's runs by phase, apps per run
     telemetry.emit_root(name, traceparent, start, end)   a span whose ids are given
 
 Spans and metrics go to an OTLP/HTTP collector only when OTEL_EXPORTER_OTLP_ENDPOINT
@@ -118,6 +120,13 @@ class _State:
                                                  description="wall time of one stage of one app")
         self.tokens = m.create_counter("iwc.llm.tokens", unit="{token}",
                                        description="LLM tokens, by model and direction")
+        self.llm_calls = m.create_counter("iwc.llm.calls", unit="{call}",
+                                          description="LLM calls, by model and purpose (cache hits included)")
+        self.llm_purpose_tokens = m.create_counter(
+            "iwc.llm.purpose.tokens", unit="{token}",
+            description="LLM tokens billed, by model, purpose and kind (input, output, cache_read, cache_write)")
+        self.llm_cost = m.create_counter("iwc.llm.cost", unit="USD",
+                                         description="LLM dollars, by model and purpose (known prices only)")
 
 
 _state = _State(tracer=trace.NoOpTracer(), meter=metrics.NoOpMeter(_SCOPE))
@@ -264,3 +273,70 @@ def record_tokens(model: str, input: int, output: int) -> None:  # noqa: A002 - 
         _state.tokens.add(input, {"model": model, "direction": "input"})
     if output:
         _state.tokens.add(output, {"model": model, "direction": "output"})
+
+
+_TOKEN_KINDS = (("input", "input_tokens"), ("output", "output_tokens"), ("cache_read", "cache_read_input_tokens"),
+                ("cache_write", "cache_creation_input_tokens"))
+
+
+def record_llm(model: str, usage: dict[str, Any]) -> None:
+    """One app's LLM calls, per purpose: ``usage`` is an LLM usage summary as a dict
+    (``{"purposes": {purpose: {"calls", "input_tokens", ..., "cost_usd"}}}``)."""
+    for purpose, spent in (usage.get("purposes") or {}).items():
+        attrs = {"model": model, "purpose": purpose}
+        if spent.get("calls"):
+            _state.llm_calls.add(int(spent["calls"]), attrs)
+        for kind, field in _TOKEN_KINDS:
+            if spent.get(field):
+                _state.llm_purpose_tokens.add(int(spent[field]), {**attrs, "kind": kind})
+        if spent.get("cost_usd"):
+            _state.llm_cost.add(float(spent["cost_usd"]), attrs)
+
+
+class RunMetrics:
+    """The operator's view of its runs as gauges, read at each export: ``iwc.runs``
+    (runs by phase), ``iwc.run.apps`` (a run's apps by state: done, failed, in_flight,
+    queued, pending) and ``iwc.run.cost`` (a run's LLM dollars so far). ``observe`` keeps
+    the latest look at each run; ``forget`` drops a deleted one."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._runs: dict[str, tuple[dict[str, str], str, dict[str, int], float | None]] = {}
+        meter = _state.meter
+        meter.create_observable_gauge("iwc.runs", callbacks=[self._phases], unit="{run}",
+                                      description="EvaluationRuns served, by phase")
+        meter.create_observable_gauge("iwc.run.apps", callbacks=[self._apps], unit="{app}",
+                                      description="one run's apps by state (this round)")
+        meter.create_observable_gauge("iwc.run.cost", callbacks=[self._cost], unit="USD",
+                                      description="one run's LLM dollars so far")
+
+    def observe(self, uid: str, attrs: dict[str, str], phase: str, counts: dict[str, int],
+                cost_usd: float | None) -> None:
+        with self._lock:
+            self._runs[uid] = (dict(attrs), phase, dict(counts), cost_usd)
+
+    def forget(self, uid: str) -> None:
+        with self._lock:
+            self._runs.pop(uid, None)
+
+    def _snapshot(self) -> list[tuple[dict[str, str], str, dict[str, int], float | None]]:
+        with self._lock:
+            return list(self._runs.values())
+
+    def _phases(self, _options: Any) -> list[metrics.Observation]:
+        by_phase: dict[str, int] = {}
+        for _, phase, _, _ in self._snapshot():
+            by_phase[phase] = by_phase.get(phase, 0) + 1
+        return [metrics.Observation(n, {"phase": phase}) for phase, n in sorted(by_phase.items())]
+
+    def _apps(self, _options: Any) -> list[metrics.Observation]:
+        found = []
+        for attrs, _, counts, _ in self._snapshot():
+            states = {"done": counts.get("succeeded", 0), "failed": counts.get("failed", 0),
+                      "in_flight": counts.get("active", 0), "queued": counts.get("queued", 0),
+                      "pending": counts.get("pending", 0)}
+            found += [metrics.Observation(n, {**attrs, "state": state}) for state, n in states.items()]
+        return found
+
+    def _cost(self, _options: Any) -> list[metrics.Observation]:
+        return [metrics.Observation(cost, attrs) for attrs, _, _, cost in self._snapshot() if cost is not None]

@@ -28,7 +28,7 @@ from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.kits import clock, llm, store as store_mod, telemetry
 from iwcbench.pipeline.kits import browser as browser_kit
 from iwcbench.pipeline.kits.mirror import cdn, routing
-from iwcbench.pipeline.runs import evidence as stored, uitests as uitest_run
+from iwcbench.pipeline.runs import evidence as stored, reusing, uitests as uitest_run
 from iwcbench.pipeline.stages import abstracting, exploring, ingesting, instrumenting, quality, scoring, serving
 from iwcbench.pipeline.stages.exploring import policy as policies
 
@@ -160,6 +160,10 @@ def prepare_app(
             result = failed_result(app, "start_failed", str(exc))
             save_result(store, result)
             return result
+    earlier = reusing.take(files, src, evaluation)
+    if earlier is not None:
+        save_result(store, earlier)
+        return earlier
     # the app as submitted, for the code metrics and the static judges (before instrumenting)
     files.save(artifacts.SOURCES, quality.keep_sources(src, evaluation.quality.max_source_bytes))
     site = work / SITE
@@ -487,8 +491,15 @@ def evaluate_app(app: evidence.AppRef, ctx: Context, work_root: pathlib.Path | N
     total = round(time.monotonic() - started, 3)
     result = result.model_copy(update={"timings": {**result.timings, "total": total}})
     telemetry.record_app(result.outcome, result.exploration.coverage.statements, total)
-    if result.llm_usage is not None:
-        evaluation = ctx.evaluation
-        telemetry.record_tokens(evaluation.judging.model or evaluation.tester_model() or "unknown",
-                                result.llm_usage.input_tokens, result.llm_usage.output_tokens)
+    record_llm(result, ctx.evaluation)
     return result
+
+
+def record_llm(result: results.AppResult, evaluation: settings_mod.Evaluation) -> None:
+    """One app's LLM tokens and, per purpose, calls, tokens and dollars as metrics
+    (``iwc run`` and the app pods alike)."""
+    if result.llm_usage is None:
+        return
+    model = evaluation.judging.model or evaluation.tester_model() or "unknown"
+    telemetry.record_tokens(model, result.llm_usage.input_tokens, result.llm_usage.output_tokens)
+    telemetry.record_llm(model, result.llm_usage.model_dump())

@@ -75,7 +75,7 @@ def test_a_run_fans_out_within_its_parallelism_survives_restarts_and_is_collecte
     # every pod went to a kwok node through the scheduler, admitted as "restricted"
     pods = release.get("-n", FAKE, "pods", "-l", f"{RUN_UID}={uid}")["items"]
     assert pods and all(p["spec"]["nodeName"].startswith("kwok-node-") for p in pods)
-    assert status["counts"] == {"total": APPS, "pending": 0, "active": 0, "succeeded": APPS, "failed": 0}
+    assert status["counts"] == {"total": APPS, "pending": 0, "queued": 0, "active": 0, "succeeded": APPS, "failed": 0}
     assert status["phase"] == "Failed"
     failed = next(c for c in status["conditions"] if c["type"] == "Failed")
     assert failed["reason"] == "ScoringIncomplete", failed

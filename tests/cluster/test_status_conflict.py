@@ -28,7 +28,7 @@ APPS = 8
 RUN_UID = "iwcbench.io/run-uid"
 RESULTS = api.ResultsSummary(uri="s3://iwc-cluster/runs/conflict/results.json", digest="sha256:" + "0" * 64,
                              apps=APPS).wire()
-WRONG_COUNTS = {"total": 99, "pending": 0, "active": 0, "succeeded": 99, "failed": 0}
+WRONG_COUNTS = {"total": 99, "pending": 0, "queued": 0, "active": 0, "succeeded": 99, "failed": 0}
 
 
 def _patch_status(cluster: Cluster, patch: dict) -> None:
@@ -89,7 +89,7 @@ def test_other_writers_on_the_status_lose_nothing_and_stale_writes_are_refused(r
     assert status["phase"] == "Succeeded", status.get("conditions")
     assert {c["type"]: c["reason"] for c in status["conditions"] if c["status"] == "True"}["Complete"] == "Scored"
     assert status["results"] == RESULTS  # the other writer's keys survive the operator's patches
-    assert status["counts"] == {"total": APPS, "pending": 0, "active": 0, "succeeded": APPS, "failed": 0}
+    assert status["counts"] == {"total": APPS, "pending": 0, "queued": 0, "active": 0, "succeeded": APPS, "failed": 0}
     jobs = release.get("-n", FAKE, "jobs", "-l", f"{RUN_UID}={uid}")["items"]
     app_jobs = [j for j in jobs if j["metadata"]["labels"]["iwcbench.io/role"] == "app"]
     assert len(app_jobs) == APPS and len(jobs) == APPS + 1  # one Job per app and one scoring Job

@@ -71,13 +71,17 @@ class Kubelet:
     def __init__(self, server: kube_apiserver.ApiServer, workdir: pathlib.Path, *, capacity: int = 2,
                  stubs: Mapping[str, Stub] | None = None, stub_everything: bool = False,
                  env: Mapping[str, str] | None = None, poll: float = 0.1,
-                 namespace: str | None = None) -> None:
+                 namespace: str | None = None, expire_finished: bool = False) -> None:
         self.server = server
         self.namespace = namespace  # this node runs only this namespace's Jobs (None: all)
         self.workdir = workdir
         self.capacity = capacity
         self.stubs = dict(stubs or {})
         self.stub_everything = stub_everything  # every container exits 0 at once
+        # the TTL-after-finished controller, with the TTL taken as passed: a finished Job
+        # that carries ttlSecondsAfterFinished is deleted at once
+        self.expire_finished = expire_finished
+        self.expired: list[str] = []
         self.env = host_env(env)
         self.poll = poll
         self.attempts: collections.Counter[str] = collections.Counter()  # job name → pods run
@@ -125,7 +129,12 @@ class Kubelet:
                     continue
                 finished = any(c.get("type") in ("Complete", "Failed") and c.get("status") == "True"
                                for c in (job.get("status") or {}).get("conditions", []) or [])
-                if (ns, name) not in self._tasks and not finished:
+                if finished and self.expire_finished and (job.get("spec") or {}).get("ttlSecondsAfterFinished") is not None:
+                    await self.server.request("DELETE", f"/apis/batch/v1/namespaces/{ns}/jobs/{name}")
+                    self.expired.append(name)
+                    continue
+                suspended = bool((job.get("spec") or {}).get("suspend"))  # not admitted (Kueue) yet
+                if (ns, name) not in self._tasks and not finished and not suspended:
                     self.seen.append(name)
                     self._tasks[(ns, name)] = asyncio.get_running_loop().create_task(self._run_job(ns, name, job))
             for key in [k for k in self._tasks if k not in live_jobs]:

@@ -10,10 +10,13 @@ import subprocess
 import time
 from typing import Any, Callable
 
+import asyncio
+
 import boto3
 import pytest
 
 from fakes import kube_apiserver
+from iwcbench.operator import api, planning
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 IWC = str(ROOT / ".venv" / "bin" / "iwc")
@@ -85,3 +88,33 @@ def run_manifest(name: str, bucket: str, **spec: Any) -> dict[str, Any]:
             "store": f"s3://{bucket}/runs/{name}", **spec}
     return {"apiVersion": "iwcbench.io/v1alpha1", "kind": "EvaluationRun",
             "metadata": {"name": name}, "spec": body}
+
+
+def publish_stub(server: kube_apiserver.ApiServer, apps: int, scored: list[str] | None = None):
+    """The scoring pod's publish step, without a real scoring: a fixed summary in the
+    run's status; ``scored`` collects the round of each scoring Job that published."""
+    async def publish(ns, job, container):
+        owner = job["metadata"]["ownerReferences"][0]["name"]
+        if scored is not None:
+            scored.append(job["metadata"]["labels"][planning.LABEL_ROUND])
+        await server.request("PATCH", f"/apis/{api.GROUP}/{api.VERSION}/namespaces/{ns}/{api.PLURAL}/{owner}/status",
+                             {"status": {"leader": "m1", "resultsURI": "s3://x/results.json",
+                                         "results": {"uri": "s3://x/results.json", "digest": "sha256:0",
+                                                     "apps": apps, "leaderboard": []}}})
+        return 0
+    return publish
+
+
+def counting_stub(seconds: float):
+    """A container that runs ``seconds``; returns it and the list of how many such
+    containers ran at once, sampled as each one started."""
+    running: set[str] = set()
+    peak: list[int] = []
+
+    async def container(ns, job, c):
+        running.add(job["metadata"]["name"])
+        peak.append(len(running))
+        await asyncio.sleep(seconds)
+        running.discard(job["metadata"]["name"])
+        return 0
+    return container, peak

@@ -3,47 +3,24 @@ bounded by parallelism, a Job per app, scoring after the last app, status a user
 
 from __future__ import annotations
 
-import asyncio
-
-
 from fakes import operator_harness as h
-from iwcbench.operator import api, planning
+from iwcbench.operator import planning
 
 APPS = {f"m{m}/t{t}": {"index.html": b"<p>hi</p>"} for m in (1, 2) for t in (1, 2, 3)}
 
 
-def publish_stub(server, counter=None):
-    """The scoring pod's publish step, without a real scoring: a fixed summary."""
-    async def publish(ns, job, container):
-        owner = job["metadata"]["ownerReferences"][0]["name"]
-        await server.request("PATCH", f"/apis/{api.GROUP}/{api.VERSION}/namespaces/{ns}/{api.PLURAL}/{owner}/status",
-                             {"status": {"leader": "m1", "resultsURI": "s3://x/results.json",
-                                         "results": {"uri": "s3://x/results.json", "digest": "sha256:0",
-                                                     "apps": len(APPS), "leaderboard": []}}})
-        return 0
-    return publish
-
-
 def test_fan_out_is_bounded_by_parallelism_and_ends_in_scoring(apiserver, namespace, operator, make_kubelet, s3_bucket):
     h.put_apps(s3_bucket, "apps", APPS)
-    running, peak = set(), []
-
-    async def explore(ns, job, container):
-        running.add(job["metadata"]["name"])
-        peak.append(len(running))
-        await asyncio.sleep(0.4)
-        running.discard(job["metadata"]["name"])
-        return 0
-
+    explore, peak = h.counting_stub(0.4)
     kubelet = make_kubelet(capacity=10, stub_everything=True,
-                           stubs={"explore": explore, "publish": publish_stub(apiserver)})
+                           stubs={"explore": explore, "publish": h.publish_stub(apiserver, len(APPS))})
     apiserver.apply_run(namespace, h.run_manifest("fan", s3_bucket, parallelism=2))
 
     run = h.wait_for(lambda: (r := apiserver.get_run(namespace, "fan")) and
                      r.get("status", {}).get("phase") == "Succeeded" and r,
                      60, "the run to succeed", operator.log)
     status = run["status"]
-    assert status["counts"] == {"total": 6, "pending": 0, "active": 0, "succeeded": 6, "failed": 0}
+    assert status["counts"] == {"total": 6, "pending": 0, "queued": 0, "active": 0, "succeeded": 6, "failed": 0}
     assert status["progress"] == "6/6"
     assert status["leader"] == "m1"
     assert {c["type"]: c["status"] for c in status["conditions"]}["Complete"] == "True"

@@ -62,7 +62,7 @@ def test_app_defect_is_an_outcome_and_infrastructure_failure_is_retried(apiserve
     apiserver.apply_run(namespace, h.run_manifest("faults", s3_bucket, parallelism=3, backoffLimit=2))
     status = h.wait_for(lambda: (s := _status(apiserver, namespace, "faults")).get("phase") in ("Scoring", "Failed", "Succeeded") and s,
                         60, "every app Job to end", operator.log)
-    assert status["counts"] == {"total": 3, "pending": 0, "active": 0, "succeeded": 1, "failed": 2}
+    assert status["counts"] == {"total": 3, "pending": 0, "queued": 0, "active": 0, "succeeded": 1, "failed": 2}
     by_app = {f["app"]: f for f in status["failures"]}
     assert by_app["m1/flaky"]["reason"] == "BackoffLimitExceeded"
     assert by_app["m1/misconfigured"]["reason"] == "PodFailurePolicy"

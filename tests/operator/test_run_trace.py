@@ -4,7 +4,7 @@ once, when the run reaches an end."""
 
 from __future__ import annotations
 
-from iwcbench.operator import api, handlers, planning
+from iwcbench.operator import api, planning, reconciling
 from iwcbench.pipeline.kits import telemetry
 
 OWNER = planning.Owner("research", "nightly", "0b6e3d4e-1111-2222-3333-444455556666")
@@ -38,9 +38,9 @@ def test_the_root_span_is_emitted_once_when_the_run_ends():
         running = {"phase": "Running", "startTime": "2026-12-01T10:00:00Z"}
         ended = {"phase": "Succeeded", "startTime": "2026-12-01T10:00:00Z",
                  "completionTime": "2026-12-01T10:05:00Z", "counts": {"total": 3, "succeeded": 3, "failed": 0}}
-        handlers._report_end({}, running, OWNER)  # not an end: nothing
-        handlers._report_end(running, ended, OWNER)
-        handlers._report_end(ended, ended, OWNER)  # already ended: not again
+        reconciling._report_end({}, running, OWNER)  # not an end: nothing
+        reconciling._report_end(running, ended, OWNER)
+        reconciling._report_end(ended, ended, OWNER)  # already ended: not again
         (root,) = memory.spans.get_finished_spans()
         assert root.name == "run" and root.parent is None
         assert (root.end_time - root.start_time) == 300 * 10**9

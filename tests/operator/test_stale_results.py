@@ -9,11 +9,13 @@ faked."""
 from __future__ import annotations
 
 import logging
+import tempfile
 from typing import Any
 
 import kopf
 
 from iwcbench.operator import api, handlers, planning, tracking
+from iwcbench.pipeline.kits import store as store_mod
 
 OWNER = planning.Owner("ns", "run", "uid-1")
 SPEC = {"tasks": "s3://bench/tasks.jsonl", "apps": {"uri": "s3://bench/apps"}, "store": "s3://bench/out"}
@@ -42,7 +44,8 @@ class FakeCluster:
 def _reconcile(fake: FakeCluster):
     registry = kopf.OperatorRegistry()
     handlers.register(registry, handlers.Options(), connect=lambda: fake,
-                      lister=lambda uri: [f"{p.model}/{p.task_id}/index.html" for p in PAIRS])
+                      lister=lambda uri: [f"{p.model}/{p.task_id}/index.html" for p in PAIRS],
+                      open_store=lambda uri: store_mod.LocalStore(tempfile.mkdtemp()))
     (handler,) = [h for h in registry._spawning.get_all_handlers() if h.id == "reconcile"]
     return handler.fn
 

@@ -135,3 +135,25 @@ def test_the_published_summary_says_what_its_overall_ranks():
     patch = publishing.summarize(run.model_dump_json().encode(), "s3://b/out/results.json")
     assert patch["results"]["overallName"] == "offline overall"
     api.EvaluationRunStatus.model_validate({"phase": "Succeeded", **patch})
+
+
+def test_a_run_refused_its_store_starts_afresh_once_the_store_is_its_own():
+    refused = tracking.refused_store({}, 1, "spec.store s3://bench/out belongs to the run ns/first", NOW)
+    assert refused["phase"] == "Failed" and not tracking.is_settled(refused)  # looked at again
+    d = decide(status=tracking.unrefused(refused), now="2026-01-01T00:01:00Z")
+    assert d.status["phase"] == "Running" and d.status["completionTime"] is None
+    assert {c["type"] for c in d.status["conditions"]}.isdisjoint({"Failed", "StoreOwned"})
+    assert tracking.unrefused(d.status) == d.status  # a run never refused is left as it is
+
+
+def test_kueue_jobs_waiting_for_admission_are_queued_not_stuck():
+    spec = api.EvaluationRunSpec.model_validate({**SPEC.wire(), "queueName": "team-a"})
+    suspended = {"metadata": {"name": "j", "labels": {planning.LABEL_ROLE: "app"}}, "spec": {"suspend": True}}
+    assert tracking.job_view(suspended).state == "queued"
+    jobs = [view(APPS[0], "queued"), view(APPS[1], "active")]
+    d = tracking.decide(tracking.Observed(spec=spec, owner=OWNER, generation=1, apps=APPS, jobs=tuple(jobs),
+                                          status={}, now=NOW))
+    assert d.create_apps == ()  # a queued Job counts against parallelism
+    assert d.status["phase"] == "Running" and d.status["counts"]["queued"] == 1
+    admitted = {c["type"]: c for c in d.status["conditions"]}["Admitted"]
+    assert (admitted["status"], admitted["reason"]) == ("False", "WaitingForAdmission")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from fakes.anthropic_server import tool_use
 from fakes.judge_evidence import TODO_TASK, ScriptedJudge, png, sample_files
 
@@ -135,3 +137,23 @@ def test_an_appearance_that_is_not_waiting_is_not_judged_again(fake_anthropic, t
     found = [r.model_copy(update={"scores": {"appearance": done}}) for r in found]
     assert _judge(config, store, found) == found
     assert fake_anthropic.batches.created == [] and fake_anthropic.requests == []
+
+
+@pytest.mark.slow  # the first look at a batch comes after Spending's default 10 s
+def test_iwc_score_judges_what_the_app_pods_left_waiting_through_batches(fake_anthropic, tmp_path):
+    """The cluster's batch judging: app pods (``iwc app explore --batch-judges``) leave the
+    non-interactive dimensions waiting; the scoring Job's ``iwc score --batch-judges``
+    judges them all through shared batches, then aggregates."""
+    from iwcbench.pipeline import cli
+
+    fake_anthropic.handler = ScriptedJudge(bases={"aesthetics": [4] * 30, "usability": [3] * 30})
+    config, store, _ = _run(tmp_path)
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(TODO_TASK.model_dump_json() + "\n")
+    document = settings_mod.Evaluation(judging=config.judging).document()
+    assert cli.main(["score", "--store", str(tmp_path / "run"), "--tasks", str(tasks), "--settings", document,
+                     "--batch-judges"]) == 0
+    assert fake_anthropic.requests == [] and fake_anthropic.batches.created  # batched, nothing interactive
+    run = results.RunResults.model_validate(store_mod.get_json(store, artifacts.RESULTS.key))
+    assert [a.scores["usability"].value for a in run.apps] == [60.0] * 3
+    assert [a.scores["aesthetics"].value for a in run.apps] == [80.0] * 3

@@ -1,0 +1,109 @@
+"""A good tenant of a shared cluster, as planned (pure): every Job cleans up after itself
+(ttlSecondsAfterFinished), every pod has the chart's priority class and requests and
+limits, and with spec.queueName every Job carries Kueue's queue label and starts
+suspended. The chart's values reach the plan through the operator's environment."""
+
+from __future__ import annotations
+
+import pathlib
+
+import helm_python
+import kubernetes_validate
+import yaml
+
+from iwcbench.operator import api, cli as operator_cli, planning
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CHART = ROOT / "charts" / "iwc-operator"
+OWNER = planning.Owner("research", "tenant", "0b6e3d4e-1111-2222-3333-444455556666")
+INPUTS = {"tasks": "s3://bench/tasks.jsonl", "apps": {"uri": "s3://bench/apps"}, "store": "s3://bench/runs/t"}
+
+
+def _operator_env(values: dict) -> dict[str, str]:
+    """The environment the chart gives the operator's container, rendered by Helm."""
+    rendered = helm_python.Chart.load(str(CHART)).render(values, name="iwc", namespace="iwc-system")
+    for template, text in rendered.items():
+        for doc in yaml.safe_load_all(text) if template.endswith(".yaml") else ():
+            if doc and doc["kind"] == "Deployment":
+                return {e["name"]: e["value"] for e in doc["spec"]["template"]["spec"]["containers"][0]["env"]
+                        if "value" in e}
+    raise AssertionError("no Deployment rendered")
+
+
+def _jobs(spec: dict, defaults: planning.Defaults) -> list[dict]:
+    parsed = api.EvaluationRunSpec.model_validate({**INPUTS, **spec})
+    return [planning.app_job(OWNER, parsed, planning.AppPair("m", "t"), defaults),
+            planning.scoring_job(OWNER, parsed, defaults)]
+
+
+def test_chart_values_reach_every_job_and_pod():
+    values = yaml.safe_load((CHART / "ci" / "all-on-values.yaml").read_text())
+    defaults = operator_cli.defaults_from(_operator_env(values))
+    for job in _jobs({}, defaults):
+        assert job["spec"]["ttlSecondsAfterFinished"] == 3600
+        pod = job["spec"]["template"]["spec"]
+        assert pod["priorityClassName"] == "iwc-batch"
+        kubernetes_validate.validate(job, "1.30", strict=True)
+    app_pod = _jobs({}, defaults)[0]["spec"]["template"]["spec"]
+    containers = {c["name"]: c for c in app_pod["initContainers"] + app_pod["containers"]}
+    assert containers["explore"]["resources"] == {"requests": {"cpu": "2", "memory": "2Gi"}, "limits": {"memory": "4Gi"}}
+    assert containers["instrument"]["resources"]["limits"] == {"memory": "6Gi"}
+    # a container the chart leaves out keeps the operator's own requests and limits
+    assert containers["app"]["resources"]["requests"] and containers["app"]["resources"]["limits"]
+    # a run's own spec wins over the chart
+    jobs = _jobs({"priorityClassName": "urgent", "resources": {"explorer": {"requests": {"cpu": "3"}}}}, defaults)
+    pod = jobs[0]["spec"]["template"]["spec"]
+    assert pod["priorityClassName"] == "urgent"
+    assert pod["containers"][0]["resources"]["requests"] == {"cpu": "3"}
+
+
+def test_default_chart_cleans_up_jobs_and_sets_no_priority_class():
+    defaults = operator_cli.defaults_from(_operator_env({}))
+    for job in _jobs({}, defaults):
+        assert job["spec"]["ttlSecondsAfterFinished"] == 86400
+        assert "priorityClassName" not in job["spec"]["template"]["spec"]
+    kept = operator_cli.defaults_from(_operator_env({"jobs": {"ttlSecondsAfterFinished": None}}))
+    assert all("ttlSecondsAfterFinished" not in job["spec"] for job in _jobs({}, kept))
+
+
+def test_kueue_queue_label_and_suspended_start():
+    for job in _jobs({"queueName": "team-a"}, planning.Defaults()):
+        assert job["metadata"]["labels"][planning.KUEUE_QUEUE_LABEL] == "team-a"
+        assert job["spec"]["suspend"] is True
+        kubernetes_validate.validate(job, "1.30", strict=True)
+    for job in _jobs({}, planning.Defaults()):
+        assert planning.KUEUE_QUEUE_LABEL not in job["metadata"]["labels"] and "suspend" not in job["spec"]
+
+
+def test_retry_and_rescore_rounds_have_jobs_of_their_own():
+    pair = planning.AppPair("m", "t")
+    names = {planning.app_job_name(OWNER, pair, r) for r in range(3)} | {planning.scoring_job_name(OWNER, r)
+                                                                          for r in range(3)}
+    assert len(names) == 6
+    assert planning.app_job_name(OWNER, pair, 0) == planning.app_job_name(OWNER, pair)  # round 0 as before
+    judged = api.EvaluationRunSpec.model_validate({**INPUTS, "judging": {"model": "claude-x"}, "batchJudges": True})
+    rescore = planning.scoring_job(OWNER, judged, planning.Defaults(), 1, rescore=True)
+    first = rescore["spec"]["template"]["spec"]["initContainers"][0]
+    assert first["name"] == "rejudge"
+    assert first["command"][:3] == ["iwc", "rescore", "s3://bench/runs/t"] and "--batch" in first["command"]
+    assert "ANTHROPIC_API_KEY" in {e["name"] for e in first["env"]}
+    # without a judge, a rescore only aggregates again (new weights)
+    plain = planning.scoring_job(OWNER, api.EvaluationRunSpec.model_validate(INPUTS), planning.Defaults(), 1, True)
+    assert [c["name"] for c in plain["spec"]["template"]["spec"]["initContainers"]] == ["score"]
+
+
+def test_batch_judging_splits_between_app_pods_and_the_scoring_job():
+    from iwcbench.pipeline import cli as pipeline_cli
+
+    spec = api.EvaluationRunSpec.model_validate({**INPUTS, "judging": {"model": "claude-x"}, "batchJudges": True})
+    app = planning.app_job(OWNER, spec, planning.AppPair("m", "t"), planning.Defaults())
+    score = planning.scoring_job(OWNER, spec, planning.Defaults())["spec"]["template"]["spec"]["initContainers"][0]
+    explore = app["spec"]["template"]["spec"]["containers"][0]
+    for container in (explore, score):
+        assert "--batch-judges" in container["command"]
+        assert pipeline_cli._parser().parse_args(container["command"][1:]).batch_judges
+    assert "ANTHROPIC_API_KEY" in {e["name"] for e in score["env"]}  # the scoring Job judges now
+    plain = planning.scoring_job(OWNER, api.EvaluationRunSpec.model_validate(INPUTS), planning.Defaults())
+    plain_score = plain["spec"]["template"]["spec"]["initContainers"][0]
+    assert "--batch-judges" not in plain_score["command"]
+    assert "ANTHROPIC_API_KEY" not in {e["name"] for e in plain_score["env"]}
