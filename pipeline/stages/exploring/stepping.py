@@ -22,7 +22,7 @@ from iwcbench.pipeline.stages.exploring import tracking, verifying
 
 HANG_S = paging.HANG_S
 Stop = paging.Stop
-LANE_WAIT_S = 30.0  # the longest a step waits for another worker's Lighthouse (then it goes on)
+LANE_WAIT_S = 15.0  # the longest a step waits for another worker's Lighthouse (then it goes on)
 FLOOD_POPUPS = 10  # windows opened during a failed load that make it a window.open flood (CI counted 47 under load)
 
 

@@ -169,6 +169,9 @@ def _in_time(deadline: clock.Deadline, run: _Run, tool: str, call: Callable[[], 
     return run.timed(tool, call)
 
 
+LANE_WAIT_S = 10.0  # the most Lighthouse waits for the machine to itself (kits/lanes.py)
+
+
 def _use_tools(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror, tools: tooling.Tools,
                nodes: list[evidence.StateNode], units: list[sources.Unit],
                meanwhile: Callable[[_Measured], None] = lambda got: None) -> _Measured:
@@ -201,7 +204,9 @@ def _use_tools(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirro
             # Alone on the machine: no worker's exploring step or quality browser runs
             # beside it (kits/lanes.py), so its timings are the page's, not the load's.
             def lighthouse() -> dict | tooling.ToolFailure:
-                with lanes.alone(lanes.MEASURE, deadline.cap(settings.lighthouse_timeout_s)):
+                # (a lane held long by another worker is waited for a little only: the
+                # time waited is the app's Lighthouse time)
+                with lanes.alone(lanes.MEASURE, min(LANE_WAIT_S, deadline.cap(settings.lighthouse_timeout_s) / 4)):
                     return tools.lighthouse(inputs.start_url, files, deadline.cap(settings.lighthouse_timeout_s))
             got.lighthouse = _in_time(deadline, run, "lighthouse", lighthouse)
     _note_versions(got)
