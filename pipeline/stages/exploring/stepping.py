@@ -131,7 +131,7 @@ class Explorer:
         """A lost page: counted as the app's only when its original build fails the same
         action too (verifying.py); otherwise the harness is lightened and it is not."""
         why: tuple[str, ...] = ()
-        if counted and self.harness.checkable:
+        if counted and self.harness.checkable(self.page):
             with self.timing.timed("verify"):
                 verdict = verifying.original(self.page, self.harness.originals, action, self.action_timeout_s)
             why = (verdict.detail,)

@@ -25,8 +25,11 @@ from iwcbench.pipeline.stages.exploring import acting, observing, paging, tracki
 LEVELS = ("crediting and the clock", "the coverage counters")
 # How long the original build is given to answer the action and one look: a page that
 # is slow on a loaded machine (software WebGL, a busy neighbour) answers within this;
-# a busy loop never does.
-PATIENCE_S = 20.0
+# a busy loop never does. At most a sixth of what is left of the app's time (the load,
+# the action and the look each get it: a real hang costs the check about that again),
+# and with less than MIN_LEFT_S left there is no check: the loss counts, as it did.
+PATIENCE_S = 12.0
+MIN_LEFT_S = 4 * paging.HANG_S
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,9 +48,9 @@ class Harness:
         self.level = 0
         self.lightened: list[str] = []
 
-    @property
-    def checkable(self) -> bool:
-        return bool(self.originals)
+    def checkable(self, page: paging.Page) -> bool:
+        """There is an original build to check against, and time to check it."""
+        return bool(self.originals) and page.deadline.left() >= MIN_LEFT_S
 
     @property
     def lightenable(self) -> bool:
@@ -72,10 +75,11 @@ class Harness:
 def original(page: paging.Page, originals: dict[str, bytes], action: evidence.Action,
              action_timeout_s: float) -> Verdict:
     """The original build, loaded in a plain tab, given ``action`` (a load: the load
-    itself), then looked at once, each with PATIENCE_S to answer. What it did on its
+    itself), then looked at once, each with its patience to answer. What it did on its
     own (errors, requests) is not the step's: it is drained and dropped."""
     session = page.session
     began = time.monotonic()
+    patience = min(PATIENCE_S, max(paging.HANG_S, page.deadline.left() / 6))
     try:
         tab = session.new_tab(plain=True)
     except browser.PageLost as failed:
@@ -84,19 +88,19 @@ def original(page: paging.Page, originals: dict[str, bytes], action: evidence.Ac
     try:
         tab.serve_files(paging.served_files(page.url, originals))
         try:
-            tab.goto(page.url, page.load_s())
+            tab.goto(page.url, min(page.load_s(), patience))
         except browser.PageLost:
             raise
         except browser.BrowserError:
             pass  # a load event that never comes is not a hang: the look below tells
         if action.kind != "load":
             try:
-                acting.perform(tab, action, max(action_timeout_s, PATIENCE_S), page.url)
+                acting.perform(tab, action, max(action_timeout_s, patience), page.url)
             except browser.PageLost:
                 raise
             except browser.BrowserError:
                 pass  # its target may not be on a fresh page: the page answered all the same
-        observing.observe(tab, 0, PATIENCE_S)
+        observing.observe(tab, 0, patience)
         verdict = Verdict(apps=False, detail=(
             f"the app's original build, without our counters, crediting or clock, answered "
             f"{action.label()} ({time.monotonic() - began:.1f} s with its load): not the app's failure"))
