@@ -20,6 +20,7 @@ LOOK = injecting.function(HERE / "observe.mjs")  # one look, then an idle window
 SNAPSHOT = injecting.function(HERE / "snapshot.mjs")
 # (perParent: candidates offered among one element's children, spread over them)
 LIMITS = {"maxElements": 4000, "maxCandidates": 150, "perParent": 40, "treeChars": 12000}
+HANG_S = 5.0  # a page that does not answer a script call for this long is hung
 IDLE_MS = 100  # the least time between an observation and its snapshot: the idle window
 
 

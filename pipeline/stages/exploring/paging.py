@@ -15,7 +15,7 @@ from iwcbench.pipeline.kits import browser, clock, inspecting
 from iwcbench.pipeline.kits.mirror import routing
 from iwcbench.pipeline.stages.exploring import observing, timing
 
-HANG_S = 5.0  # a page that does not answer a script call for this long is hung
+HANG_S = observing.HANG_S
 SETTLE_MS = 40  # after an action: let handlers, microtasks and a couple of frames run
 MAX_PAGE_FAILURES = 2  # hung or crashed pages tolerated before stopping
 LOAD_SHARE = 1 / 3  # of what is left of the deadline: the most one page load may take

@@ -11,7 +11,7 @@ from iwcbench.pipeline.contracts import evidence, instrumented
 from iwcbench.pipeline.kits import browser, capturing
 from iwcbench.pipeline.stages.exploring import coverage as istanbul, crediting, observing, timing
 
-HANG_S = 5.0  # a page that does not answer a script call for this long is hung
+HANG_S = observing.HANG_S
 
 
 @dataclasses.dataclass(frozen=True)
