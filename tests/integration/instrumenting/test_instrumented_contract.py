@@ -33,7 +33,7 @@ def test_the_files_of_a_static_app_fit_their_declarations(app, fixture_app, tmp_
     assert set(done.coverage_map) == keys and set(done.sources) == keys
     assert set(done.sites) >= {"game.js", "index.html#handlers"}
     assert isinstance(done.sites["index.html#handlers"], list)  # one entry per handler attribute
-    assert ("z", ["Control"]) in [(k["key"], k["mods"]) for k in done.facts["game.js"]["keys"]]
+    assert ("z", ["Control"]) in [(k.key, list(k.mods)) for k in done.facts["game.js"].keys]
     assert set(done.vendored) == {"chart.js"}
     assert set(done.originals) == {"index.html", "game.js", "chart.js"}
     meta = tmp_path / "site" / instrumented.FOLDER
