@@ -161,6 +161,21 @@ class Unlisted(base.Model):
         return cls(**{k: v for k, v in counts.items() if k in cls.model_fields})
 
 
+class Looks(base.Model):
+    """What a step left beside its DOM, read after it (stages/exploring/effects.mjs):
+    fingerprints of the form controls' values, of the data the app keeps (localStorage,
+    sessionStorage, cookies; "" none) and of its canvases' pixels ("" none read); how many
+    canvases could not be read (WebGL drawn straight to the screen reads back blank); and
+    whether the canvases drew while nobody acted (then a change cannot be told from the
+    action's). Abstracting compares them with the step before's (the action's effects)."""
+
+    fields: str = ""
+    kept: str = ""
+    pixels: str = ""
+    unread: int = 0
+    drawing: bool = False
+
+
 class Step(base.Model):
     index: int
     action: Action
@@ -178,6 +193,9 @@ class Step(base.Model):
     dialogs: tuple[str, ...] = ()  # "alert: text", "confirm: text", ...
     notes: tuple[str, ...] = ()  # e.g. "popup closed", "navigated away; returned"
     volatile: tuple[VolatileMark, ...] = ()  # in ``dom``: what changed by itself (not state)
+    # None: not read (the page was lost, or a trace from before they were recorded)
+    looks: Looks | None = None
+    requests: int = 0  # requests its pages sent during the step (fetch, XHR, beacon, socket, document)
     duration_s: float = 0.0
 
 
@@ -242,6 +260,10 @@ class StateEdge(base.Model):
     action: str  # Action.label()
     steps: tuple[int, ...]
     ok: bool = True
+    # of its steps: those whose action changed nothing a user can see or the app keeps,
+    # and those for which that cannot be told (abstracting.effects)
+    idle: tuple[int, ...] = ()
+    unsure: tuple[int, ...] = ()
 
 
 class StateGraph(base.Stored):

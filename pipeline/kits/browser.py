@@ -282,6 +282,7 @@ class Tab:
         page.on("pageerror", lambda e: record("page_errors", f"{e.name}: {e.message}"))
         page.on("dialog", self._on_dialog)
         page.on("crash", self._on_crash)
+        page.on("request", lambda r: session._recorder.sent(r.resource_type))
         page.on("download", lambda d: record("notes", f"download refused: {d.suggested_filename}"))
 
     def _on_console(self, message) -> None:

@@ -19,6 +19,9 @@ TEXT_CAP = 300  # characters kept of one console message, error or dialog text
 QUIET = {"lines": 1000, "chars": 2000, "errors": 200}
 
 
+# what a page sends, of Playwright's request resource types
+SENT = frozenset({"fetch", "xhr", "ping", "websocket", "eventsource", "document"})
+
 QUIET_SCRIPT = pathlib.Path(__file__).resolve().with_name("page") / "quiet.mjs"
 
 
@@ -50,6 +53,9 @@ class Events:
     dialogs: list[str] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
     crashed: bool = False
+    # requests the app's pages sent: fetches, XHRs, beacons, sockets, event sources and
+    # documents (what a page asks of a server, not the images and styles it shows)
+    requests: int = 0
     # counted, not listed: past the cap above, or past the page's bounds (quiet.mjs)
     unlisted: dict[str, int] = dataclasses.field(default_factory=dict)
 
@@ -72,6 +78,11 @@ class Recorder:
             items.append(_cap(text))
         else:
             self.overflow[kind] = self.overflow.get(kind, 0) + 1
+
+    def sent(self, resource_type: str) -> None:
+        """One request of Playwright's ``resource_type`` seen leaving a page."""
+        if resource_type in SENT:
+            self.events.requests += 1
 
     def count(self, kind: str, n: int) -> None:
         """``n`` more of ``kind`` that the page counted instead of sending (quiet.mjs)."""

@@ -65,6 +65,17 @@ goes to the sentinel state ``S_crash`` (empty digest): the failing action stays
 visible as an edge into it. The step after a crash gets no edge, because the explorer
 reopened the start page and the action's source state is unknown; the state it
 reached still lists the step.
+
+Effects (``effects``): an action had an effect when it changed something a user can
+see or the app keeps, read against the step before it: the normalized DOM (another
+state), the URL, the form controls' values, the data the app keeps (localStorage,
+sessionStorage, cookies), a canvas's pixels, a request the page sent, a dialog or a
+window it opened. A handler that runs and throws, or only logs, changes none of these:
+no effect, whatever code it ran. When nothing else changed and a canvas could not tell
+(it drew while nobody acted, or it is WebGL drawn straight to the screen and reads back
+blank), whether the action had an effect cannot be told: such steps are listed apart.
+Each edge lists its steps without an effect (``idle``) and those that cannot be told
+(``unsure``); the graph says it read them (``graph["effects"]``).
 """
 
 from __future__ import annotations
@@ -79,6 +90,7 @@ import networkx
 
 from iwcbench.pipeline.contracts import evidence
 
+EFFECTS_VERSION = "1"  # graph["effects"]: the edges list their steps without an effect
 NORMAL_FORM_VERSION = "2"  # bump when the normal form changes: digests change with it
 CRASH = "S_crash"
 
@@ -301,6 +313,37 @@ def digest_of(normal_form: str) -> str:
     return hashlib.sha256(normal_form.encode("utf-8")).hexdigest()[:16]
 
 
+def effects(before: evidence.Step, step: evidence.Step, moved: bool) -> tuple[str, ...] | None:
+    """What ``step``'s action changed, read against the step ``before`` it (``moved``: it
+    ended in another state than ``before``): "page", "address", "form values", "kept
+    data", "canvas", "request", "dialog", "window"; () for none; None when nothing else
+    changed and a canvas cannot tell (see the module's docstring)."""
+    found = []
+    if moved:
+        found.append("page")
+    if step.url != before.url:
+        found.append("address")
+    was, now = before.looks, step.looks
+    unsure = False
+    if was is not None and now is not None:
+        if now.fields != was.fields:
+            found.append("form values")
+        if now.kept != was.kept:
+            found.append("kept data")
+        if now.pixels != was.pixels and not was.drawing:  # (drawing by itself: not the action's to claim)
+            found.append("canvas")
+        unsure = was.drawing or bool(now.unread or was.unread)
+    if step.requests:
+        found.append("request")
+    if step.dialogs:
+        found.append("dialog")
+    if any(note.startswith("popup closed") for note in step.notes):
+        found.append("window")
+    if not found and unsure:
+        return None
+    return tuple(found)
+
+
 def abstract(trace: evidence.Trace, read_dom: Callable[[str], str | None]) -> evidence.StateGraph:
     """The state-transition graph of a trace. ``read_dom`` maps a step's ``dom`` key to
     the snapshot text (None when missing)."""
@@ -309,6 +352,7 @@ def abstract(trace: evidence.Trace, read_dom: Callable[[str], str | None]) -> ev
     parsed: dict[str, tuple[str, str]] = {}  # raw snapshot hash → (digest, title)
     edges: dict[tuple[str, str, str], dict] = {}
     previous: str | None = None
+    last: evidence.Step | None = None
     for step in trace.steps:
         page = read_dom(step.dom) if step.dom else None
         if page is None:
@@ -335,14 +379,21 @@ def abstract(trace: evidence.Trace, read_dom: Callable[[str], str | None]) -> ev
                 key = sum(1 for (s, t, _) in edges if (s, t) == (previous, state))
                 edge = edges[(previous, state, label)] = {
                     "source": previous, "target": state, "key": key, "action": label,
-                    "steps": [], "ok": True}
+                    "steps": [], "ok": True, "idle": [], "unsure": []}
             edge["steps"].append(step.index)
             edge["ok"] = edge["ok"] and step.ok
-        previous = state
+            if state != CRASH and last is not None:
+                made = effects(last, step, state != previous)
+                if made is None:
+                    edge["unsure"].append(step.index)
+                elif not made:
+                    edge["idle"].append(step.index)
+        previous, last = state, step
     return evidence.StateGraph(
-        graph={"normal_form": NORMAL_FORM_VERSION},
+        graph={"normal_form": NORMAL_FORM_VERSION, "effects": EFFECTS_VERSION},
         nodes=tuple(evidence.StateNode(**{**n, "steps": tuple(n["steps"])}) for n in nodes.values()),
-        edges=tuple(evidence.StateEdge(**{**e, "steps": tuple(e["steps"])}) for e in edges.values()),
+        edges=tuple(evidence.StateEdge(**{**e, "steps": tuple(e["steps"]), "idle": tuple(e["idle"]),
+                                          "unsure": tuple(e["unsure"])}) for e in edges.values()),
     )
 
 

@@ -18,7 +18,11 @@ Rules worth knowing:
   select, check, key, drag, back) that were performed. Typing, hovering, scrolling
   and waiting are left out: their effect lives in input properties, CSS ``:hover``
   or the viewport, none of which a DOM state shows. Steps into or out of
-  ``S_crash`` are left out too (a crash is not "no effect").
+  ``S_crash`` are left out too (a crash is not "no effect"). An effect is what the
+  state graph's edges say (abstracting.effects): a change a user can see or the app
+  keeps — the page, its address, form values, stored data, canvas pixels, a request,
+  a dialog, a window. Code that ran is not an effect: a handler that throws or only
+  logs has none. Steps whose effect a canvas cannot tell are left out and counted.
 * ``accessibility``: each checked page scores ``100 − Σ weight(impact)`` over its
   violated axe rules (floor 0), with IMPACT_WEIGHTS critical 10, serious 6,
   moderate 3, minor 1 (no impact given: minor). A rule counts once per page however
@@ -179,22 +183,37 @@ def _no_effect(trace: evidence.Trace | None, graph: evidence.StateGraph | None) 
     if trace is None or graph is None:
         return _score("no_effect_ratio", None, "not measured: no trace or state graph")
     state_of = _state_of(graph)
-    counted, idle = 0, []
+    read = "effects" in graph.graph  # the edges list their steps without an effect (abstracting.effects)
+    idle_steps = {i for e in graph.edges for i in e.idle}
+    unsure_steps = {i for e in graph.edges for i in e.unsure}
+    counted, idle, unsure = 0, [], 0
     for before, step in zip(trace.steps, trace.steps[1:]):
         if not step.ok or step.action.kind not in RESPONSIVE_KINDS:
             continue
         source, target = state_of.get(before.index), state_of.get(step.index)
         if source in (None, CRASH) or target in (None, CRASH):
             continue
+        if step.index in unsure_steps:
+            unsure += 1
+            continue
         counted += 1
-        if source == target and step.coverage_gain <= 0:
-            idle.append(step.index)
+        none = step.index in idle_steps if read else (source == target and step.url == before.url)
+        if none:
+            idle.append(step)
     if not counted:
         return _score("no_effect_ratio", None,
-                      "not measured: no click, select, check, key, drag or back action was performed")
+                      "not measured: no click, select, check, key, drag or back action was performed"
+                      + (f" whose effect could be told ({unsure} on a canvas that draws by itself or "
+                         "cannot be read)" if unsure else ""))
+    what = ("changed nothing a user can see or the app keeps (the page, its address, form values, "
+            "stored data, canvas pixels, a request, a dialog or a window)" if read else
+            "changed neither the page nor its address (a trace from before the other effects were read)")
+    apart = (f"; {unsure} left out: nothing else changed and a canvas that draws by itself or cannot be "
+             "read cannot tell" if unsure else "")
     return _score("no_effect_ratio", _pct(len(idle), counted),
-                  f"{len(idle)} of {counted} performed actions changed neither the state nor coverage",
-                  tuple(f"step {i}" for i in idle), {"no_effect": len(idle), "actions": counted})
+                  f"{len(idle)} of {counted} performed actions {what}{apart}",
+                  tuple(f"step {s.index}: {s.action.label()}" for s in idle),
+                  {"no_effect": len(idle), "actions": counted, "unsure": unsure})
 
 
 def _page_score(violations: tuple[evidence.AxeViolation, ...]) -> float:

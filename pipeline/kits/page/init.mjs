@@ -66,6 +66,7 @@ export default function install({ seed, nonce }) {
   }]);
   Object.defineProperty(window, KEY, {value: {perElement}, enumerable: false});
   sources(nonce);
+  canvases(nonce);
   let state = (seed >>> 0) || 1;
   Math.random = function () {
     state = (state + 0x6D2B79F5) | 0;
@@ -73,6 +74,35 @@ export default function install({ seed, nonce }) {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+// Which kind of context each canvas has ("2d", "webgl", "webgl2", ...), for the observer's
+// reading of its pixels (stages/exploring/effects.mjs): a WebGL canvas reads back blank
+// outside its frame, and asking the canvas itself would make a context where it has none.
+// Asked with "iwc-canvas-<nonce>" dispatched on (and bubbling from) the canvas, it answers
+// during that dispatch with "iwc-canvas-is-<nonce>" on the canvas, detail the kind ("" for
+// none yet). The wrapper returns what the builtin returns.
+function canvases(nonce) {
+  const apply = Reflect.apply;
+  const listen = EventTarget.prototype.addEventListener;
+  const dispatch = EventTarget.prototype.dispatchEvent;
+  const Custom = CustomEvent;
+  const wmGet = WeakMap.prototype.get, wmSet = WeakMap.prototype.set;
+  const kinds = new WeakMap();
+  const Canvas = window.HTMLCanvasElement;
+  if (!Canvas) return;
+  const getContext = Canvas.prototype.getContext;
+  Canvas.prototype.getContext = function (kind, ...rest) {
+    const made = apply(getContext, this, [kind, ...rest]);
+    try { if (made && !apply(wmGet, kinds, [this])) apply(wmSet, kinds, [this, String(kind)]); } catch { /* never break the app */ }
+    return made;
+  };
+  Object.defineProperty(Canvas.prototype.getContext, 'name', {value: 'getContext'});
+  apply(listen, window, ['iwc-canvas-' + nonce, (event) => {
+    const canvas = event.target;
+    const kind = canvas instanceof Canvas ? apply(wmGet, kinds, [canvas]) || '' : '';
+    apply(dispatch, canvas, [new Custom('iwc-canvas-is-' + nonce, {detail: kind})]);
+  }, true]);
 }
 
 // What could still change the page while nobody acts, for the snapshot's idle window

@@ -1,6 +1,7 @@
 // One look at the page for the explorer: actionable candidates with stable refs and
 // CSS selectors, a compact accessibility tree, and two cheap fingerprints (state:
-// structure + visible text; visual: also form values and a coarse canvas thumbnail).
+// structure + visible text; visual: also form values and a coarse canvas thumbnail), and
+// the fingerprints of what an action may change beside the DOM (effects.mjs).
 // It reads the page; it must never change the DOM (snapshots would show it).
 // It runs in an isolated world (kits/devtools.py): the page's DOM, none of its globals.
 // Which elements have listeners comes from the page's world by events (kits/page/init.mjs);
@@ -11,6 +12,7 @@
 // helpers above `observe` are exported for tests/js.
 import { visibility } from '../../kits/page/visible.mjs';
 import { volatility } from './volatility.mjs';
+import { kept, pixels } from './effects.mjs';
 
 // two FNV-1a 32-bit lanes: cheap, stable, 16 hex digits
 export const hash = (text) => {
@@ -360,10 +362,13 @@ export function observe(limits) {
   const keyboard = KEY_EVENTS.some(t => g.has(t)) ||
     [window, document, document.body].some(t => t && KEY_EVENTS.some(k => typeof t['on' + k] === 'function'));
   const scroller = document.scrollingElement || document.documentElement;
+  const drawn = pixels(document, limits.nonce);
   return {
     url: location.href, title: document.title, doc: performance.timeOrigin,
     state: hash(structure.join(',') + '\n' + text),
     visual: hash(structure.join(',') + '\n' + text + '\n' + values.join('\n') + '\n' + thumbs.join('|')),
+    // what an action may change beside the DOM (effects.mjs): form values, kept data, pixels
+    fields: hash(values.join('\n')), kept: kept(window), pixels: drawn.pixels, unread: drawn.unread,
     candidates, externalLinks, dropTargets, keyboard, canvases: canvases.length,
     globalListeners: Array.from(g).sort(),
     scrollable: scroller.scrollHeight > window.innerHeight + 40,

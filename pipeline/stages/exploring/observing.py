@@ -88,6 +88,13 @@ class Observation:
     keyboard: bool  # window/document/body listen to keys
     canvases: int
     scrollable: bool
+    # what an action may change beside the DOM (effects.mjs): form values, the data the
+    # app keeps (storage, cookies; "" none), its canvases' pixels ("" none read) and how
+    # many canvases could not be read (WebGL drawn straight to the screen)
+    fields: str = ""
+    kept: str = ""
+    pixels: str = ""
+    unread: int = 0
     external_links: tuple[str, ...] = ()
     drop_targets: tuple[str, ...] = ()
     global_listeners: tuple[str, ...] = ()
@@ -135,6 +142,8 @@ def observe(tab: browser.Tab, step: int, deadline_s: float) -> Observation:
         tree=raw.get("tree") or "",
         keyboard=bool(raw.get("keyboard")),
         canvases=int(raw.get("canvases") or 0),
+        fields=str(raw.get("fields") or ""), kept=str(raw.get("kept") or ""),
+        pixels=str(raw.get("pixels") or ""), unread=int(raw.get("unread") or 0),
         scrollable=bool(raw.get("scrollable")),
         external_links=tuple(dict.fromkeys(raw.get("externalLinks") or ())),
         drop_targets=tuple(raw.get("dropTargets") or ()),
@@ -143,9 +152,17 @@ def observe(tab: browser.Tab, step: int, deadline_s: float) -> Observation:
     )
 
 
-def snapshot(tab: browser.Tab, max_bytes: int, deadline_s: float) -> tuple[bytes, tuple[evidence.VolatileMark, ...]]:
+@dataclasses.dataclass(frozen=True)
+class Snapshot:
+    data: bytes  # the serialised DOM, cut at the snapshot's limit
+    volatile: tuple[evidence.VolatileMark, ...]  # what changed while nobody acted
+    drawing: bool = False  # the canvases' pixels changed while nobody acted
+
+
+def snapshot(tab: browser.Tab, max_bytes: int, deadline_s: float, drawn: str | None = None) -> Snapshot:
     """The serialised DOM (cut at ``max_bytes``) and the marks of elements that changed
-    while nobody acted, taken in the same instant; a page on which nothing can change
+    while nobody acted, taken in the same instant, and (given the look's ``drawn``
+    pixels) whether the canvases drew meanwhile; a page on which nothing can change
     on its own is not waited for (snapshot.mjs). Under Playwright's clock the idle
     window passes in the page's time, at once: its timers and frames of the next
     IDLE_MS run, each in its own task (so in its own mutation batch), and nobody waits
@@ -154,13 +171,15 @@ def snapshot(tab: browser.Tab, max_bytes: int, deadline_s: float) -> tuple[bytes
     if tab.virtual_time:
         tab.fast_forward(IDLE_MS, deadline_s)
         idle_ms = 0
-    raw = tab.isolated(SNAPSHOT, {"idleMs": idle_ms, "nonce": tab.session.nonce, "wait": tab.virtual_time},
-                       deadline_s + idle_ms / 1000)
+    arg = {"idleMs": idle_ms, "nonce": tab.session.nonce, "wait": tab.virtual_time}
+    if drawn is not None:
+        arg["drawn"] = drawn
+    raw = tab.isolated(SNAPSHOT, arg, deadline_s + idle_ms / 1000)
     marks = tuple(evidence.VolatileMark(path=m["path"], text=bool(m.get("text")),
                                         attributes=tuple(m.get("attributes") or ()),
                                         children=bool(m.get("children")))
                   for m in (raw.get("volatile") or ()))
-    return cut(raw.get("html") or "", max_bytes), marks
+    return Snapshot(cut(raw.get("html") or "", max_bytes), marks, bool(raw.get("drawing")))
 
 
 def cut(html: str, max_bytes: int) -> bytes:

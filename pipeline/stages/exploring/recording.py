@@ -70,21 +70,22 @@ class Recorder:
             self.sink(key, capturing.screenshot(self.page.tab, HANG_S))
         return key
 
-    def snapshot(self, index: int) -> tuple[str, tuple[evidence.VolatileMark, ...]]:
-        """The step's DOM snapshot and its volatile marks; a DOM identical to the last
-        one is not stored again, the step names the earlier file."""
-        data, volatile = observing.snapshot(self.page.tab, self.max_dom_bytes, HANG_S)
-        digest = hashlib.sha1(data).digest()
+    def snapshot(self, index: int, drawn: str | None = None) -> tuple[str, observing.Snapshot]:
+        """The step's DOM snapshot (its store key) and what it found; a DOM identical to
+        the last one is not stored again, the step names the earlier file. ``drawn``: the
+        look's pixels, to tell whether the canvases drew while nobody acted."""
+        taken = observing.snapshot(self.page.tab, self.max_dom_bytes, HANG_S, drawn)
+        digest = hashlib.sha1(taken.data).digest()
         if self.last_dom is not None and self.last_dom[0] == digest:
-            return self.last_dom[1], volatile
+            return self.last_dom[1], taken
         key = f"dom/{index:04d}.html"
-        self.sink(key, data)
+        self.sink(key, taken.data)
         self.last_dom = (digest, key)
         if self.probes_left > 0:
             self.probes_left -= 1
             with self.parts.timed("probe"):
                 self._probe(key)
-        return key, volatile
+        return key, taken
 
     def _probe(self, dom: str) -> None:
         """The probe's facts of the live page beside its new snapshot (artifacts.PROBES),

@@ -8,13 +8,18 @@
 // the document and its images and fonts loaded, no animation or media playing, no
 // frame inside. Its idle window would see nothing, so the marks are the same. Without
 // a nonce, or with `wait` (Playwright's clock drives the page's time), the window lasts.
-export default async function snapshot({idleMs, nonce, wait}) {
+// It also reads the canvases' pixels again (effects.mjs): when they differ from the
+// look's (`pixels`), the page draws while nobody acts.
+import { pixels } from './effects.mjs';
+
+export default async function snapshot({idleMs, nonce, wait, drawn}) {
   const v = window.__iwc && window.__iwc.volatility;
   const still = !wait && nonce && quiet(nonce);
   if (v) await v.settle(still ? 0 : idleMs);
   let html = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
   if (document.documentElement) html += document.documentElement.outerHTML;
-  return {html, volatile: v ? v.list() : [], waited: !still};
+  const now = drawn === undefined ? null : pixels(document, nonce).pixels;
+  return {html, volatile: v ? v.list() : [], waited: !still, drawing: now !== null && now !== drawn};
 }
 
 function quiet(nonce) {

@@ -50,10 +50,20 @@ class _After:
     dom: str | None = None
     shot: str | None = None
     volatile: tuple[evidence.VolatileMark, ...] = ()
+    drawing: bool = False  # the canvases drew while nobody acted
     stop: Stop | None = None
 
     def forget(self) -> None:
-        self.obs, self.dom, self.shot, self.volatile = None, None, None, ()
+        self.obs, self.dom, self.shot, self.volatile, self.drawing = None, None, None, (), False
+
+    @property
+    def looks(self) -> evidence.Looks | None:
+        """What the step left beside its DOM (None: the page was not read after it)."""
+        if self.obs is None or self.dom is None:
+            return None
+        obs = self.obs
+        return evidence.Looks(fields=obs.fields, kept=obs.kept, pixels=obs.pixels, unread=obs.unread,
+                              drawing=self.drawing)
 
 
 class Explorer:
@@ -100,7 +110,8 @@ class Explorer:
                     # After the screenshot, which spends part of the idle window the
                     # snapshot waits for; before axe-core, which must not be in it.
                     with timed("snapshot"):
-                        after.dom, after.volatile = self.recorder.snapshot(index)
+                        after.dom, taken = self.recorder.snapshot(index, after.obs.pixels or None)
+                        after.volatile, after.drawing = taken.volatile, taken.drawing
                     with timed("axe"):
                         self.recorder.check_accessibility(index, after.obs, notes)
                     break
@@ -161,7 +172,7 @@ class Explorer:
             page_errors=tuple(events.page_errors), unlisted=evidence.Unlisted.of(events.unlisted),
             blocked_requests=page.drain_router(),
             dialogs=tuple(events.dialogs), notes=tuple(notes + events.notes), volatile=after.volatile,
-            duration_s=round(time.monotonic() - started, 3),
+            looks=after.looks, requests=events.requests, duration_s=round(time.monotonic() - started, 3),
         )
         self.steps.append(step)
         if after.stop is not None:

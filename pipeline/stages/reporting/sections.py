@@ -54,13 +54,28 @@ def _events_cell(step: evidence.Step) -> str:
     return "".join(lines)
 
 
+NO_EFFECT = ('<span class="chip idle" title="it changed nothing a user can see or the app keeps: not the '
+             'page, its address, form values, stored data, canvas pixels; no request, dialog or window">'
+             'no effect</span>')
+UNTOLD = ('<span class="chip untold" title="nothing else changed, and a canvas that draws by itself or '
+          'cannot be read cannot tell: left out of the no-effect ratio">effect untold</span>')
+
+
 def trace_table(trace: evidence.Trace, state_of: Mapping[int, str],
-                shot_links: Mapping[int, str], dom_links: Mapping[int, str]) -> str:
-    """One row per step; links are report-relative paths we made ourselves."""
+                shot_links: Mapping[int, str], dom_links: Mapping[int, str],
+                graph: evidence.StateGraph | None = None) -> str:
+    """One row per step; links are report-relative paths we made ourselves. The state
+    graph's edges say which steps had no effect, and which cannot tell."""
     rows = []
+    idle = {i for e in graph.edges for i in e.idle} if graph else set()
+    untold = {i for e in graph.edges for i in e.unsure} if graph else set()
     for step in trace.steps:
         status = ('<span class="chip okay">ok</span>' if step.ok else
                   f'<span class="chip fail">failed</span><div class="ev-err">{layout.clipped(step.error or "", 160)}</div>')
+        if step.index in idle and step.ok:
+            status += " " + NO_EFFECT
+        elif step.index in untold and step.ok:
+            status += " " + UNTOLD
         gain = (f'<span class="gain">+{step.coverage_gain:.1f}</span>' if step.coverage_gain > 0
                 else f'<span class="faint">{layout.number(step.coverage_gain)}</span>')
         links = []

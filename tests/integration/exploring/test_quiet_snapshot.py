@@ -90,8 +90,8 @@ def test_under_playwrights_clock_the_window_passes_in_the_pages_own_time(served)
         tab.page.clock.pause_at(tab.main("Date.now()") + 1000)
         observing.observe(tab, 0, 5.0)
         before = tab.main("Date.now()")
-        html, marks = observing.snapshot(tab, 1 << 20, 5.0)
+        taken = observing.snapshot(tab, 1 << 20, 5.0)
         after = tab.main("Date.now()")
     assert after - before >= observing.IDLE_MS
-    assert b'id="tick"' in html
-    assert any(m.text or m.children for m in marks), marks
+    assert b'id="tick"' in taken.data
+    assert any(m.text or m.children for m in taken.volatile), taken.volatile

@@ -29,11 +29,17 @@ def trace(*steps: evidence.Step) -> evidence.Trace:
     return evidence.Trace(explorer="heuristic", seed=0, max_steps=10, start_url=URL, steps=steps)
 
 
-def graph(visits: dict[str, tuple[int, ...]], edges: list[tuple[str, str, tuple[int, ...]]]) -> evidence.StateGraph:
+def graph(visits: dict[str, tuple[int, ...]], edges: list[tuple[str, str, tuple[int, ...]]],
+          idle: set[int] | None = None, unsure: set[int] = frozenset()) -> evidence.StateGraph:
+    """A state graph; with ``idle`` (and ``unsure``), one whose edges list the steps that had
+    no effect (and those that cannot tell), as abstracting writes them; without, one from
+    before effects were read."""
     nodes = tuple(evidence.StateNode(id=s, digest=s if s != CRASH else "", first_step=v[0], steps=v)
                   for s, v in visits.items())
-    return evidence.StateGraph(nodes=nodes, edges=tuple(
-        evidence.StateEdge(source=a, target=b, action=f"click {a}->{b}", steps=st) for a, b, st in edges))
+    return evidence.StateGraph(graph={"effects": "1"} if idle is not None else {}, nodes=nodes, edges=tuple(
+        evidence.StateEdge(source=a, target=b, action=f"click {a}->{b}", steps=st,
+                           idle=tuple(i for i in st if i in (idle or ())), unsure=tuple(i for i in st if i in unsure))
+        for a, b, st in edges))
 
 
 def a11y(**pages: tuple[tuple[str, str | None], ...]) -> evidence.AccessibilityReport:
@@ -89,7 +95,7 @@ def test_graph_counts_states_transitions_and_dead_ends():
     assert scores["transitions"].value == 3.0  # the self-loop is not a transition
     assert scores["dead_end_ratio"].value == 0.0
     assert scores["no_effect_ratio"].value == 25.0  # step 3 of steps 1-4
-    assert scores["no_effect_ratio"].evidence == ("step 3",)
+    assert scores["no_effect_ratio"].evidence == ("step 3: click t3",)
 
 
 def test_a_state_the_run_ended_in_is_not_a_dead_end_but_one_whose_actions_only_loop_or_crash_is():
@@ -106,18 +112,35 @@ def test_a_state_the_run_ended_in_is_not_a_dead_end_but_one_whose_actions_only_l
 
 def test_when_no_action_changes_anything_both_ratios_are_at_their_worst():
     t = trace(step(0, "load"), *(step(i) for i in range(1, 6)))
-    g = graph({"S0": (0, 1, 2, 3, 4, 5)}, [("S0", "S0", (1, 2, 3, 4, 5))])
+    g = graph({"S0": (0, 1, 2, 3, 4, 5)}, [("S0", "S0", (1, 2, 3, 4, 5))], idle={1, 2, 3, 4, 5})
     s = scoring.score_offline(report(), t, g, None)
     assert s["no_effect_ratio"].value == 100.0
-    assert s["no_effect_ratio"].reason == "5 of 5 performed actions changed neither the state nor coverage"
+    assert s["no_effect_ratio"].reason.startswith("5 of 5 performed actions changed nothing a user can see")
+    assert s["no_effect_ratio"].evidence[0] == "step 1: click t1"
     assert s["dead_end_ratio"].value == 100.0
     assert s["states"].value == 1.0 and s["transitions"].value == 0.0
 
 
-def test_an_action_that_raised_coverage_had_an_effect():
+def test_code_that_ran_is_no_effect_what_it_changed_is():
+    """A key whose handler ran (coverage rose) and changed nothing is idle; one that only
+    changed stored data, in the same state, is not."""
     t = trace(step(0, "load"), step(1, "key", gain=3.0), step(2, "key"))
-    g = graph({"S0": (0, 1, 2)}, [("S0", "S0", (1, 2))])
-    assert scoring.score_offline(report(), t, g, None)["no_effect_ratio"].value == 50.0
+    effects_read = graph({"S0": (0, 1, 2)}, [("S0", "S0", (1, 2))], idle={1})
+    assert scoring.score_offline(report(), t, effects_read, None)["no_effect_ratio"].value == 50.0
+    # a graph from before the other effects were read: the page and its address alone, never coverage
+    older = scoring.score_offline(report(), t, graph({"S0": (0, 1, 2)}, [("S0", "S0", (1, 2))]), None)
+    assert older["no_effect_ratio"].value == 100.0 and "from before" in older["no_effect_ratio"].reason
+
+
+def test_steps_a_canvas_cannot_tell_are_left_out_and_counted():
+    t = trace(step(0, "load"), step(1, "key"), step(2, "key"), step(3, "key"))
+    g = graph({"S0": (0, 1, 2, 3)}, [("S0", "S0", (1, 2, 3))], idle={3}, unsure={1, 2})
+    s = scoring.score_offline(report(), t, g, None)["no_effect_ratio"]
+    assert s.value == 100.0 and s.raw == {"no_effect": 1, "actions": 1, "unsure": 2}
+    assert "2 left out" in s.reason
+    none_told = graph({"S0": (0, 1, 2, 3)}, [("S0", "S0", (1, 2, 3))], idle=set(), unsure={1, 2, 3})
+    s = scoring.score_offline(report(), t, none_told, None)["no_effect_ratio"]
+    assert s.value is None and "3 on a canvas" in s.reason
 
 
 def test_typing_hovering_scrolling_failed_and_crashed_steps_are_not_counted_as_no_effect():
@@ -126,7 +149,7 @@ def test_typing_hovering_scrolling_failed_and_crashed_steps_are_not_counted_as_n
     g = graph({"S0": (0, 1, 2, 3, 4, 5, 7), CRASH: (6,), "S1": (8,)},
               [("S0", "S0", (1, 2, 3, 4, 5)), ("S0", CRASH, (6,)), ("S0", "S1", (8,))])
     s = scoring.score_offline(report(), t, g, None)
-    assert s["no_effect_ratio"].value == 0.0 and s["no_effect_ratio"].raw == {"no_effect": 0, "actions": 1}
+    assert s["no_effect_ratio"].value == 0.0 and s["no_effect_ratio"].raw == {"no_effect": 0, "actions": 1, "unsure": 0}
     only_typing = trace(step(0, "load"), step(1, "type"))
     unscored = scoring.score_offline(report(), only_typing, graph({"S0": (0, 1)}, [("S0", "S0", (1,))]), None)
     assert unscored["no_effect_ratio"].value is None
