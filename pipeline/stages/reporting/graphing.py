@@ -242,9 +242,13 @@ def _edges(grid: _Grid, edges: list[evidence.StateEdge]) -> tuple[list[str], lis
                 spots, anchor = points, how
             colour, marker, dash = (("#cf222e", "arr-fail", ' stroke-dasharray="5 3"') if not e.ok else
                                     ("#57606a", "arr", "") if kind == "forward" else ("#8c959f", "arr-back", ""))
+            if e.ok and e.idle and len(e.idle) == len(e.steps):  # nothing came of it: dotted
+                dash = ' stroke-dasharray="1.5 2.5"'
             steps = ", ".join(str(s) for s in e.steps)
             tip = f"{source} → {target}: {e.action} (step{'s' if len(e.steps) != 1 else ''} {steps})"
             tip += "" if e.ok else " — the action failed"
+            if e.idle:
+                tip += f" — no effect at step{'s' if len(e.idle) != 1 else ''} {', '.join(map(str, e.idle))}"
             paths.append(f'<path class="edge {kind}" d="{path}" fill="none" stroke="{colour}" stroke-width="1.4"'
                          f'{dash} marker-end="url(#{marker})"><title>{layout.esc(tip)}</title></path>')
         if len(groups) <= LABELLED_EDGES:

@@ -81,3 +81,24 @@ def test_tooltips_keep_the_full_label_that_the_picture_shortens():
     shown = re.search(r'<text class="elabel"[^>]*><title>.*?</title>(.*?)</text>', svg, re.S).group(1)
     assert shown == html.escape(long[: graphing.LABEL_CHARS - 1]) + "…"  # shortened in the picture
     assert f"<title>S0 → S1: {long.replace(chr(39), '&#x27;')} (step 1)</title>" in svg
+
+
+def test_an_edge_whose_steps_had_no_effect_is_dotted_and_says_so_and_the_trace_marks_them():
+    nodes = (evidence.StateNode(id="S0", digest="a", first_step=0, steps=(0, 1, 2)),)
+    graph = evidence.StateGraph(graph={"effects": "1"}, nodes=nodes, edges=(
+        evidence.StateEdge(source="S0", target="S0", action="click 'Buy'", steps=(1,), idle=(1,)),
+        evidence.StateEdge(source="S0", target="S0", action="key Space", steps=(2,), unsure=(2,))))
+    svg = graphing.draw(graph).svg
+    buy = re.search(r"<path[^>]*>(?:(?!</path>).)*click &#x27;Buy&#x27;.*?</path>", svg, re.S).group(0)
+    assert 'stroke-dasharray="1.5 2.5"' in buy and "no effect at step 1" in buy
+    space = re.search(r"<path[^>]*>(?:(?!</path>).)*key Space.*?</path>", svg, re.S).group(0)
+    assert "stroke-dasharray" not in space
+    url = "http://127.0.0.1:8000/"
+    trace = evidence.Trace(explorer="heuristic", seed=0, max_steps=2, start_url=url, steps=tuple(
+        evidence.Step(index=i, action=evidence.Action(kind=k, target=t), url=url)
+        for i, k, t in ((0, "load", url), (1, "click", "Buy"), (2, "key", "Space"))))
+    table = reporting.sections.trace_table(trace, {0: "S0", 1: "S0", 2: "S0"}, {}, {}, graph)
+    rows = re.findall(r'<tr id="step-(\d)".*?</tr>', table, re.S)
+    assert rows == ["0", "1", "2"]
+    row = {i: re.search(rf'<tr id="step-{i}".*?</tr>', table, re.S).group(0) for i in (0, 1, 2)}
+    assert "no effect" in row[1] and "no effect" not in row[0] and "effect untold" in row[2]
