@@ -36,6 +36,10 @@ Score of an action in a state (higher first):
       handlers it fires, of key plays whose branches never ran, of waiting for
       timers whose callbacks never ran; capped at STEER_CAP), × FADE for each try
       of it since it last raised coverage
+    + STEER × offering.NEW_VIEW for a link to a view of the app the page was never on
+      (rules.view_link: another path of the app's origin — a router's <Link>, a site's
+      nav — a view to visit, not an exit); such a link outside a list item is the
+      family of its view, not of the router's click handler all links share
     + a small prior per kind, + a seeded tie-break in [0, 0.75)
 With probability EPSILON a seeded random action (untried in this state, if any is
 left, never a held-back destructive one, never a wait or a scroll) is taken instead, so one dominant action
@@ -147,6 +151,7 @@ class HeuristicPolicy:
     def _see(self, obs: observing.Observation) -> None:
         """Note which elements are new on the page and how many items it shows, and
         the names each element has shown."""
+        self.memory.views.add(rules.view_of(obs.url))
         for c in obs.candidates:
             if c.name and len(self.memory.names_seen[c.selector]) < 8:
                 self.memory.names_seen[c.selector].add(c.name)
