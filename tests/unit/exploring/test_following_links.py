@@ -1,7 +1,8 @@
 """A same-origin link to another page of the app (a router's ``<Link href="/stats">``,
 a site's nav bar) is a view to visit, not an exit: it is its own family — though a
 router gives every link the same click handler — and worth a visit while that view was
-never seen (hand-made observations, no browser)."""
+never seen, or while coverage rose since the page was last there (hand-made
+observations, no browser)."""
 
 from __future__ import annotations
 
@@ -87,11 +88,18 @@ def test_a_route_never_visited_is_followed_early_and_not_again_once_seen(monkeyp
             chosen.append(action.selector)
             chooser.observe(evidence.Step(index=step, action=action, ok=True, url=HOME), page)
         assert STATS.selector in chosen[:2], (seed, chosen)
-    # once the page was on /stats, its link is worth no more than any other
+    # once the page was on /stats, its link is worth no more than any other ...
     chooser = _policy()
-    chooser.choose(_page(url="http://127.0.0.1:1/stats", state="stats"))
-    offering.element_actions(chooser.memory, _page(), None)
-    assert chooser.memory.steers.get(rules.signature("click", STATS.selector), 0.0) == 0.0
+    stats = rules.signature("click", STATS.selector)
+    chooser.choose(_page(url="http://127.0.0.1:1/stats", state="stats", step=1))
+    offering.element_actions(chooser.memory, _page(step=2), None)
+    assert chooser.memory.steers.get(stats, 0.0) == 0.0
+    # ... until coverage rose elsewhere: what the view shows may have changed
+    add = evidence.Action(kind="click", target='button "Do 1"', selector="#b1")
+    chooser.choose(_page(step=2))
+    chooser.observe(evidence.Step(index=2, action=add, ok=True, url=HOME, coverage_gain=4.0), _page(step=2))
+    offering.element_actions(chooser.memory, _page(step=3), None)
+    assert chooser.memory.steers[stats] == offering.REVISIT > 0
 
 
 def test_links_inside_list_items_stay_one_family():
