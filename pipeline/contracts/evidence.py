@@ -37,6 +37,34 @@ class AppRef(base.Model):
         return layout.app_prefix(self.model, self.task_id)
 
 
+class CoverageSummary(base.Model):
+    """Cumulative coverage in percent (0–100); None when not measurable (black box).
+    ``own_*`` count the app's own code only, without recognised library code
+    (InstrumentedFile.vendored); they equal the totals when there is none. Scores
+    use the own-code figures."""
+
+    statements: float | None = None
+    functions: float | None = None
+    branches: float | None = None
+    own_statements: float | None = None
+    own_functions: float | None = None
+    own_branches: float | None = None
+
+
+class FunctionRun(base.Model):
+    """One function of an instrumented file and how often it ran. ``line``..``end_line``
+    are lines of the source as written: for a component's template handler
+    (``@click="…"``, ``onclick={…}``) the template lines it compiled from, as far as the
+    framework's source map goes; ``text`` is its first line there, shortened ("" when
+    the source is unknown)."""
+
+    name: str
+    line: int
+    end_line: int
+    calls: int
+    text: str = ""
+
+
 class InstrumentedFile(base.Model):
     """One script Istanbul instrumented. ``path`` is relative to the app root;
     inline blocks are named ``index.html#inline-2``, a page's inline event-handler
@@ -54,6 +82,11 @@ class InstrumentedFile(base.Model):
     own_statements: int | None = None
     own_functions: int | None = None
     own_branches: int | None = None
+    # After exploring (None before it, or black box): the percent of this file's
+    # statements, functions and branch arms that ran, and each of its functions where
+    # its author wrote it (runs/app.py, from the final coverage)
+    covered: CoverageSummary | None = None
+    function_runs: tuple[FunctionRun, ...] = ()
 
     def own(self, metric: str) -> int:
         """How many ``metric`` ("statements", "functions", "branches") are the app's own."""
@@ -121,20 +154,6 @@ class Action(base.Model):
         if self.value is not None:
             parts.append(repr(self.value))
         return " ".join(parts)
-
-
-class CoverageSummary(base.Model):
-    """Cumulative coverage in percent (0–100); None when not measurable (black box).
-    ``own_*`` count the app's own code only, without recognised library code
-    (InstrumentedFile.vendored); they equal the totals when there is none. Scores
-    use the own-code figures."""
-
-    statements: float | None = None
-    functions: float | None = None
-    branches: float | None = None
-    own_statements: float | None = None
-    own_functions: float | None = None
-    own_branches: float | None = None
 
 
 class VolatileMark(base.Model):

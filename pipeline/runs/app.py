@@ -358,7 +358,7 @@ def _kept_for_later(evaluation: settings_mod.Evaluation) -> float:
 def _save_exploration(doing: _Exploring, explored: exploring.Exploration) -> evidence.InstrumentationReport:
     """Store what exploring made; the instrumentation report as exploring left it."""
     files = doing.files
-    report = _explored_report(doing.prepared.report, explored)
+    report = _explored_report(doing.prepared.report, explored, doing.prepared.instrumented)
     if report is not doing.prepared.report:
         files.save(artifacts.INSTRUMENT, report)
     files.save(artifacts.TRACE, explored.trace)
@@ -419,17 +419,21 @@ def _result(doing: _Exploring, report: evidence.InstrumentationReport, trace: ev
     )
 
 
-def _explored_report(report: evidence.InstrumentationReport, explored: exploring.Exploration
-                     ) -> evidence.InstrumentationReport:
+def _explored_report(report: evidence.InstrumentationReport, explored: exploring.Exploration,
+                     found: instrumented_mod.Instrumented | None = None) -> evidence.InstrumentationReport:
     """The instrumentation report with what exploring found out about it: the load
-    times of both builds, or that the instrumented build did not load (black box on
-    the original, with that reason)."""
+    times of both builds and each file's coverage, or that the instrumented build did
+    not load (black box on the original, with that reason)."""
     if explored.fallback is not None:
         return report.model_copy(update={"mode": "black_box", "reason": explored.fallback})
-    if explored.load_time_s is None and explored.original_load_time_s is None:
-        return report
-    return report.model_copy(update={"load_time_s": explored.load_time_s,
-                                     "original_load_time_s": explored.original_load_time_s})
+    update: dict = {}
+    if explored.load_time_s is not None or explored.original_load_time_s is not None:
+        update = {"load_time_s": explored.load_time_s, "original_load_time_s": explored.original_load_time_s}
+    if found is not None and found.coverage_map and explored.coverage and report.files:
+        ran = exploring.coverage.per_file(explored.coverage, found.coverage_map, found.sources)
+        update["files"] = tuple(f.model_copy(update={"covered": ran[f.path][0], "function_runs": ran[f.path][1]})
+                                if f.path in ran else f for f in report.files)
+    return report.model_copy(update=update) if update else report
 
 
 def _blank_reason(prepared: Prepared, seen: str | None) -> str:

@@ -270,8 +270,15 @@ def build_sample_run(tmp: pathlib.Path) -> tuple[results.RunResults, Callable[[s
     p = "apps/aurora-7b/todomvc"
     trace, graph = _todomvc(store, p)
     report = _instrumented((
-        evidence.InstrumentedFile(path="js/app.js", kind="external", statements=212, functions=41, branches=88),
-        evidence.InstrumentedFile(path="js/store.js", kind="external", statements=64, functions=12, branches=18),
+        evidence.InstrumentedFile(path="js/app.js", kind="external", statements=212, functions=41, branches=88,
+                                  covered=evidence.CoverageSummary(statements=81.6, functions=75.6, branches=60.2),
+                                  function_runs=(
+                                      evidence.FunctionRun(name="addTodo", line=12, end_line=20, calls=4,
+                                                           text="function addTodo(title) {"),
+                                      evidence.FunctionRun(name="(anonymous_7)", line=88, end_line=88, calls=0,
+                                                           text='<button class="destroy" @click="remove(todo)">'))),
+        evidence.InstrumentedFile(path="js/store.js", kind="external", statements=64, functions=12, branches=18,
+                                  covered=evidence.CoverageSummary(statements=100.0, functions=100.0, branches=94.4)),
         evidence.InstrumentedFile(path="index.html#inline-1", kind="inline", statements=6, functions=1, branches=0)),
         (evidence.SkippedFile(path="node_modules/todomvc-common/base.js", reason="vendored library"),))
     for key, model in (("trace.json", trace), ("graph.json", graph), ("instrument.json", report)):

@@ -105,6 +105,32 @@ def summarize_both(coverage: dict, coverage_map: dict, own_map: dict) -> evidenc
                                     "own_branches": own.branches})
 
 
+FUNCTION_TEXT_CHARS = 120  # of a function's first line, shown beside it
+
+
+def per_file(coverage: dict, coverage_map: dict, sources: dict[str, str]
+             ) -> dict[str, tuple[evidence.CoverageSummary, tuple[evidence.FunctionRun, ...]]]:
+    """Each file of ``coverage_map``: the percent of its statements, functions and
+    branch arms that ran, and each of its functions in source order with its lines in
+    the source as written (a component's template handler on its template line) and
+    how often it ran."""
+    found = {}
+    for key, initial in coverage_map.items():
+        summary = summarize({key: coverage.get(key) or {}}, {key: initial})
+        calls = (coverage.get(key) or {}).get("f") or {}
+        lines = sources.get(key, "").splitlines()
+        runs = []
+        for fid, fn in _by_position((initial.get("fnMap") or {}).items(), "loc"):
+            start, end = _lines(fn.get("loc"))
+            text = lines[start - 1].strip() if 1 <= start <= len(lines) else ""
+            if len(text) > FUNCTION_TEXT_CHARS:
+                text = text[:FUNCTION_TEXT_CHARS] + "…"
+            runs.append(evidence.FunctionRun(name=fn.get("name") or "(anonymous)", line=start, end_line=end,
+                                             calls=int(_count(calls, fid)), text=text))
+        found[key] = (summary, tuple(runs))
+    return found
+
+
 def uncovered(coverage: dict, coverage_map: dict, sources: dict[str, str], limit: int) -> list[dict]:
     """Up to ``limit`` uncovered functions and statements, for a reader of the code.
 

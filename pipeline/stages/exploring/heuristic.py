@@ -36,6 +36,12 @@ Score of an action in a state (higher first):
       handlers it fires, of key plays whose branches never ran, of waiting for
       timers whose callbacks never ran; capped at STEER_CAP), × FADE for each try
       of it since it last raised coverage
+    + STEER × offering.NEW_VIEW for a link to a view of the app the page was never on
+      (rules.view_link: another path of the app's origin — a router's <Link>, a site's
+      nav — a view to visit, not an exit), × offering.REVISIT for one the page was on
+      before coverage last rose (a stats page after tasks were added); such a link
+      outside a list item is the family of its view, not of the router's click
+      handler all links share
     + a small prior per kind, + a seeded tie-break in [0, 0.75)
 With probability EPSILON a seeded random action (untried in this state, if any is
 left, never a held-back destructive one, never a wait or a scroll) is taken instead, so one dominant action
@@ -147,6 +153,7 @@ class HeuristicPolicy:
     def _see(self, obs: observing.Observation) -> None:
         """Note which elements are new on the page and how many items it shows, and
         the names each element has shown."""
+        self.memory.views[rules.view_of(obs.url)] = obs.step
         for c in obs.candidates:
             if c.name and len(self.memory.names_seen[c.selector]) < 8:
                 self.memory.names_seen[c.selector].add(c.name)
@@ -387,6 +394,8 @@ class HeuristicPolicy:
         self.memory.tried_family[self.memory.family(sig)] += 1
         self.memory.gains[sig] = step.coverage_gain
         self.memory.fruitless[sig] = 0 if step.coverage_gain > 0 else self.memory.fruitless[sig] + 1
+        if step.coverage_gain > 0:
+            self.memory.last_gain = step.index
         root = self.memory.chain_root
         if root is not None and root != sig and step.coverage_gain > 0 and root in self.memory.gains:
             self.memory.gains[root] += step.coverage_gain

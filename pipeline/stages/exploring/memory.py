@@ -45,6 +45,8 @@ class Memory:
     revealing: set[str] = dataclasses.field(default_factory=set)  # families whose actions changed the element's name
     handler_names: set[str] = dataclasses.field(default_factory=set)  # names the page's handlers call, so far
     last_reload: int = 0  # the step of the last reload of the start page
+    views: dict[str, int] = dataclasses.field(default_factory=dict)  # view (path and query) -> last step on it
+    last_gain: int = -1  # the last step that raised coverage
 
     def family(self, sig: str) -> str:
         """The family an action's signature belongs to (itself, when none was noted)."""

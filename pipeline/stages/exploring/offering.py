@@ -13,6 +13,8 @@ from iwcbench.pipeline.contracts import evidence
 from iwcbench.pipeline.stages.exploring import memory as memory_mod, observing, playing, reaching, rules, steering
 
 DROP_TARGETS = 4  # drop targets an element is dragged to, each its own action
+NEW_VIEW = 1.0  # steering value of a link to a view of the app not yet visited
+REVISIT = 1.0  # of a link to a view visited before coverage last rose
 RELOAD = "load|"
 RELOADS = 3
 RELOAD_EVERY = 8
@@ -30,10 +32,15 @@ def element_actions(memory: memory_mod.Memory, obs: observing.Observation, reach
             continue  # recorded by the explorer, never followed
         target = c.describe()
         in_item = c.item is not None
+        # (a link to another view is that view's own family: clicking "Tasks" says
+        # nothing of "Stats", though a router gives every link the same handler)
+        view = rules.view_link(c, obs.url) if not in_item else None
         for kind in c.kinds:
             sig = rules.signature(kind, c.selector)
             shared = steering.handler_family(obs, c.selector, kind)
             memory.families[sig] = rules.family(sig) if in_item else (shared or sig)
+            if view is not None and kind == "click":
+                memory.families[sig] = f"view|{view}"
             if sig in memory.banned:
                 continue
             if kind == "type":
@@ -60,6 +67,8 @@ def element_actions(memory: memory_mod.Memory, obs: observing.Observation, reach
                 if kind == "drag" and drop:
                     value = max(value, steering.drop_value(reach, obs, drop))
                 memory.steers[sig] = value
+            if view is not None and kind == "click":
+                memory.steers[sig] = max(memory.steers.get(sig, 0.0), view_value(memory, view))
             if kind in ("click", "hover") and steering.positional(obs, c):
                 for option in playing.positional_options(obs, c, sig, kind, memory.steers.get(sig, 0.0)):
                     memory.families[option.sig] = memory.families[sig]
@@ -68,6 +77,16 @@ def element_actions(memory: memory_mod.Memory, obs: observing.Observation, reach
                         memory.steers[option.sig] = option.steer
         actions.extend(_extra_presses(memory, obs, c, reach, target, in_item))
     return actions
+
+def view_value(memory: memory_mod.Memory, view: str) -> float:
+    """What a link to another view of the app is worth: NEW_VIEW while the page was
+    never on it, REVISIT when coverage rose since the page was last there (what it
+    shows, or can do, may have changed: a stats page after tasks were added), else 0."""
+    last = memory.views.get(view)
+    if last is None:
+        return NEW_VIEW
+    return REVISIT if memory.last_gain > last else 0.0
+
 
 def _extra_presses(memory: memory_mod.Memory, obs: observing.Observation, c: observing.Candidate,
                    reach: reaching.Reach | None,

@@ -7,6 +7,7 @@ they must not keep state or touch the page.
 from __future__ import annotations
 
 import re
+import urllib.parse
 
 from iwcbench.pipeline.stages.exploring import observing, values
 
@@ -27,6 +28,35 @@ CONSENT = re.compile(r"\b(agree|terms|accept|consent|privacy|conditions)\b", re.
 FILTER = re.compile(r"^(show\s+)?(all|active|completed?|done|pending|open|closed|finished|unfinished|"
                     r"todo|to do|in progress|archived?|starred|favou?rites?)(\s+(items|tasks|todos))?$", re.IGNORECASE)
 FEW_ITEMS = 3  # a list with fewer items shows little through its filters
+
+
+# The last part of a path that names a page (a route, a folder, an .html file), not a
+# file to download (.pdf, .zip, .png).
+PAGE_PATH = re.compile(r"(^|/)[^/.]*/?$|\.(html?|php|aspx?|jsp)$", re.IGNORECASE)
+
+
+def view_of(url: str) -> str:
+    """A page's view: its path and query (its hash is the same view, scrolled)."""
+    parts = urllib.parse.urlsplit(url)
+    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+
+def view_link(candidate: observing.Candidate, page_url: str) -> str | None:
+    """The other view of the app a link leads to (its path and query): a same-origin
+    http(s) link to a page other than this one — a router's ``<Link href="/stats">``,
+    a site's nav bar. Such a link is a view to visit, not an exit: the page stays in
+    the app, client-side or by a load. None for anything else: a link to this page or
+    a hash on it (a hash router's views are its routes), a file to download, a link
+    off the app."""
+    if candidate.tag != "a" or candidate.external or not candidate.href:
+        return None
+    to, here = urllib.parse.urlsplit(candidate.href), urllib.parse.urlsplit(page_url)
+    if to.scheme not in ("http", "https") or (to.scheme, to.netloc) != (here.scheme, here.netloc):
+        return None
+    if not PAGE_PATH.search(to.path or "/"):
+        return None
+    view = view_of(candidate.href)
+    return None if view == view_of(page_url) else view
 
 
 def filtering(candidate: observing.Candidate) -> bool:

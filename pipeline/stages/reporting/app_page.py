@@ -187,7 +187,7 @@ def build(app: results.AppResult, found: reading.Evidence, copier: assets_mod.As
             dom = copier.dom(app.model, app.task_id, found.prefix, step.dom)
             if dom:
                 dom_links[step.index] = UP + dom
-        parts.append(layout.card("Coverage", sections.coverage_block(trace), "cumulative, after each step"))
+        parts.append(layout.card("Coverage", sections.coverage_block(trace, found.instrumentation), "cumulative, after each step"))
         parts.append(layout.card("Trace", sections.trace_facts(trace) + sections.trace_table(
             trace, state_of, shot_links, dom_links, graph), layout.esc(f"{len(trace.steps)} steps"), "trace"))
         parts.append(layout.card("Console errors, page errors and dialogs", sections.errors_list(trace)))

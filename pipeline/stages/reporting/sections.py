@@ -221,9 +221,56 @@ def accessibility(report: evidence.AccessibilityReport) -> str:
             f'<th class=num>elements</th><th>at steps</th></tr></thead><tbody>{rows}</tbody></table></div>')
 
 
-def coverage_block(trace: evidence.Trace) -> str:
+def coverage_block(trace: evidence.Trace, report: evidence.InstrumentationReport | None = None) -> str:
     chart = charting.coverage_chart(trace.steps)
     if not chart:
         return '<p class="muted">No coverage was measured (black box: the app ran uninstrumented).</p>'
     return (f'<div class="twocol"><div>{chart}</div><div><h3 style="margin-top:0">Final coverage</h3>'
-            f'{charting.coverage_final(trace.final_coverage)}</div></div>')
+            f'{charting.coverage_final(trace.final_coverage)}</div></div>'
+            + (file_coverage(report) if report is not None else ""))
+
+
+def _ran(percent: float | None, count: int, cls: str) -> str:
+    """A file's count of one metric with the percent of it that ran, as a bar."""
+    if not count:
+        return f'<span class="faint">{layout.DASH}</span>'
+    if percent is None:
+        return f"{count}"
+    return (f'<span class="bar {cls}"><i style="width:{percent:.1f}%"></i></span> '
+            f'<span class="mono">{percent:.0f} %</span> <span class="faint">of {count}</span>')
+
+
+def _function_runs(f: evidence.InstrumentedFile) -> str:
+    rows = "".join(
+        f'<tr class="{"ran" if run.calls else "never"}"><td class="num mono">'
+        f'{run.line}{"–" + str(run.end_line) if run.end_line != run.line else ""}</td>'
+        f'<td class="mono">{layout.clipped(run.name, 40)}</td><td class="mono src">{layout.esc(run.text)}</td>'
+        f'<td class="num">{run.calls if run.calls else "never"}</td></tr>' for run in f.function_runs)
+    ran = sum(1 for run in f.function_runs if run.calls)
+    return (f'<details><summary><span class="mono">{layout.esc(f.path)}</span>: {ran} of '
+            f'{len(f.function_runs)} functions ran</summary><table class="fnruns"><thead><tr>'
+            f'<th class=num title="lines of the file as its author wrote it">lines</th><th>function</th>'
+            f'<th>source (its first line)</th><th class=num>calls</th></tr></thead><tbody>{rows}</tbody></table>'
+            f'</details>')
+
+
+def file_coverage(report: evidence.InstrumentationReport) -> str:
+    """Coverage per source file (component files included) after exploring, and each
+    file's functions on the lines they were written on: a component's template
+    handlers on their template lines, where the framework's source map leads there.
+    Empty when no file has coverage (black box, or not explored)."""
+    files = [f for f in report.files if f.covered is not None]
+    if not files:
+        return ""
+    rows = "".join(
+        f'<tr><td class="mono">{layout.esc(f.path)}</td>'
+        f'<td>{_ran(f.covered.statements, f.statements, "stm")}</td>'
+        f'<td>{_ran(f.covered.functions, f.functions, "fn")}</td>'
+        f'<td>{_ran(f.covered.branches, f.branches, "br")}</td></tr>' for f in files)
+    details = "".join(_function_runs(f) for f in files if f.function_runs)
+    return ('<h3>Per source file</h3><div class=scroll><table class="perfile"><thead><tr><th>file</th>'
+            '<th title="percent of the file\'s statements that ran">statements</th>'
+            '<th title="percent of the file\'s functions that ran">functions</th>'
+            '<th title="percent of the file\'s branch arms that ran">branches</th></tr></thead>'
+            f'<tbody>{rows}</tbody></table></div>'
+            f'<h3>Functions, where they were written</h3>{details}')

@@ -83,3 +83,21 @@ def test_an_empty_run_still_has_a_report(tmp_path):
     run = results.RunResults(run=results.RunInfo(configuration={}, config_hash="0", started_at="now"))
     index = reporting.write_report(run, artifacts.Reader(lambda key: None), tmp_path / "r")
     assert "No model could be ranked" in index.read_text(encoding="utf-8")
+
+
+def test_an_app_page_shows_coverage_per_source_file_and_where_each_function_was_written(written):
+    text = written.page("aurora-7b", "todomvc")
+    per_file = text[text.index("Per source file"):]
+    assert "js/app.js" in per_file and "82 %" in per_file and "76 %" in per_file and "60 %" in per_file
+    assert "js/store.js" in per_file and "94 %" in per_file
+    assert "index.html#inline-1" not in per_file.split("Functions, where they were written")[0]  # not measured
+    functions = per_file[per_file.index("Functions, where they were written"):]
+    assert "1 of 2 functions ran" in functions
+    assert "addTodo" in functions and ">4<" in functions
+    # a handler on the template line it was written on, escaped, and shown as never run
+    assert "&lt;button class=&quot;destroy&quot; @click=&quot;remove(todo)&quot;&gt;" in functions
+    assert '<tr class="never"><td class="num mono">88</td>' in functions
+
+
+def test_a_page_without_per_file_coverage_has_no_such_table(written):
+    assert "Per source file" not in written.page("aurora-7b", "canvas-snake")
