@@ -79,8 +79,10 @@ DEFECTS = ("throwing", "dead_control", "jank", "grey_on_grey", "broken_image", "
 RANKED = ("default", "wcb")  # the weight sets an offline run ranks by; iwc weighs judged dimensions alone
 # The pairs: defect → the weight sets under which its twin must rank below the original.
 # WebCoderBench's rule metrics read the page as loaded and the code (quality.states
-# initial), so what a click does — a handler that throws, a control that does nothing —
-# is none of theirs: under wcb only its LLM functional alignment (judged) reads it.
+# initial, as its paper measures them), so what a click does — a handler that throws, a
+# control that does nothing — is none of theirs: under wcb only its LLM functional
+# alignment (judged) reads it. Offline, such a twin must never rank above the original
+# under wcb (NOT_ABOVE): its code and its page as loaded are the original's.
 PAIRS = {
     "throwing": ("default",),
     "dead_control": ("default",),
@@ -89,6 +91,7 @@ PAIRS = {
     "broken_image": RANKED,
     "blank_canvas": RANKED,
 }
+NOT_ABOVE = {"throwing": ("wcb",), "dead_control": ("wcb",)}
 
 
 def _corpus(base: pathlib.Path) -> pathlib.Path:
@@ -157,6 +160,22 @@ def test_the_page_with_a_defect_ranks_below_the_page_without_it(run, defect, wei
     original, twin = statistics.median(originals), overall[("twin", defect)]
     assert twin is not None
     assert original > twin, (original, twin, _why(apps, weight_set))
+
+
+@pytest.mark.parametrize(("defect", "weight_set"), [(d, w) for d, sets in NOT_ABOVE.items() for w in sets])
+def test_a_defect_the_weight_set_cannot_see_lifts_nothing(run, defect, weight_set):
+    overall = _overalls(run, weight_set)
+    originals = [v for (model, task), v in overall.items() if model == "original" and task in DEFECTS and v is not None]
+    original, twin = statistics.median(originals), overall[("twin", defect)]
+    assert twin is not None and original >= twin, (original, twin, _why(_pair(run, defect), weight_set))
+
+
+def test_a_handler_that_throws_is_no_effect(run):
+    """Every click in the twin also throws (a document listener): the code that ran buys
+    no effect, so its no-effect ratio is never better than the original's."""
+    ratio = {a.model: a.scores["no_effect_ratio"] for a in _pair(run, "throwing")}
+    assert ratio["twin"].value >= ratio["original"].value, ratio
+    assert "changed nothing a user can see" in ratio["twin"].reason
 
 
 def test_the_blank_canvas_is_seen_in_the_screenshot(run):
