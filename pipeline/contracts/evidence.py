@@ -182,13 +182,12 @@ class Unlisted(base.Model):
 
 class Looks(base.Model):
     """What a step left beside its DOM, read after it (stages/exploring/effects.mjs):
-    fingerprints of the form controls' values, of the data the app keeps (localStorage,
-    sessionStorage, cookies; "" none) and of its canvases' pixels ("" none read); how many
+    fingerprints of the data the app keeps (localStorage, sessionStorage, cookies; ""
+    none) and of its canvases' pixels ("" none read); how many
     canvases could not be read (WebGL drawn straight to the screen reads back blank); and
     whether the canvases drew while nobody acted (then a change cannot be told from the
     action's). Abstracting compares them with the step before's (the action's effects)."""
 
-    fields: str = ""
     kept: str = ""
     pixels: str = ""
     unread: int = 0

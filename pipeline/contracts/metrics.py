@@ -182,7 +182,7 @@ TABLE: tuple[Metric, ...] = (
            kind="rule", producer="scoring",
            weights={"default": 0.10}, aggregation="mean",
            definition="share of performed clicks, selects, checks, keys, drags and backs that changed "
-                      "nothing a user can see or the app keeps (the page, its address, form values, "
+                      "nothing a user can see or the app keeps (the page, its address, "
                       "stored data, canvas pixels, a request, a dialog or a window); code that ran is "
                       "no effect"),
     Metric(name="accessibility", unit="0-100", higher_is_better=True, floor=0.0,

@@ -68,9 +68,11 @@ reached still lists the step.
 
 Effects (``effects``): an action had an effect when it changed something a user can
 see or the app keeps, read against the step before it: the normalized DOM (another
-state), the URL, the form controls' values, the data the app keeps (localStorage,
-sessionStorage, cookies), a canvas's pixels, a request the page sent, a dialog or a
-window it opened. A handler that runs and throws, or only logs, changes none of these:
+state), the URL, the data the app keeps (localStorage, sessionStorage, cookies), a
+canvas's pixels, a request the page sent, a dialog or a window it opened. A form
+control's own value is not one: the browser changes it whatever the app does (a
+select nothing listens to still shows its new option), so a check or a select counts
+only by what the app made of it. A handler that runs and throws, or only logs, changes none of these:
 no effect, whatever code it ran. When nothing else changed and a canvas could not tell
 (it drew while nobody acted, or it is WebGL drawn straight to the screen and reads back
 blank), whether the action had an effect cannot be told: such steps are listed apart.
@@ -315,8 +317,7 @@ def digest_of(normal_form: str) -> str:
 
 def effects(before: evidence.Step, step: evidence.Step, moved: bool) -> tuple[str, ...] | None:
     """What ``step``'s action changed, read against the step ``before`` it (``moved``: it
-    ended in another state than ``before``): "page", "address", "form values", "kept
-    data", "canvas", "request", "dialog", "window"; () for none; None when nothing else
+    ended in another state than ``before``): "page", "address", "kept data", "canvas", "request", "dialog", "window"; () for none; None when nothing else
     changed and a canvas cannot tell (see the module's docstring)."""
     found = []
     if moved:
@@ -326,8 +327,6 @@ def effects(before: evidence.Step, step: evidence.Step, moved: bool) -> tuple[st
     was, now = before.looks, step.looks
     unsure = False
     if was is not None and now is not None:
-        if now.fields != was.fields:
-            found.append("form values")
         if now.kept != was.kept:
             found.append("kept data")
         if now.pixels != was.pixels and not was.drawing:  # (drawing by itself: not the action's to claim)

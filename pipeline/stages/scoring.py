@@ -20,7 +20,7 @@ Rules worth knowing:
   or the viewport, none of which a DOM state shows. Steps into or out of
   ``S_crash`` are left out too (a crash is not "no effect"). An effect is what the
   state graph's edges say (abstracting.effects): a change a user can see or the app
-  keeps — the page, its address, form values, stored data, canvas pixels, a request,
+  keeps — the page, its address, stored data, canvas pixels, a request,
   a dialog, a window. Code that ran is not an effect: a handler that throws or only
   logs has none. Steps whose effect a canvas cannot tell are left out and counted.
 * ``accessibility``: each checked page scores ``100 − Σ weight(impact)`` over its
@@ -205,7 +205,7 @@ def _no_effect(trace: evidence.Trace | None, graph: evidence.StateGraph | None) 
                       "not measured: no click, select, check, key, drag or back action was performed"
                       + (f" whose effect could be told ({unsure} on a canvas that draws by itself or "
                          "cannot be read)" if unsure else ""))
-    what = ("changed nothing a user can see or the app keeps (the page, its address, form values, "
+    what = ("changed nothing a user can see or the app keeps (the page, its address, "
             "stored data, canvas pixels, a request, a dialog or a window)" if read else
             "changed neither the page nor its address (a trace from before the other effects were read)")
     apart = (f"; {unsure} left out: nothing else changed and a canvas that draws by itself or cannot be "

@@ -367,8 +367,8 @@ export function observe(limits) {
     url: location.href, title: document.title, doc: performance.timeOrigin,
     state: hash(structure.join(',') + '\n' + text),
     visual: hash(structure.join(',') + '\n' + text + '\n' + values.join('\n') + '\n' + thumbs.join('|')),
-    // what an action may change beside the DOM (effects.mjs): form values, kept data, pixels
-    fields: hash(values.join('\n')), kept: kept(window), pixels: drawn.pixels, unread: drawn.unread,
+    // what an action may change beside the DOM (effects.mjs): kept data, pixels
+    kept: kept(window), pixels: drawn.pixels, unread: drawn.unread,
     candidates, externalLinks, dropTargets, keyboard, canvases: canvases.length,
     globalListeners: Array.from(g).sort(),
     scrollable: scroller.scrollHeight > window.innerHeight + 40,

@@ -88,10 +88,9 @@ class Observation:
     keyboard: bool  # window/document/body listen to keys
     canvases: int
     scrollable: bool
-    # what an action may change beside the DOM (effects.mjs): form values, the data the
-    # app keeps (storage, cookies; "" none), its canvases' pixels ("" none read) and how
-    # many canvases could not be read (WebGL drawn straight to the screen)
-    fields: str = ""
+    # what an action may change beside the DOM (effects.mjs): the data the app keeps
+    # (storage, cookies; "" none), its canvases' pixels ("" none read) and how many
+    # canvases could not be read (WebGL drawn straight to the screen)
     kept: str = ""
     pixels: str = ""
     unread: int = 0
@@ -142,7 +141,7 @@ def observe(tab: browser.Tab, step: int, deadline_s: float) -> Observation:
         tree=raw.get("tree") or "",
         keyboard=bool(raw.get("keyboard")),
         canvases=int(raw.get("canvases") or 0),
-        fields=str(raw.get("fields") or ""), kept=str(raw.get("kept") or ""),
+        kept=str(raw.get("kept") or ""),
         pixels=str(raw.get("pixels") or ""), unread=int(raw.get("unread") or 0),
         scrollable=bool(raw.get("scrollable")),
         external_links=tuple(dict.fromkeys(raw.get("externalLinks") or ())),

@@ -62,7 +62,7 @@ class _After:
         if self.obs is None or self.dom is None:
             return None
         obs = self.obs
-        return evidence.Looks(fields=obs.fields, kept=obs.kept, pixels=obs.pixels, unread=obs.unread,
+        return evidence.Looks(kept=obs.kept, pixels=obs.pixels, unread=obs.unread,
                               drawing=self.drawing)
 
 

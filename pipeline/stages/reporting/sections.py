@@ -55,7 +55,7 @@ def _events_cell(step: evidence.Step) -> str:
 
 
 NO_EFFECT = ('<span class="chip idle" title="it changed nothing a user can see or the app keeps: not the '
-             'page, its address, form values, stored data, canvas pixels; no request, dialog or window">'
+             'page, its address, stored data, canvas pixels; no request, dialog or window">'
              'no effect</span>')
 UNTOLD = ('<span class="chip untold" title="nothing else changed, and a canvas that draws by itself or '
           'cannot be read cannot tell: left out of the no-effect ratio">effect untold</span>')

@@ -18,21 +18,20 @@ def step(index: int, looks: evidence.Looks | None = evidence.Looks(), **extra) -
                                                              target=f"t{index}"), **fields)
 
 
-BEFORE = step(0, evidence.Looks(fields="f0", kept="k0", pixels="p0"))
+BEFORE = step(0, evidence.Looks(kept="k0", pixels="p0"))
 
 
 @pytest.mark.parametrize(("after", "moved", "effect"), [
     # a handler that throws, or only logs: the page, its data and its pixels as they were
-    (step(1, evidence.Looks(fields="f0", kept="k0", pixels="p0"), page_errors=("TypeError: x",),
+    (step(1, evidence.Looks(kept="k0", pixels="p0"), page_errors=("TypeError: x",),
           coverage_gain=4.0), False, ()),
-    (step(1, evidence.Looks(fields="f0", kept="k0", pixels="p0")), True, ("page",)),
-    (step(1, evidence.Looks(fields="f0", kept="k0", pixels="p0"), url=URL + "#/done"), False, ("address",)),
-    (step(1, evidence.Looks(fields="f1", kept="k0", pixels="p0")), False, ("form values",)),
-    (step(1, evidence.Looks(fields="f0", kept="k1", pixels="p0")), False, ("kept data",)),
-    (step(1, evidence.Looks(fields="f0", kept="k0", pixels="p1")), False, ("canvas",)),
-    (step(1, evidence.Looks(fields="f0", kept="k0", pixels="p0"), requests=1), False, ("request",)),
-    (step(1, evidence.Looks(fields="f0", kept="k0", pixels="p0"), dialogs=("alert: saved",)), False, ("dialog",)),
-    (step(1, evidence.Looks(fields="f0", kept="k0", pixels="p0"), notes=("popup closed: http://x/",)), False,
+    (step(1, evidence.Looks(kept="k0", pixels="p0")), True, ("page",)),
+    (step(1, evidence.Looks(kept="k0", pixels="p0"), url=URL + "#/done"), False, ("address",)),
+    (step(1, evidence.Looks(kept="k1", pixels="p0")), False, ("kept data",)),
+    (step(1, evidence.Looks(kept="k0", pixels="p1")), False, ("canvas",)),
+    (step(1, evidence.Looks(kept="k0", pixels="p0"), requests=1), False, ("request",)),
+    (step(1, evidence.Looks(kept="k0", pixels="p0"), dialogs=("alert: saved",)), False, ("dialog",)),
+    (step(1, evidence.Looks(kept="k0", pixels="p0"), notes=("popup closed: http://x/",)), False,
      ("window",)),
     # a trace from before the looks were read: the page, the address, requests, dialogs
     (step(1, None), False, ()),
