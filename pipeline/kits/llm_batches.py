@@ -171,6 +171,11 @@ class Batcher:
             data = {b: e for b, e in self._journal.load().items() if not self._owns(e)}
             self._journal.save({**data, **self._record})
 
+    @property
+    def kind(self) -> str:
+        """What its batches are called ("Message Batch", "OpenAI batch")."""
+        return self._api.kind
+
     def lane(self, client: llm.Client) -> Batcher | None:
         """This batcher for a client of its endpoint, else None (the client stays interactive)."""
         return self if client.target.endpoint == self._api.endpoint else None
@@ -447,7 +452,7 @@ class Batchers:
                 self._lanes[client.target.endpoint] = batcher
                 if batcher.resumed:
                     log.info("collecting %d %s(es) an earlier run submitted to %s", len(batcher.resumed),
-                             batcher._api.kind, client.target.endpoint)
+                             batcher.kind, client.target.endpoint)
                 if self._entered:
                     batcher.__enter__()
             return batcher
