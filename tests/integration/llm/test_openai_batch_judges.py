@@ -49,10 +49,13 @@ def test_judges_batch_through_openai_where_served_and_fall_back_where_not(tmp_pa
         for name in JUDGED:
             assert app.scores[name].value is not None, (app.model, name, app.scores[name])
         assert app.scores["alignment_functional"].value is not None  # the agent stayed interactive
+        assert {app.scores[n].raw["judge_model"] for n in JUDGED} == {"openai/gpt-4o"}
         usage = app.llm_usage
         # aesthetics and usability: advocate, critic, 5 final judges each; WebCoderBench's 5 judges
         assert usage.batched_calls == (2 * 7 + 5 if served else 0)
         assert usage.cost_usd is not None and usage.cost_usd > 0
+    stored = json.loads((tmp_path / "out" / "results.json").read_text())["apps"]
+    assert {a["scores"][n]["raw"]["judge_model"] for a in stored for n in JUDGED} == {"openai/gpt-4o"}
     warnings = [r.getMessage() for r in caplog.records]
     if served:
         assert fake_openai.batches.created and all(b.status == "completed" for b in fake_openai.batches.created)
