@@ -7,7 +7,7 @@ reached through the pods' loopback egress forward like the store). The app pods 
 alignment agent interactively; the scoring Job sends the other judges' calls through
 the stand-in's batch API (files + batches). Every judged score comes from that judge,
 every call carried the Secret's bearer token, and the status shows the judged ranking
-and what the calls cost."""
+and the app pods' LLM cost (the scoring Job's batches come after it is summed)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def test_an_openai_compatible_judge_scores_a_run_on_real_pods(release: Cluster, 
     assert status["phase"] == "Succeeded", json.dumps(status, indent=1) + release.diagnose(REAL)
     assert status["counts"]["succeeded"] == len(APPS) and status["counts"]["failed"] == 0
 
-    # the status: the judged ranking over both models, and the calls' dollars (gpt-4o is priced)
+    # the status: the judged ranking over both models, and the app pods' dollars (gpt-4o is priced)
     summary = status["results"]
     assert summary["overallName"] == "judged overall" and len(summary["leaderboard"]) == len(APPS), summary
     assert all(row["overall"] is not None for row in summary["leaderboard"]), summary
