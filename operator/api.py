@@ -130,7 +130,8 @@ class EvaluationRunSpec(settings.Evaluation):
         "reaches it; the apps left are unscored with the reason and a retry with a higher maxCost runs them "
         "(default: no limit)")
     batch_judges: bool = pydantic.Field(
-        False, description="judge through the Message Batches API at half price, as iwc run --batch-judges: the "
+        False, description="judge through batch APIs at half price (Anthropic's Message Batches; OpenAI's where "
+        "the endpoint serves it, else one by one), as iwc run --batch-judges: the "
         "app pods judge only the interactive dimensions (the alignment agent), the scoring Job the rest, in "
         "batches, once every app is explored; a rescore batches too (default false)")
     suspend: bool = pydantic.Field(False, description="true: start no new Jobs (running ones finish)")

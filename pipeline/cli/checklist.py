@@ -21,7 +21,8 @@ def add(sub: argparse._SubParsersAction) -> None:
                    "Grok-4.5")
     p.add_argument("--endpoint", action="append", metavar="PROVIDER=URL", help="base URL of a provider's API")
     p.add_argument("--batch", action="store_true",
-                   help="ask through the Message Batches API at half price; run it again after an "
+                   help="ask through batch APIs at half price (Anthropic's, OpenAI's where the endpoint serves "
+                   "it); run it again after an "
                    "interruption to collect what was submitted")
     p.set_defaults(handler=run)
 

@@ -174,8 +174,8 @@ _SPENDING: dict[str, str] = {"batch_judges": "batch_judges", "max_cost": "max_co
 
 def add_spending_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch-judges", action="store_true",
-                   help="judge through the Message Batches API at half price (the alignment agent stays "
-                   "interactive); an interrupted run resumes its batches without sending them again")
+                   help="judge through batch APIs at half price (Anthropic's Message Batches, OpenAI's where "
+                   "the endpoint serves it; the alignment agent stays interactive); an interrupted run resumes its batches without sending them again")
     p.add_argument("--max-cost", type=float, metavar="USD",
                    help="start no new LLM work once the run's LLM cost reaches USD (unjudged apps are unscored "
                    "with the reason; --resume with a higher limit goes on)")

@@ -15,7 +15,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--judge", required=True, help="judge model")
     p.add_argument("--out", help="write the re-scored run here (default: in place)")
     p.add_argument("--batch", action="store_true",
-                   help="judge through the Message Batches API at half price (the alignment agent stays "
+                   help="judge through batch APIs at half price (Anthropic's, OpenAI's where the endpoint serves "
+                   "it; the alignment agent stays "
                    "interactive); run it again after an interruption to collect what was submitted")
     p.add_argument("--endpoint", action="append", metavar="PROVIDER=URL", help="base URL of a provider's API")
     p.add_argument("--judge-protocol", choices=["deliberative", "single"],

@@ -30,7 +30,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tasks", help="with --judge: the run's tasks.jsonl")
     p.add_argument("--out", help="with --judge: where the re-judged copy goes (default: A-<model>)")
     p.add_argument("--endpoint", action="append", metavar="PROVIDER=URL", help="base URL of a provider's API")
-    p.add_argument("--batch", action="store_true", help="with --judge: through Message Batches (Anthropic models)")
+    p.add_argument("--batch", action="store_true", help="with --judge: through batch APIs (Anthropic's, OpenAI's where "
+                   "the endpoint serves it)")
     p.add_argument("--into", help="the run whose report shows the comparison (default B)")
     p.set_defaults(handler=run)
 

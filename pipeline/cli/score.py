@@ -23,8 +23,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     options.add_weights_option(p)
     p.add_argument("--reference", help="results.json whose pool fixes μ and σ of the z-scores")
     p.add_argument("--batch-judges", action="store_true",
-                   help="first judge what the apps left waiting (iwc app explore --batch-judges) through the "
-                   "Message Batches API at half price")
+                   help="first judge what the apps left waiting (iwc app explore --batch-judges) through "
+                   "batch APIs at half price (Anthropic's, OpenAI's where the endpoint serves it)")
     p.set_defaults(handler=run)
 
 

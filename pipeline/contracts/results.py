@@ -91,7 +91,7 @@ class PurposeUsage(base.Model):
     calls: int = 0  # calls made, cache hits included
     requests: int = 0  # HTTP requests sent (retries included; cache hits send none)
     cache_hits: int = 0  # calls answered from the response cache
-    batched_calls: int = 0  # calls answered through the Message Batches API (half price)
+    batched_calls: int = 0  # calls answered through a batch API (half price)
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_input_tokens: int = 0

@@ -324,8 +324,9 @@ class Spending(Section):
 
     batch_judges: bool = pydantic.Field(
         False, description="judge the non-interactive dimensions (aesthetics, usability, ...) through the "
-        "Message Batches API at half price, once every app is explored; the alignment agent and the tester "
-        "stay interactive (default false)")
+        "batch APIs at half price (Anthropic's Message Batches; OpenAI's where the endpoint serves it, else "
+        "one by one), once every app is explored; the alignment agent and the tester stay interactive "
+        "(default false)")
     max_cost_usd: float | None = pydantic.Field(
         None, gt=0, description="start no new LLM work (an app's LLM exploration, an app's judging) once the "
         "run's LLM cost reaches this many US dollars; unjudged apps are unscored with the reason (default: "

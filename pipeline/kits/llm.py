@@ -17,9 +17,10 @@ on disk so that re-running or re-scoring the same evidence is reproducible and f
 Prompt caching: a caller that will send a prompt again (``create(reuse=True)``: the
 next turn of a conversation, the next sample of a judge) gets ``cache_control``
 breakpoints on it (kits/llm_caching); the content sent is the same either way.
-Batching: a client made with ``batched(batcher)`` hands its requests to a
-kits/llm_batches ``Batcher`` (the Message Batches API, half price) instead of sending
-them itself; everything else about the call is the same.
+Batching: a client made with ``batched(batchers)`` hands its requests to the
+kits/llm_batches ``Batcher`` of its endpoint (Anthropic's Message Batches, or OpenAI's
+batch API where the endpoint serves it: half price) instead of sending them itself;
+everything else about the call is the same.
 
 What it must not do: know what a judge or an explorer is, parse a judge's answer, or
 import stages. Nothing else in the project imports ``anthropic`` (and kits/llm_openai
@@ -57,6 +58,15 @@ class LLMError(RuntimeError):
 
 class ItemFailed(Exception):
     """A batched request came back errored, expired or canceled: send it on its own."""
+
+
+class NoBatches(LLMError):
+    """The endpoint serves no batch API (an OpenAI-compatible server without
+    ``/v1/batches``): its requests go one by one."""
+
+
+class BatchGone(LLMError):
+    """A submitted batch is no longer known to its endpoint: its requests go again."""
 
 
 # --------------------------------------------------------------------------- replies
@@ -208,11 +218,18 @@ def check(model: str, base_url: str | None = None, timeout_s: float = 10.0) -> N
 
 
 class Batched(Protocol):
-    """Where a batched client's requests go (kits/llm_batches.Batcher)."""
+    """Where a batched client's requests go (kits/llm_batches.Batcher: one endpoint's)."""
 
-    def submit(self, custom_id: str, params: dict[str, Any]) -> tuple[Any, bool]: ...
+    def submit(self, custom_id: str, params: dict[str, Any]) -> tuple[Reply, bool]: ...
 
-    def collected(self, custom_id: str) -> Any: ...
+    def collected(self, custom_id: str) -> Reply | None: ...
+
+
+class Batching(Protocol):
+    """What ``Client.batched`` takes: the batcher of each client's endpoint, or None
+    (kits/llm_batches.Batchers; a lone Batcher serves its own endpoint only)."""
+
+    def lane(self, client: Client) -> Batched | None: ...
 
 
 class Client:
@@ -225,7 +242,7 @@ class Client:
                  ledger: llm_accounting.Ledger | None = None,
                  prices: Mapping[str, llm_accounting.Price] | None = None,
                  sleep: Callable[[float], None] = time.sleep,
-                 _sdk: Any = None, _batcher: Batched | None = None,
+                 _sdk: Any = None, _batcher: Batching | None = None,
                  _routes: Mapping[str, Client] | None = None) -> None:
         self.config = config
         self.ledger = ledger or llm_accounting.Ledger()
@@ -248,7 +265,8 @@ class Client:
                 max_retries=0,  # kits/retrying is the single retry policy
             )
         self._cache = llm_responses.ResponseCache(config.cache_dir) if config.cache_dir else None
-        self._batcher = _batcher if self.offers_batches else None
+        self._batching = _batcher
+        self._batcher = _batcher.lane(self) if _batcher is not None else None
         self._routes = dict(_routes or {})
 
     def derive(self, ledger: llm_accounting.Ledger | None = None, **changes: Any) -> Client:
@@ -260,12 +278,12 @@ class Client:
         follow = {k: v for k, v in changes.items() if k not in ("model", "base_url")}
         return Client(dataclasses.replace(self.config, **changes), api_key=self._api_key,
                       ledger=ledger or self.ledger, prices=self.prices, sleep=self.sleep,
-                      _sdk=None if reconnect else self._chat or self._sdk, _batcher=self._batcher,
+                      _sdk=None if reconnect else self._chat or self._sdk, _batcher=self._batching,
                       _routes={p: c.derive(ledger=ledger, **follow) for p, c in self._routes.items()})
 
-    def batched(self, batcher: Batched | None) -> Client:
-        """This client sending through ``batcher`` (None: interactive again). A model
-        whose provider offers no Message Batches stays interactive."""
+    def batched(self, batcher: Batching | None) -> Client:
+        """This client sending through its endpoint's batcher of ``batcher`` (None:
+        interactive again); so do its routes, each through its own endpoint's."""
         return Client(self.config, api_key=self._api_key, ledger=self.ledger, prices=self.prices,
                       sleep=self.sleep, _sdk=self._chat or self._sdk, _batcher=batcher,
                       _routes={p: c.batched(batcher) for p, c in self._routes.items()})
@@ -276,7 +294,7 @@ class Client:
         sent through that route's client: one model per purpose, chosen by the caller,
         unseen by the stage that makes the call."""
         return Client(self.config, api_key=self._api_key, ledger=self.ledger, prices=self.prices,
-                      sleep=self.sleep, _sdk=self._chat or self._sdk, _batcher=self._batcher,
+                      sleep=self.sleep, _sdk=self._chat or self._sdk, _batcher=self._batching,
                       _routes={**self._routes, **{p: c.derive(ledger=self.ledger) for p, c in routes.items()}})
 
     def route(self, purpose: str) -> Client:
@@ -288,17 +306,13 @@ class Client:
         return self.route(purpose).config.model
 
     @property
-    def offers_batches(self) -> bool:
-        """Its provider serves the Message Batches API (Anthropic's)."""
-        return self.target.provider.api == "anthropic"
-
-    @property
     def is_batched(self) -> bool:
         return self._batcher is not None
 
     def batches_api(self) -> Any:
-        """The SDK's Message Batches resource (for kits/llm_batches)."""
-        return self._sdk.messages.batches
+        """What kits/llm_batches sends batches through: the SDK's Message Batches
+        resource, or the endpoint's Chat Completions (kits/llm_openai.ChatCompletions)."""
+        return self._chat if self._chat is not None else self._sdk.messages.batches
 
     # ------------------------------------------------------------------ the call
 
@@ -337,13 +351,13 @@ class Client:
         marked = cfg.prompt_caching and reuse and self._chat is None
         reply = None
         if collected is not None:
-            reply, attempts, batched = reply_of(collected, cfg.model), 1, True
+            reply, attempts, batched = collected, 1, True
         elif self._batcher is not None:
             # a batch may wait longer than 5 minutes between rounds: 1-hour entries
             body = llm_caching.mark(params, "1h", changing_tail) if marked else params
             try:
-                message, paid = self._batcher.submit(key or f"u{uuid.uuid4().hex}", body)
-                reply, attempts, batched = reply_of(message, cfg.model), 1, True
+                reply, paid = self._batcher.submit(key or f"u{uuid.uuid4().hex}", body)
+                attempts, batched = 1, True
                 if not paid:  # the same request, asked by another thread at the same time
                     self.ledger.record(llm_accounting.Entry(cfg.model, purpose, reply.usage, 0.0, True, 0, 0.0))
                     return dataclasses.replace(reply, cached=True)

@@ -15,23 +15,26 @@ from typing import Any, Mapping
 
 # --------------------------------------------------------------------------- prices
 
+BATCH_DISCOUNT = 0.5  # Message Batches and OpenAI's batch API bill every token kind at half the list price
+
 @dataclasses.dataclass(frozen=True)
 class Price:
     """US dollars per million tokens. ``cache_write`` is a 5-minute cache entry (1.25×
-    input at list prices), ``cache_write_1h`` a 1-hour one (2× input when unset)."""
+    input at list prices), ``cache_write_1h`` a 1-hour one (2× input when unset).
+    ``batch_share`` is the share of all that a call answered through the provider's batch
+    API pays (Anthropic's Message Batches and OpenAI's batch API: half); None when no
+    batch discount is known, and such a call is priced at the list price."""
 
     input: float
     output: float
     cache_write: float
     cache_read: float
     cache_write_1h: float | None = None
+    batch_share: float | None = BATCH_DISCOUNT
 
     @property
     def write_1h(self) -> float:
         return self.cache_write_1h if self.cache_write_1h is not None else 2 * self.input
-
-
-BATCH_DISCOUNT = 0.5  # the Message Batches API bills every token kind at half the list price
 
 
 # Published list prices (USD / million tokens) per model family, matched by the first
@@ -39,7 +42,9 @@ BATCH_DISCOUNT = 0.5  # the Message Batches API bills every token kind at half t
 # Anthropic's (``opus``), others are ``provider/family`` (``openai/gpt-4o``). More
 # specific families come first (older Opus 4/4.1 ids cost more; ``gpt-4o-mini`` before
 # ``gpt-4o``). OpenAI-compatible providers bill cached prompt tokens at their cached-input
-# price and charge nothing extra for writing them (``cache_write`` = input). Override with
+# price and charge nothing extra for writing them (``cache_write`` = input). Batches cost half
+# (Anthropic, OpenAI, Gemini); xAI's batch API is its own, not OpenAI's, so grok/ lists no
+# batch discount. Override with
 # ``Client(prices=...)`` when a contract price or a newer list applies. Unknown models —
 # any model on a self-hosted server (vllm/, ollama/, ...), or a family not listed — cost
 # ``None``: their tokens are counted and reported with "no price", never as $0.
@@ -62,8 +67,13 @@ DEFAULT_PRICES: dict[str, Price] = {
     "google/gemini-2.5-flash-lite": Price(0.10, 0.40, 0.10, 0.025),
     "google/gemini-2.5-flash": Price(0.30, 2.50, 0.30, 0.075),
     "google/gemini-2.5-pro": Price(1.25, 10.0, 1.25, 0.31),
-    "grok/grok-4": Price(3.0, 15.0, 3.0, 0.75),
+    "grok/grok-4": Price(3.0, 15.0, 3.0, 0.75, batch_share=None),
 }
+
+
+def batched_share(price: Price) -> float:
+    """The share of the list price a batched call pays (1.0: no batch discount known)."""
+    return price.batch_share if price.batch_share is not None else 1.0
 
 
 def price_of(model: str, prices: Mapping[str, Price]) -> Price | None:
@@ -104,7 +114,7 @@ class Usage:
         dollars = (self.input_tokens * price.input + self.output_tokens * price.output
                    + writes_5m * price.cache_write + self.cache_creation_1h_input_tokens * price.write_1h
                    + self.cache_read_input_tokens * price.cache_read) / 1_000_000
-        return dollars * BATCH_DISCOUNT if batched else dollars
+        return dollars * batched_share(price) if batched else dollars
 
 
 # --------------------------------------------------------------------------- ledger
@@ -112,7 +122,7 @@ class Usage:
 @dataclasses.dataclass(frozen=True)
 class Entry:
     """One call as accounted: ``cached`` calls cost nothing and sent no request;
-    ``batched`` ones went through the Message Batches API (half price)."""
+    ``batched`` ones went through a batch API (Message Batches or OpenAI's: half price)."""
 
     model: str
     purpose: str

@@ -1,14 +1,20 @@
-"""The Message Batches API behind ``llm.Client.create``: half price, answers within 24 hours.
+"""Batch APIs behind ``llm.Client.create``: half price, answers within 24 hours.
+
+Two wires, one behaviour: Anthropic's Message Batches (kits/llm_message_batches) and
+OpenAI's batch API (kits/llm_openai_batches), used where an OpenAI-compatible endpoint
+serves it; one that does not (vLLM, Ollama: HTTP 404) has its requests sent one by one,
+with the reason logged once, and the run goes on. ``Batchers`` keeps one ``Batcher`` per
+endpoint, made when a client first sends through it, all journaling into one ``Journal``.
 
 A ``Batcher`` collects the requests that many threads make through batched clients
 (``client.batched(batcher)``): each ``create`` blocks while the batcher gathers what the
-other threads ask, sends it as one Message Batch once no new request has come for
+other threads ask, sends it as one batch once no new request has come for
 ``quiet_s`` (or the oldest has waited ``collect_max_s``), polls with a doubling wait,
 and hands every thread its own reply. A judge that talks in rounds (advocate → critic →
 five final judges) therefore works unchanged, one batch round per round.
 
 Nothing is sent twice: every submitted batch is written to the ``Journal`` (the run's
-store) with the ids of its requests, and a request's id is its response-cache key
+store) with the ids of its requests and its endpoint, and a request's id is its response-cache key
 (kits/llm), so after an interruption a new batcher finds the batch a request is already
 in and waits for it; results are written to the response cache as soon as a batch has
 ended, so what came back is never paid for again. An item that comes back errored,
@@ -33,15 +39,42 @@ import threading
 import time
 from typing import Any, Callable, Protocol
 
-from iwcbench.pipeline.kits import llm, retrying
+from iwcbench.pipeline.kits import llm, llm_message_batches, llm_openai_batches, retrying
 
 log = logging.getLogger(__name__)
 
-MAX_REQUESTS = 100_000  # the API's limit per batch
-MAX_BYTES = 200_000_000  # the API allows 256 MB per batch; this leaves room for the framing
+MAX_BYTES = llm_message_batches.MAX_BYTES
 _KEY = re.compile(r"^[0-9a-f]{64}$")  # a response-cache key (sha256 hex)
-_PERMANENT = {"invalid_request_error", "authentication_error", "permission_error", "not_found_error",
-              "request_too_large"}
+
+
+class Api(Protocol):
+    """One endpoint's batch API, for the ``Batcher`` (kits/llm_message_batches.MessageBatches,
+    kits/llm_openai_batches.Batches)."""
+
+    kind: str  # what a batch is called in the log
+    endpoint: str  # the journal records each batch's
+    falls_back: bool  # a batch that cannot be made sends its requests on their own (else: they fail)
+    max_requests: int
+    max_bytes: int
+
+    def group(self, params: dict[str, Any]) -> str: ...  # requests of one batch share it
+
+    def failures(self) -> tuple[type[BaseException], ...]: ...
+
+    def transient(self, exc: BaseException) -> bool: ...
+
+    def create(self, requests: list[tuple[str, dict[str, Any]]]) -> str: ...  # the batch's id
+
+    def results(self, batch_id: str, custom_ids: list[str]) -> tuple[dict[str, tuple[str, Any]], dict[str, int]] | None:
+        ...  # (outcome by custom_id, counts) once ended, else None; raises llm.BatchGone
+
+
+def api_for(client: llm.Client) -> Api:
+    """The batch API of ``client``'s endpoint."""
+    resource = client.batches_api()
+    if client.target.provider.api == "openai":
+        return llm_openai_batches.Batches(resource)
+    return llm_message_batches.MessageBatches(resource, client.target.endpoint)
 
 
 class StillPending(llm.LLMError):
@@ -97,10 +130,11 @@ class Batcher:
     """Use as a context manager around the threads that call batched clients."""
 
     def __init__(self, client: llm.Client, journal: Journal | None = None, timing: Timing = Timing(),
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, journal_lock: threading.Lock | None = None) -> None:
         self._client = client
-        self._api = client.batches_api()
+        self._api = api_for(client)
         self._journal = journal or MemoryJournal()
+        self._journal_lock = journal_lock or threading.Lock()  # shared by the batchers of one journal
         self.timing = timing
         self._clock = clock
         self._cond = threading.Condition()
@@ -115,9 +149,10 @@ class Batcher:
         self._stopping = False
         self._deadline = clock() + timing.wait_s
         self.gave_up = False
+        self.unserved: str | None = None  # why the endpoint's requests go one by one (no batch API)
         self.sent: list[str] = []  # ids of the batches this batcher created
         self._thread = threading.Thread(target=self._loop, name="llm-batches", daemon=True)
-        self._record = self._journal.load()
+        self._record = {b: e for b, e in self._journal.load().items() if self._owns(e)}
         now = clock()
         for batch_id, entry in self._record.items():
             if not entry.get("collected"):
@@ -125,6 +160,25 @@ class Batcher:
                 self._inflight[batch_id] = _Inflight(batch_id, ids, now, timing.poll_s)
                 for cid in ids:
                     self._owner[cid] = batch_id
+
+    def _owns(self, entry: dict[str, Any]) -> bool:
+        """A journal entry of this batcher's endpoint (entries written before endpoints were
+        recorded are Anthropic's)."""
+        return entry.get("endpoint", None if self._api.falls_back else self._api.endpoint) == self._api.endpoint
+
+    def _save(self) -> None:
+        with self._journal_lock:
+            data = {b: e for b, e in self._journal.load().items() if not self._owns(e)}
+            self._journal.save({**data, **self._record})
+
+    @property
+    def kind(self) -> str:
+        """What its batches are called ("Message Batch", "OpenAI batch")."""
+        return self._api.kind
+
+    def lane(self, client: llm.Client) -> Batcher | None:
+        """This batcher for a client of its endpoint, else None (the client stays interactive)."""
+        return self if client.target.endpoint == self._api.endpoint else None
 
     @property
     def resumed(self) -> list[str]:
@@ -144,13 +198,15 @@ class Batcher:
     # ------------------------------------------------------------------ callers
 
     def submit(self, custom_id: str, params: dict[str, Any]) -> tuple[Any, bool]:
-        """Block until the request's batch has ended: (the API's message object, whether
+        """Block until the request's batch has ended: (its ``llm.Reply``, whether
         this caller is the first to have it — a second caller of the same request is
         answered by the same, already paid, item). Raises ``llm.ItemFailed`` (retry it on
         its own) or ``llm.LLMError``."""
         with self._cond:
             outcome = self._done.get(custom_id)
             if outcome is None:
+                if self.unserved is not None:
+                    raise llm.ItemFailed(self.unserved)
                 if self.gave_up:
                     raise StillPending(self._pending_reason())
                 future = self._futures.get(custom_id)
@@ -178,7 +234,7 @@ class Batcher:
             return first
 
     def collected(self, custom_id: str) -> Any:
-        """The message of a request this batcher collected and nobody was handed yet
+        """The reply to a request this batcher collected and nobody was handed yet
         (from a batch an earlier run submitted), else None."""
         with self._cond:
             outcome = self._done.get(custom_id)
@@ -193,11 +249,11 @@ class Batcher:
         try:
             self._turns()
         except BaseException as exc:  # a bug here must not leave the callers waiting forever
-            log.exception("the Message Batch loop stopped")
+            log.exception("the %s loop stopped", self._api.kind)
             with self._cond:
                 self.gave_up = True
                 for future in self._futures.values():
-                    future.set_exception(llm.LLMError(f"the Message Batch loop stopped: {exc!r}"))
+                    future.set_exception(llm.LLMError(f"the {self._api.kind} loop stopped: {exc!r}"))
                 self._futures.clear()
             raise
 
@@ -234,22 +290,30 @@ class Batcher:
         return max(0.0, min(min(moments) - now, 1.0))
 
     def _take(self, now: float) -> list[list[tuple[str, dict[str, Any]]]]:
-        """The pending requests to send now, cut into batches within the API's limits."""
+        """The pending requests to send now, cut into batches within the API's limits (and,
+        where the API wants it, one model a batch)."""
         if not self._pending:
             return []
         quiet = now - self._last_arrival >= self.timing.quiet_s
         old = now - self._first_pending >= self.timing.collect_max_s
-        if not (quiet or old or self._stopping or len(self._pending) >= self.timing.max_requests):
+        most = min(self.timing.max_requests, self._api.max_requests)
+        if not (quiet or old or self._stopping or len(self._pending) >= most):
             return []
-        chunks: list[list[tuple[str, dict[str, Any]]]] = [[]]
-        size = 0
+        limit = min(self.timing.max_bytes, self._api.max_bytes)
+        groups: dict[str, list[tuple[str, dict[str, Any]]]] = {}
         for cid, params in self._pending.items():
-            item = len(json.dumps(params, ensure_ascii=False)) + 100
-            if chunks[-1] and (len(chunks[-1]) >= self.timing.max_requests or size + item > self.timing.max_bytes):
-                chunks.append([])
-                size = 0
-            chunks[-1].append((cid, params))
-            size += item
+            groups.setdefault(self._api.group(params), []).append((cid, params))
+        chunks: list[list[tuple[str, dict[str, Any]]]] = []
+        for members in groups.values():
+            chunks.append([])
+            size = 0
+            for cid, params in members:
+                item = len(json.dumps(params, ensure_ascii=False)) + 100
+                if chunks[-1] and (len(chunks[-1]) >= most or size + item > limit):
+                    chunks.append([])
+                    size = 0
+                chunks[-1].append((cid, params))
+                size += item
         self._pending.clear()
         return chunks
 
@@ -259,82 +323,84 @@ class Batcher:
                                max_wait_s=cfg.backoff_max_s)
 
     def _call(self, what: str, fn: Callable[[], Any]) -> Any:
-        return retrying.retrying(self._policy(), llm.transient, hinted_wait_s=llm.retry_after,
+        return retrying.retrying(self._policy(), self._api.transient, hinted_wait_s=llm.retry_after,
                                  sleep=self._client.sleep, what=what)(fn)
 
     def _send(self, chunk: list[tuple[str, dict[str, Any]]]) -> None:
-        requests = [{"custom_id": cid, "params": params} for cid, params in chunk]
+        kind = self._api.kind
         try:
-            batch = self._call("creating a Message Batch", lambda: self._api.create(requests=requests))
-        except (llm.sdk().AnthropicError, json.JSONDecodeError) as exc:
-            error = llm.LLMError(f"submitting a Message Batch of {len(chunk)} requests failed: {llm.short(exc)}")
+            batch_id = self._call(f"creating an {kind}" if kind[0] in "AEIOU" else f"creating a {kind}",
+                                  lambda: self._api.create(chunk))
+        except llm.NoBatches as exc:
+            self._fall_back(chunk, f"{exc}: its requests go one by one, at the list price")
+            return
+        except self._api.failures() as exc:
+            what = f"submitting a batch of {len(chunk)} requests to {self._api.endpoint} failed: {llm.short(exc)}"
+            if self._api.falls_back:
+                log.warning("%s; they go one by one", what)
+            error = llm.ItemFailed(what) if self._api.falls_back else llm.LLMError(what)
             with self._cond:
                 for cid, _ in chunk:
                     self._deliver(cid, ("raise", error))
             return
         ids = [cid for cid, _ in chunk]
-        log.info("Message Batch %s: %d requests submitted", batch.id, len(ids))
+        log.info("%s %s: %d requests submitted", kind, batch_id, len(ids))
         with self._cond:
-            self.sent.append(batch.id)
-            self._inflight[batch.id] = _Inflight(batch.id, ids, self._clock() + self.timing.poll_s,
+            self.sent.append(batch_id)
+            self._inflight[batch_id] = _Inflight(batch_id, ids, self._clock() + self.timing.poll_s,
                                                  self.timing.poll_s)
             for cid in ids:
-                self._owner[cid] = batch.id
-            self._record[batch.id] = {"custom_ids": ids, "submitted_at": _now_iso(), "collected": False}
-            self._journal.save(self._record)
+                self._owner[cid] = batch_id
+            self._record[batch_id] = {"custom_ids": ids, "endpoint": self._api.endpoint,
+                                      "submitted_at": _now_iso(), "collected": False}
+            self._save()
+
+    def _fall_back(self, chunk: list[tuple[str, dict[str, Any]]], reason: str) -> None:
+        """The endpoint serves no batch API: this chunk, and every request after it, goes
+        through the interactive API (the caller's ``ItemFailed`` path)."""
+        log.warning("%s", reason)
+        with self._cond:
+            self.unserved = reason
+            for cid, _ in chunk:
+                self._deliver(cid, ("raise", llm.ItemFailed(reason)))
+            for cid in list(self._pending):
+                self._deliver(cid, ("raise", llm.ItemFailed(reason)))
+            self._pending.clear()
 
     def _poll(self, inflight: _Inflight) -> None:
+        kind = self._api.kind
         try:
-            batch = self._call(f"looking at Message Batch {inflight.id}", lambda: self._api.retrieve(inflight.id))
-            ended = batch.processing_status == "ended"
-            results = list(self._api.results(inflight.id)) if ended else []
-        except llm.sdk().NotFoundError:
+            ended = self._call(f"looking at {kind} {inflight.id}",
+                               lambda: self._api.results(inflight.id, inflight.custom_ids))
+        except llm.BatchGone:
             # gone (archived results, another workspace): its requests go again, one by one
-            self._collect(inflight, [], "the Message Batch is no longer available")
+            self._collect(inflight, {}, {}, f"the {kind} is no longer available")
             return
-        except (llm.sdk().AnthropicError, json.JSONDecodeError) as exc:
-            log.warning("Message Batch %s: looking failed (%s); will look again", inflight.id, llm.short(exc))
-            ended, results = False, []
-        if not ended:
+        except self._api.failures() as exc:
+            log.warning("%s %s: looking failed (%s); will look again", kind, inflight.id, llm.short(exc))
+            ended = None
+        if ended is None:
             with self._cond:
                 inflight.interval = min(inflight.interval * 2, self.timing.poll_max_s)
                 inflight.next_poll = self._clock() + inflight.interval
             return
-        self._collect(inflight, results, "missing from the batch's results")
+        self._collect(inflight, *ended, "missing from the batch's results")
 
-    def _collect(self, inflight: _Inflight, results: list[Any], missing: str) -> None:
-        counts: dict[str, int] = {}
-        outcomes: dict[str, tuple[str, Any]] = {}
-        for item in results:
-            result = item.result
-            counts[result.type] = counts.get(result.type, 0) + 1
-            outcomes[item.custom_id] = self._outcome(item.custom_id, result)
-        for cid in inflight.custom_ids:
-            outcomes.setdefault(cid, ("raise", llm.ItemFailed(missing)))
-        log.info("Message Batch %s ended: %s", inflight.id, counts)
+    def _collect(self, inflight: _Inflight, outcomes: dict[str, tuple[str, Any]], counts: dict[str, int],
+                 missing: str) -> None:
+        outcomes = {cid: outcomes.get(cid, ("raise", llm.ItemFailed(missing))) for cid in inflight.custom_ids}
+        for cid, (kind, value) in outcomes.items():
+            if kind == "ok" and _KEY.match(cid):
+                self._client.response_cache_put(cid, value)
+        log.info("%s %s ended: %s", self._api.kind, inflight.id, counts)
         with self._cond:
             for cid, outcome in outcomes.items():
                 self._owner.pop(cid, None)
                 self._deliver(cid, outcome)
             self._inflight.pop(inflight.id, None)
-            self._record.setdefault(inflight.id, {"custom_ids": inflight.custom_ids})
+            self._record.setdefault(inflight.id, {"custom_ids": inflight.custom_ids, "endpoint": self._api.endpoint})
             self._record[inflight.id].update({"collected": True, "ended_at": _now_iso(), "counts": counts})
-            self._journal.save(self._record)
-
-    def _outcome(self, custom_id: str, result: Any) -> tuple[str, Any]:
-        if result.type == "succeeded":
-            message = result.message
-            if _KEY.match(custom_id):
-                self._client.response_cache_put(custom_id, llm.reply_of(message, message.model))
-            return ("ok", message)
-        if result.type == "errored":
-            error = getattr(getattr(result, "error", None), "error", None)
-            kind = getattr(error, "type", "api_error")
-            text = f"{kind}: {getattr(error, 'message', '')}"
-            if kind in _PERMANENT:
-                return ("raise", llm.LLMError(f"the batched request was refused: {text}"))
-            return ("raise", llm.ItemFailed(f"errored in the batch ({text})"))
-        return ("raise", llm.ItemFailed(f"{result.type} in the batch"))
+            self._save()
 
     def _deliver(self, custom_id: str, outcome: tuple[str, Any]) -> None:
         self._done[custom_id] = outcome
@@ -348,7 +414,7 @@ class Batcher:
 
     def _pending_reason(self) -> str:
         ids = ", ".join(sorted(self._inflight)[:3]) or "none"
-        return (f"Message Batch still processing after {self.timing.wait_s:g} s (batches {ids}); "
+        return (f"{self._api.kind} still processing after {self.timing.wait_s:g} s (batches {ids}); "
                 "a later run with the same response cache collects it")
 
     def _give_up(self) -> None:
@@ -360,3 +426,60 @@ class Batcher:
             self._futures.clear()
             self._pending.clear()  # never sent: a later run asks for them anew
             self._inflight.clear()  # sent: they stay in the journal for a later run
+
+
+class Batchers:
+    """One ``Batcher`` per endpoint, all journaling into ``journal``: hand it to
+    ``client.batched`` and each client (each route of it) sends through its endpoint's
+    batcher, made when the first client of that endpoint asks. Use as a context manager
+    around the threads that call the clients."""
+
+    def __init__(self, journal: Journal | None = None, timing: Timing = Timing(),
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._journal = journal or MemoryJournal()
+        self.timing = timing
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._journal_lock = threading.Lock()
+        self._lanes: dict[str, Batcher] = {}
+        self._entered = False
+
+    def lane(self, client: llm.Client) -> Batcher | None:
+        with self._lock:
+            batcher = self._lanes.get(client.target.endpoint)
+            if batcher is None:
+                batcher = Batcher(client, self._journal, self.timing, self._clock, self._journal_lock)
+                self._lanes[client.target.endpoint] = batcher
+                if batcher.resumed:
+                    log.info("collecting %d %s(es) an earlier run submitted to %s", len(batcher.resumed),
+                             batcher.kind, client.target.endpoint)
+                if self._entered:
+                    batcher.__enter__()
+            return batcher
+
+    @property
+    def batchers(self) -> list[Batcher]:
+        with self._lock:
+            return list(self._lanes.values())
+
+    @property
+    def gave_up(self) -> bool:
+        """Some batcher stopped waiting: what it held stays pending."""
+        return any(b.gave_up for b in self.batchers)
+
+    def abandon(self) -> None:
+        for batcher in self.batchers:
+            batcher.abandon()
+
+    def __enter__(self) -> Batchers:
+        with self._lock:
+            self._entered = True
+            for batcher in self._lanes.values():
+                batcher.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self._entered = False
+        for batcher in self.batchers:
+            batcher.__exit__(*exc)

@@ -195,6 +195,11 @@ class ChatCompletions:
     def send(self, params: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]], str | None, llm_accounting.Usage]:
         return reply_parts(self._sdk.chat.completions.create(**request(params, self.target)))
 
+    @property
+    def client(self) -> Any:
+        """The ``openai.OpenAI`` client (kits/llm_openai_batches sends batches through it)."""
+        return self._sdk
+
     def reach(self) -> None:
         """Ask the endpoint for its models: raises what ``problem`` explains."""
         self._sdk.models.list()

@@ -1,6 +1,7 @@
 """Writing functional / content / visual criteria for tasks that have none, with three
 judge models and a majority (stages/judging/checklist), into a new task file. With
-``batch``, the proposals and merges go out as Message Batches, journaled beside the
+``batch``, the proposals and merges go out as batches (Message Batches, or OpenAI's batch
+API where the endpoint serves it), journaled beside the
 response cache so that a second try collects what the first had submitted."""
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ def fill(tasks_uri: str, out: pathlib.Path, models: list[str],
     cache = assistants.cache_dir(str(out.parent), None)
     clients = [assistants.client(evaluation, m, cache) for m in models]
     journal = store_mod.LocalStore(pathlib.Path(cache or out.parent))
-    with judging_pass.batching(clients[0], journal, spending, batch) as batcher:
+    with judging_pass.batching(journal, spending, batch) as batcher:
         filled, failed = checklist.fill(tasks, [c.batched(batcher) for c in clients],
                                         parallel=spending.batch_apps if batch else 1)
     out.write_text("".join(t.model_dump_json(exclude_defaults=True) + "\n" for t in filled))

@@ -175,18 +175,21 @@ def _price(profile: Profile, price: llm_accounting.Price | None, caching: bool,
     output = profile.calls * profile.output_tokens
     plain = (prompt * price.input + output * price.output) / 1e6
     if not caching:
-        return plain * (llm_accounting.BATCH_DISCOUNT if batched else 1.0), plain
-    write = price.write_1h if batched else price.cache_write
+        return plain * (llm_accounting.batched_share(price) if batched else 1.0), plain
+    # a batch may wait longer than 5 minutes between rounds: its cache entries are 1-hour ones
+    # (Anthropic's; an OpenAI-compatible provider bills no writes: cache_write = input)
+    write = price.write_1h if batched and price.cache_write != price.input else price.cache_write
     read, written = prompt * profile.read_share, prompt * profile.write_share
     usd = ((prompt - read - written) * price.input + written * write + read * price.cache_read
            + output * price.output) / 1e6
-    return usd * (llm_accounting.BATCH_DISCOUNT if batched else 1.0), plain
+    return usd * (llm_accounting.batched_share(price) if batched else 1.0), plain
 
 
 def _model_of(evaluation: settings_mod.Evaluation, spending: settings_mod.Spending, purpose: str
               ) -> tuple[str | None, bool]:
-    """(the model a purpose's calls go to, whether they go through Message Batches: only
-    an Anthropic model's can)."""
+    """(the model a purpose's calls go to, whether they go through a batch API: any model's
+    may, Anthropic's Message Batches or OpenAI's batch API; a price without a batch
+    discount prices them at the list price)."""
     if purpose.startswith(TESTER):
         guide = evaluation.exploration.guidance_model if purpose == "explore.guidance" else None
         return guide or evaluation.tester_model(), False
@@ -201,7 +204,7 @@ def _model_of(evaluation: settings_mod.Evaluation, spending: settings_mod.Spendi
 
 def _batches(model: str | None) -> bool:
     try:
-        return bool(model) and llm_providers.PROVIDERS[llm_providers.split(model or "")[0]].api == "anthropic"
+        return bool(model) and llm_providers.split(model or "")[0] in llm_providers.PROVIDERS
     except llm_providers.ModelProblem:
         return False
 

@@ -4,8 +4,9 @@ An app's judged dimensions are left for later, as unscored scores saying so
 (status ``pending`` / ``over_budget``, contracts/metrics.py), in batch mode (a worker judges only the
 interactive dimensions) and when the run's budget was reached before the app's judging
 began. This pass judges those dimensions of those apps, ``spending.batch_apps`` at a time
-through one shared ``llm_batches.Batcher`` in batch mode (so that every app's calls go
-out in the same batches; the alignment agent keeps the interactive client), else
+through shared ``llm_batches.Batchers`` in batch mode (one batcher per endpoint, so that
+every app's calls go out in the same batches; the alignment agent keeps the interactive
+client), else
 ``workers`` at a time interactively, and writes each app's result back as soon as it is
 judged. WebGen-Bench's appearance judge, left ``pending`` in batch mode too, is judged
 here with the same batcher (runs/uitests.judge_appearance_later, the UI-test model).
@@ -55,17 +56,15 @@ def timing(spending: settings_mod.Spending) -> llm_batches.Timing:
 
 
 @contextlib.contextmanager
-def batching(client: llm.Client, store: store_mod.Store, spending: settings_mod.Spending,
-             on: bool) -> Iterator[llm_batches.Batcher | None]:
-    """A batcher journaling into ``store`` while the block runs (None when ``on`` is false,
-    or when ``client``'s provider has no Message Batches: its calls stay interactive)."""
-    if not on or not client.offers_batches:
+def batching(store: store_mod.Store, spending: settings_mod.Spending, on: bool) -> Iterator[llm_batches.Batchers | None]:
+    """The batchers (one per endpoint: Anthropic's Message Batches, OpenAI's batch API
+    where the endpoint serves it) journaling into ``store`` while the block runs; None
+    when ``on`` is false."""
+    if not on:
         yield None
         return
-    with llm_batches.Batcher(client, StoreJournal(store), timing(spending)) as batcher:
-        if batcher.resumed:
-            log.info("collecting %d Message Batch(es) an earlier run submitted", len(batcher.resumed))
-        yield batcher
+    with llm_batches.Batchers(StoreJournal(store), timing(spending)) as batchers:
+        yield batchers
 
 
 def waiting_dimensions(result: results.AppResult, dimensions: tuple[str, ...]) -> list[str]:
@@ -84,7 +83,7 @@ class _Pass:
     dimensions: Callable[[results.AppResult], list[str]]  # none: the app keeps its result
     ledger: Callable[[str], llm_accounting.Ledger]  # the ledger of one app (by its evidence prefix)
     budget: llm_accounting.Budget | None = None  # once reached, what is left stays over_budget
-    batcher: llm_batches.Batcher | None = None  # batches that may stop waiting: late ones stay pending
+    batcher: llm_batches.Batchers | None = None  # batches that may stop waiting: late ones stay pending
     suffix: str = ""  # new scores beside the old ones: aesthetics@<suffix>
     count_usage: bool = True  # add the calls to the app's llm_usage
     looker: llm.Client | None = None  # the appearance judge's (may be batched); None: appearance is not judged
@@ -158,7 +157,7 @@ def judge_waiting(config: settings_mod.RunSettings, store: store_mod.Store, task
     appearance = assistants.appearance_model(evaluation)
     looker = assistants.client(evaluation, appearance, cache) if appearance and looks else None
     batch = spending.batch_judges
-    with batching(judge, store, spending, batch) as batcher:
+    with batching(store, spending, batch) as batcher:
         run = _Pass(store=store, tasks=tasks, settings=evaluation.judging, client=judge.batched(batcher),
                     interactive=judge, dimensions=lambda r: todo.get(r.evidence, []),
                     ledger=lambda prefix: llm_accounting.Ledger(prefix, budget=budget), budget=budget, batcher=batcher,

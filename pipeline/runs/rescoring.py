@@ -49,7 +49,7 @@ def rescore(run_uri: str, tasks_uri: str, judge: str, out: str | None = None,
     cache = assistants.cache_dir(run_uri, llm_cache_dir)
     client = assistants.judge_client(config, cache) or assistants.client(config, judge, cache)
     spending = config.spending if isinstance(config, settings_mod.RunSettings) else settings_mod.Spending()
-    with judging_pass.batching(client, store, spending, batch) as batcher:
+    with judging_pass.batching(store, spending, batch) as batcher:
         updated = judging_pass.rescore_apps(store, tasks, client.batched(batcher), config.judging,
                                             interactive=client, parallel=spending.batch_apps if batch else 1)
     finishing.finish(config, datetime.datetime.now(datetime.timezone.utc), store, updated, [],

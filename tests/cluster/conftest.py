@@ -6,14 +6,14 @@ fake nodes, a real kubelet on containerd, Jaeger).
 ``hack/test`` brings that up (``hack/cluster-tier``); by hand::
 
     hack/build-images
-    hack/cluster-up --kubelet --jaeger --audit --egress 39000 \\
+    hack/cluster-up --kubelet --jaeger --audit --egress 39000 --egress 39001 \\
         --import ~/.cache/iwc-bench/images/operator-0.1.0.tar \\
         --import ~/.cache/iwc-bench/images/runner-0.1.0.tar
     .venv/bin/python -m pytest tests/cluster
 
-The store is moto on the host's 127.0.0.1:39000 (``IWC_CLUSTER_S3_PORT``); pods off the
-host network reach it, the API server (443) and Jaeger (4318) through cluster-up's
-``--egress`` forwards, and nothing else.
+The store is moto on the host's 127.0.0.1:39000 (``IWC_CLUSTER_S3_PORT``), the stand-in
+OpenAI-compatible server on 127.0.0.1:39001 (``IWC_CLUSTER_LLM_PORT``); pods off the host network reach them, the API server (443) and
+Jaeger (4318) through cluster-up's ``--egress`` forwards, and nothing else.
 """
 
 from __future__ import annotations
@@ -26,8 +26,10 @@ import pytest
 from moto.server import ThreadedMotoServer
 
 from fakes import s3_server
-from fakes.real_cluster import (BUCKET, FAKE, REAL, S3_PORT, STATE, SYSTEM, Cluster, chart_values, environment,
-                                helm_upgrade, prepare_namespace)
+from fakes.openai_server import FakeOpenAI
+from fakes.real_cluster import (BUCKET, FAKE, LLM_KEY, LLM_PORT, REAL, S3_PORT, STATE, SYSTEM, Cluster, chart_values,
+                                environment, helm_upgrade, prepare_namespace)
+from fakes.scripted_llm import ScriptedModel
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -56,6 +58,20 @@ def s3(cluster: Cluster) -> Iterator[str]:
         boto3.client("s3").create_bucket(Bucket=BUCKET)
         yield endpoint
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def openai_for_pods(cluster: Cluster) -> Iterator[FakeOpenAI]:
+    """The stand-in OpenAI-compatible server (Chat Completions, Files, Batches) on the
+    port the pods' egress forwards to, taking only the token of the chart's OpenAI Secret;
+    one scripted model answers every role."""
+    if not (STATE / "egress" / f"{LLM_PORT}.sock").exists():
+        pytest.fail(f"cluster-up was not given --egress {LLM_PORT}: pods could not reach the LLM stand-in",
+                    pytrace=False)
+    fake = FakeOpenAI(api_key=LLM_KEY, port=LLM_PORT).start()
+    fake.handler = ScriptedModel()
+    yield fake
+    fake.stop()
 
 
 @pytest.fixture(scope="session")

@@ -19,6 +19,10 @@ prompt, tool_use / tool_result blocks, tools with ``input_schema``), so the scri
 roles of scripted_llm.py answer either server. This translation is the fake's own,
 written from the Chat Completions format, not the kit's.
 
+The Files and Batch endpoints (tests/fakes/openai_batches.py) are served under
+``/v1/files`` and ``/v1/batches`` and scripted through ``fake.batches``
+(``fake.batches.served = False``: 404, as vLLM and Ollama answer).
+
 Tokens are estimated (4 characters a token; a picture width × height / 750) and
 prompt caching is OpenAI's automatic kind: a prompt of at least 1,024 tokens whose
 leading messages match an earlier request's reads those messages back
@@ -40,6 +44,7 @@ from typing import Any, Callable, Iterator
 import pytest
 from PIL import Image
 
+from fakes import openai_batches
 from fakes.anthropic_server import Fault, Message, Recorded
 
 ROLES = {"system", "developer", "user", "assistant", "tool"}
@@ -210,7 +215,7 @@ class PrefixCache:
 
 
 class FakeOpenAI:
-    def __init__(self, api_key: str | None = None) -> None:
+    def __init__(self, api_key: str | None = None, port: int = 0) -> None:
         self.api_key = api_key  # None: any bearer token is accepted (a missing one never is)
         self.queue: deque[Message | Fault] = deque()
         self.handler: Callable[[dict[str, Any]], Message | Fault] | None = None
@@ -219,7 +224,8 @@ class FakeOpenAI:
         self.cache = PrefixCache()
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self.batches = openai_batches.Batches(self.answer)
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -295,9 +301,22 @@ class FakeOpenAI:
                                            "code": "invalid_api_key"}})
                 return False
 
+            def _batches(self, method: str, raw: bytes = b"") -> None:
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                status, payload = fake.batches.handle(method, self.path, headers, raw)
+                if isinstance(payload, bytes):
+                    return self._send_bytes(status, payload, "application/octet-stream")
+                self._send(status, payload)
+
+            def do_DELETE(self) -> None:  # noqa: N802
+                if self._authorized():
+                    self._batches("DELETE")
+
             def do_GET(self) -> None:  # noqa: N802
                 if not self._authorized():
                     return
+                if self.path.startswith(("/v1/files", "/v1/batches")):
+                    return self._batches("GET")
                 if self.path.rstrip("/").endswith("/v1/models"):
                     return self._send(200, {"object": "list", "data": []})
                 self._send(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
@@ -306,6 +325,8 @@ class FakeOpenAI:
                 raw = self.rfile.read(int(self.headers.get("content-length", 0)))
                 if not self._authorized():
                     return
+                if self.path.startswith(("/v1/files", "/v1/batches")):
+                    return self._batches("POST", raw)
                 try:
                     body = json.loads(raw or b"{}")
                 except ValueError:
@@ -317,12 +338,15 @@ class FakeOpenAI:
                 self._send(*fake.answer(body))
 
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-                data = json.dumps(payload).encode()
+                self._send_bytes(status, json.dumps(payload).encode(), "application/json", headers)
+
+            def _send_bytes(self, status: int, data: bytes, content_type: str,
+                            headers: dict[str, str] | None = None) -> None:
                 try:
                     self.send_response(status)
                     for k, v in (headers or {}).items():
                         self.send_header(k, v)
-                    self.send_header("content-type", "application/json")
+                    self.send_header("content-type", content_type)
                     self.send_header("content-length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)

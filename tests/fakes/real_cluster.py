@@ -21,6 +21,9 @@ from fakes.operator_harness import wait_for  # noqa: F401 - the tier's tests imp
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 STATE = pathlib.Path(os.environ.get("IWC_CLUSTER_DIR", "/tmp/iwc-cluster"))
 S3_PORT = int(os.environ.get("IWC_CLUSTER_S3_PORT", "39000"))
+LLM_PORT = int(os.environ.get("IWC_CLUSTER_LLM_PORT", "39001"))  # the stand-in OpenAI-compatible server
+LLM_KEY = "sk-cluster-tier-not-real"  # the stand-in's bearer token, in the Secret OPENAI_SECRET
+OPENAI_SECRET = "iwc-openai"
 VERSION = "0.1.0"
 SYSTEM = "iwc-system"          # the release: the operator's Deployment
 REAL = "iwc-real"              # runs whose pods run on the kubelet node
@@ -105,7 +108,8 @@ def get_json(url: str) -> Any:
 
 def prepare_namespace(cluster: Cluster, name: str) -> None:
     """A namespace as a shared cluster's platform team sets it (every pod must meet
-    "restricted"), with the store credentials' Secret (moto takes any key)."""
+    "restricted"), with the store credentials' Secret (moto takes any key) and the
+    OpenAI key's (the stand-in's token)."""
     if cluster.kubectl("get", "namespace", name, check=False).returncode != 0:
         cluster.kubectl("create", "namespace", name)
     cluster.kubectl("label", "--overwrite", "namespace", name,
@@ -114,6 +118,9 @@ def prepare_namespace(cluster: Cluster, name: str) -> None:
               "data": {"accessKeyId": base64.b64encode(b"testing").decode(),
                        "secretAccessKey": base64.b64encode(b"testing").decode()}}
     cluster.apply(secret, name)
+    llm = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": OPENAI_SECRET},
+           "data": {"apiKey": base64.b64encode(LLM_KEY.encode()).decode()}}
+    cluster.apply(llm, name)
 
 
 def chart_values(served: list[str], store_endpoint: str, **extra: Any) -> dict[str, Any]:
@@ -123,7 +130,10 @@ def chart_values(served: list[str], store_endpoint: str, **extra: Any) -> dict[s
     return {"image": {"operator": {"repository": "localhost/iwc-bench/operator", **image},
                       "runner": {"repository": "localhost/iwc-bench/runner", **image}},
             "namespaces": served, "interval": 2, "store": {"endpoint": store_endpoint},
-            "llm": {"apiKeySecret": ""}, "operator": {"nodeSelector": ON_KUBELET}, **extra}
+            # OpenAI-compatible models go to the stand-in on the pods' forwarded loopback port
+            "llm": {"apiKeySecret": "", "providers": {"openai": {
+                "apiKeySecret": OPENAI_SECRET, "baseUrl": f"http://127.0.0.1:{LLM_PORT}/v1"}}},
+            "operator": {"nodeSelector": ON_KUBELET}, **extra}
 
 
 def helm_upgrade(cluster: Cluster, release: str, namespace: str, values: dict[str, Any]) -> None:

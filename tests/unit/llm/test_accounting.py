@@ -73,3 +73,10 @@ def test_sampling_is_cached_only_under_a_sample_index(fake_anthropic, tmp_path):
     for sample in range(3):
         assert client.create(system="s", messages=MSG, sample=sample).cached
     assert len(fake_anthropic.requests) == 5
+
+
+def test_a_batched_call_pays_its_prices_batch_share_and_list_price_without_one():
+    usage = llm_accounting.Usage(input_tokens=1_000_000, output_tokens=100_000, cache_read_input_tokens=1_000_000)
+    gpt, grok = llm_accounting.DEFAULT_PRICES["openai/gpt-4o"], llm_accounting.DEFAULT_PRICES["grok/grok-4"]
+    assert usage.cost(gpt, batched=True) == pytest.approx((2.50 + 1.0 + 1.25) / 2)
+    assert usage.cost(grok, batched=True) == usage.cost(grok) == pytest.approx(3.0 + 1.5 + 0.75)

@@ -124,9 +124,3 @@ def test_the_response_cache_keeps_providers_and_endpoints_apart(fake_openai, fak
         assert again.cached and again.text == "from another server"
     finally:
         other.stop()
-
-
-def test_an_openai_model_is_never_batched(fake_openai):
-    client = llm.Client(llm.Config(model="openai/gpt-4o"))
-    assert not client.offers_batches
-    assert not client.batched(object()).is_batched  # type: ignore[arg-type]

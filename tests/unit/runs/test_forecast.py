@@ -68,6 +68,17 @@ def test_batches_halve_the_judges_and_leave_the_tester_alone():
     assert batched["explore"].usd == pytest.approx(interactive["explore"].usd)
 
 
+@pytest.mark.parametrize("judge, share", [("openai/gpt-4o", 0.5), ("grok/grok-4", 1.0)])
+def test_batches_price_any_providers_judges_at_its_batch_share(judge, share):
+    # OpenAI's batch API halves like Message Batches; Grok lists no batch discount
+    evaluation = _evaluation(judging__model=judge)
+    profiles = forecasting.profiles_for(evaluation, (STORED, 20))
+    interactive = _by_stage(forecasting.forecast(evaluation, settings_mod.Spending(), 4, profiles))
+    batched = _by_stage(forecasting.forecast(evaluation, settings_mod.Spending(batch_judges=True), 4, profiles))
+    assert interactive["usability"].usd > 0
+    assert batched["usability"].usd == pytest.approx(interactive["usability"].usd * share)
+
+
 def test_a_longer_step_budget_means_more_tester_calls_and_caching_off_prices_everything_as_input():
     evaluation = _evaluation(exploration__max_steps=100, llm__prompt_caching=False)
     lines = _by_stage(forecasting.forecast(evaluation, settings_mod.Spending(), 1,
