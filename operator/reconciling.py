@@ -129,6 +129,9 @@ class Reconciler:
         if isinstance(owned, str):
             _apply(patch, current, tracking.refused_store(current, generation, owned, _now()))
             return
+        if isinstance(owned, storing.Unavailable):
+            _apply(patch, current, tracking.store_unavailable(current, generation, owned.message, _now()))
+            return
         if current.get("storeOwner") != owner.uid:
             patch.status["storeOwner"] = owner.uid
         seen = self._observed(parsed, tracking.unrefused(current), generation, owner, owned, indexed)

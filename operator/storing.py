@@ -39,6 +39,14 @@ class Owned:
     resumed: bool
 
 
+@dataclasses.dataclass(frozen=True)
+class Unavailable:
+    """The store could not be read or written (its bucket does not exist, its endpoint
+    does not answer, the credentials are refused): ``message`` names spec.store and why."""
+
+    message: str
+
+
 class Claims:
     """Store prefixes and the runs that own them. One operator serves every run, so a
     lock here orders two runs claiming one prefix at once; the claim file in the store
@@ -50,8 +58,17 @@ class Claims:
         self._lock = threading.Lock()
         self._owners: dict[str, Claim] = {}
 
-    def claim(self, uri: str, mine: Claim, alive: Callable[[Claim], bool]) -> Owned | str:
-        """Owned, or the message of the refusal (for the run's condition)."""
+    def claim(self, uri: str, mine: Claim, alive: Callable[[Claim], bool]) -> Owned | Unavailable | str:
+        """Owned, Unavailable (the store cannot be used: looked at again later), or the
+        message of the refusal (for the run's condition)."""
+        try:
+            return self._claim(uri, mine, alive)
+        except Exception as error:  # noqa: BLE001 - any store failure: a condition, never a crashing handler
+            why = " ".join(f"{type(error).__name__}: {error}".split())[:300]
+            return Unavailable(f"spec.store {uri} cannot be used: {why}; no Job is created until it can "
+                               "(looked at again)")
+
+    def _claim(self, uri: str, mine: Claim, alive: Callable[[Claim], bool]) -> Owned | str:
         key = uri.rstrip("/")
         with self._lock:
             known = self._owners.get(key)

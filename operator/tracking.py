@@ -103,6 +103,15 @@ def refused_store(status: Mapping[str, Any], generation: int | None, message: st
     }
 
 
+def store_unavailable(status: Mapping[str, Any], generation: int | None, message: str, now: str) -> dict[str, Any]:
+    """The run's store cannot be used (a bucket that does not exist, an endpoint that does
+    not answer): no Job, Pending, a condition naming spec.store; the next look tries again."""
+    old = status.get("conditions", []) or []
+    return {**status, "phase": "Pending", "observedGeneration": generation,
+            "conditions": [_condition(old, now, "SpecValid", True, "Valid"),
+                           _condition(old, now, "StoreOwned", False, "StoreUnavailable", message)]}
+
+
 def unrefused(status: Mapping[str, Any]) -> dict[str, Any]:
     """The status a run that was refused its store starts from once the store is its own:
     the refusal's end undone (its conditions are made afresh by ``decide``)."""

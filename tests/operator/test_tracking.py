@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from iwcbench.operator import api, planning, publishing, tracking
+from iwcbench.operator import api, planning, publishing, storing, tracking
 from iwcbench.pipeline.contracts import results
 
 OWNER = planning.Owner("ns", "run", "uid-1")
@@ -157,3 +157,23 @@ def test_kueue_jobs_waiting_for_admission_are_queued_not_stuck():
     assert d.status["phase"] == "Running" and d.status["counts"]["queued"] == 1
     admitted = {c["type"]: c for c in d.status["conditions"]}["Admitted"]
     assert (admitted["status"], admitted["reason"]) == ("False", "WaitingForAdmission")
+
+
+def test_a_store_that_cannot_be_used_is_a_condition_naming_spec_store_and_no_job():
+    """A bucket that does not exist: the claim says so instead of raising (the handler
+    would fail every two seconds and the run would show nothing), and the run waits."""
+
+    class Missing:
+        def get_or_none(self, key):
+            raise RuntimeError("NoSuchBucket: The specified bucket does not exist")
+
+    claims = storing.Claims(lambda uri: Missing())
+    owned = claims.claim("s3://no-such-bucket/runs/x", storing.Claim(uid="u", namespace="ns", name="x"),
+                         lambda holder: True)
+    assert isinstance(owned, storing.Unavailable)
+    assert owned.message.startswith("spec.store s3://no-such-bucket/runs/x cannot be used: RuntimeError: NoSuchBucket")
+    status = tracking.store_unavailable({}, 1, owned.message, NOW)
+    assert status["phase"] == "Pending" and not tracking.is_settled(status)
+    (valid, store) = status["conditions"]
+    assert (store["type"], store["status"], store["reason"]) == ("StoreOwned", "False", "StoreUnavailable")
+    api.EvaluationRunStatus.model_validate(status)
