@@ -292,3 +292,18 @@ class StateGraph(base.Stored):
     graph: dict = {}
     nodes: tuple[StateNode, ...] = ()
     edges: tuple[StateEdge, ...] = ()
+
+    @property
+    def effects_read(self) -> bool:
+        """Its edges list their steps without an effect (abstracting.effects)."""
+        return "effects" in self.graph
+
+    @property
+    def idle(self) -> frozenset[int]:
+        """The steps whose action changed nothing a user can see or the app keeps."""
+        return frozenset(i for e in self.edges for i in e.idle)
+
+    @property
+    def unsure(self) -> frozenset[int]:
+        """The steps whose effect a canvas cannot tell."""
+        return frozenset(i for e in self.edges for i in e.unsure)

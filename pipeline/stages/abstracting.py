@@ -317,8 +317,9 @@ def digest_of(normal_form: str) -> str:
 
 def effects(before: evidence.Step, step: evidence.Step, moved: bool) -> tuple[str, ...] | None:
     """What ``step``'s action changed, read against the step ``before`` it (``moved``: it
-    ended in another state than ``before``): "page", "address", "kept data", "canvas", "request", "dialog", "window"; () for none; None when nothing else
-    changed and a canvas cannot tell (see the module's docstring)."""
+    ended in another state than ``before``): "page", "address", "kept data", "canvas",
+    "request", "dialog", "window"; () for none; None when nothing else changed and a
+    canvas cannot tell (see the module's docstring)."""
     found = []
     if moved:
         found.append("page")

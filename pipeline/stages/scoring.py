@@ -183,9 +183,7 @@ def _no_effect(trace: evidence.Trace | None, graph: evidence.StateGraph | None) 
     if trace is None or graph is None:
         return _score("no_effect_ratio", None, "not measured: no trace or state graph")
     state_of = _state_of(graph)
-    read = "effects" in graph.graph  # the edges list their steps without an effect (abstracting.effects)
-    idle_steps = {i for e in graph.edges for i in e.idle}
-    unsure_steps = {i for e in graph.edges for i in e.unsure}
+    read, idle_steps, unsure_steps = graph.effects_read, graph.idle, graph.unsure
     counted, idle, unsure = 0, [], 0
     for before, step in zip(trace.steps, trace.steps[1:]):
         if not step.ok or step.action.kind not in RESPONSIVE_KINDS:

@@ -67,8 +67,8 @@ def trace_table(trace: evidence.Trace, state_of: Mapping[int, str],
     """One row per step; links are report-relative paths we made ourselves. The state
     graph's edges say which steps had no effect, and which cannot tell."""
     rows = []
-    idle = {i for e in graph.edges for i in e.idle} if graph else set()
-    untold = {i for e in graph.edges for i in e.unsure} if graph else set()
+    idle = graph.idle if graph else frozenset()
+    untold = graph.unsure if graph else frozenset()
     for step in trace.steps:
         status = ('<span class="chip okay">ok</span>' if step.ok else
                   f'<span class="chip fail">failed</span><div class="ev-err">{layout.clipped(step.error or "", 160)}</div>')

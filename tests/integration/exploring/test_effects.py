@@ -54,8 +54,7 @@ def _clicks(url: str, page: str) -> dict[str, list]:
                                exploring.Options(accessibility=False))
     trace = result.trace
     graph = abstracting.abstract(trace, lambda key: files[key].decode() if key in files else None)
-    idle = {i for e in graph.edges for i in e.idle}
-    unsure = {i for e in graph.edges for i in e.unsure}
+    idle, unsure = graph.idle, graph.unsure
     clicks = [s for s in trace.steps if s.action.kind == "click" and s.ok and "Go" in s.action.label()]
     assert clicks, [s.action.label() for s in trace.steps]
     return {"idle": [s.index for s in clicks if s.index in idle],

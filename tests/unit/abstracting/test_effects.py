@@ -61,6 +61,4 @@ def test_the_graph_lists_each_edge_s_steps_without_an_effect():
     g = abstracting.abstract(t, lambda key: PAGE)
     assert g.graph["effects"] == abstracting.EFFECTS_VERSION
     assert len(g.nodes) == 1 and len(g.edges) == 4  # one state; one self-loop per action label
-    idle = {i for e in g.edges for i in e.idle}
-    unsure = {i for e in g.edges for i in e.unsure}
-    assert idle == {1, 3} and unsure == {4}
+    assert g.idle == {1, 3} and g.unsure == {4}
