@@ -297,8 +297,8 @@ WEBCODER: tuple[Metric, ...] = (
                     "of the three)"),
     _wcb(name="wcb_console_errors", kind="rule", perspective="code_quality",
          definition="4 Runtime Console Errors: 100 × 0.8^u, u = 2 per distinct uncaught page error + 1 per "
-                    "distinct console error over the load and its idle window, step 0 (quality.states explored: the "
-                    "whole exploration); numbers and URLs folded, so a repeated error counts once"),
+                    "distinct console error over the load and every explored step (an error raised when a control is "
+                    "used is a runtime error); numbers and URLs folded, so a repeated error counts once"),
     _wcb(name="wcb_linting", kind="rule", perspective="code_quality",
          definition="5 Static Syntax Checking: HTMLHint (its default rules), Stylelint (config-recommended) "
                     "and ESLint (js recommended; no-undef off, top-level names exempt from no-unused-vars) "

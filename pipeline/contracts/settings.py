@@ -212,10 +212,11 @@ class Quality(Section):
         "firefox", description="the second browser engine for cross-browser compatibility (default firefox: "
         "Debian's firefox-esr); none: unscored")
     states: Literal["initial", "explored"] = pydantic.Field(
-        "initial", description="what the render, console and resource metrics read. initial (default): the "
+        "initial", description="what the render and resource metrics read. initial (default): the "
         "page as loaded, as WebCoderBench measures it — the start state, and the load with its idle window "
         "(step 0) — so that no explorer, seed or step budget changes them; explored: the first max_states "
-        "explored states and the whole trace (an extension of ours)")
+        "explored states and the whole trace (an extension of ours). Runtime console errors read the whole "
+        "exploration either way")
     max_states: int = pydantic.Field(
         8, ge=1, le=50, description="with states explored: the explored states whose DOM snapshots are "
         "rendered and probed (default 8)")

@@ -272,8 +272,10 @@ def _note_versions(got: _Measured) -> None:
 
 
 def _metrics(inputs: Inputs, got: _Measured, nodes: list[evidence.StateNode], units: list[sources.Unit],
-             kept: records.AppSources | None) -> dict[str, Callable[[], metrics.Score]]:
-    """Every rule metric of this stage, as a call on what the tools gave."""
+             kept: records.AppSources | None, used: evidence.Trace | None) -> dict[str, Callable[[], metrics.Score]]:
+    """Every rule metric of this stage, as a call on what the tools gave. ``used``: the
+    whole exploration's trace, whose errors are the app's runtime errors whatever
+    ``inputs.trace`` (the load alone, by default) holds."""
     trace, graph, rendered, static, engine = inputs.trace, inputs.graph, got.rendered, got.static, got.engine
     states = rendered.states
     static_answer = static if isinstance(static, dict) else None
@@ -302,7 +304,7 @@ def _metrics(inputs: Inputs, got: _Measured, nodes: list[evidence.StateNode], un
 
     table: dict[str, Callable[[], metrics.Score]] = {
         "wcb_error_handling": lambda: from_static("wcb_error_handling", code.error_handling),
-        "wcb_console_errors": lambda: runtime.console_errors(trace),
+        "wcb_console_errors": lambda: runtime.console_errors(used),
         "wcb_linting": lambda: from_static("wcb_linting", lambda a: code.linting(a, units)),
         "wcb_component_consistency": lambda: rendered_or("wcb_component_consistency",
                                                          lambda: styles.component_consistency(states)),
@@ -354,9 +356,11 @@ def _cross_browser(trace: evidence.Trace | None, engine: Answer, rendered: rende
 
 
 def at_load(trace: evidence.Trace) -> evidence.Trace:
-    """The trace as WebCoderBench sees the app: its load alone — step 0, the page
-    loaded and left idle until its first DOM snapshot —, so that no explorer, seed or
-    step budget changes what the console and resource metrics count. The CDN files the
+    """The trace as WebCoderBench's page metrics see the app: its load alone — step 0,
+    the page loaded and left idle until its first DOM snapshot —, so that no explorer,
+    seed or step budget changes what the resource metrics count. (Runtime errors are
+    not read here: a handler that throws when used is the app's error, so
+    wcb_console_errors reads the whole exploration.) The CDN files the
     exploration was answered with are left out too (the phone load, made by this
     stage, lists those the start page asks for)."""
     return trace.model_copy(update={"steps": trace.steps[:1], "mirrored_requests": ()})
@@ -379,7 +383,7 @@ def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror, 
 
     def meanwhile(got: _Measured) -> None:
         began = time.monotonic()
-        table = _metrics(seen, got, nodes, units, kept)
+        table = _metrics(seen, got, nodes, units, kept, inputs.trace)
         early.update({name: _guard(name, table[name]) for name in NAMES if name in wanted & EARLY})
         computing[0] += time.monotonic() - began
 
@@ -389,7 +393,7 @@ def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror, 
     got.rendered.phone_requests += [(r, None, "refused by the network guard") for r in fenced
                                     if not BROWSER_SERVICES.search(r)]
     began = time.monotonic()
-    table = _metrics(seen, got, nodes, units, kept)
+    table = _metrics(seen, got, nodes, units, kept, inputs.trace)
     scores = {name: early[name] if name in early else _guard(name, table[name]) for name in NAMES if name in wanted}
     done = time.monotonic()
     computing[0] += done - began

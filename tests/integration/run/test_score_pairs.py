@@ -79,19 +79,21 @@ DEFECTS = ("throwing", "dead_control", "jank", "grey_on_grey", "broken_image", "
 RANKED = ("default", "wcb")  # the weight sets an offline run ranks by; iwc weighs judged dimensions alone
 # The pairs: defect → the weight sets under which its twin must rank below the original.
 # WebCoderBench's rule metrics read the page as loaded and the code (quality.states
-# initial, as its paper measures them), so what a click does — a handler that throws, a
-# control that does nothing — is none of theirs: under wcb only its LLM functional
-# alignment (judged) reads it. Offline, such a twin must never rank above the original
-# under wcb (NOT_ABOVE): its code and its page as loaded are the original's.
+# initial, as its paper measures them), but for the runtime errors, which count every
+# explored step: the handler that throws is seen there. A control that does nothing
+# raises nothing and changes nothing a rule reads: under wcb only its LLM functional
+# correctness and alignment (judged) read what a click does. Offline, that twin must
+# never rank above the original under wcb (NOT_ABOVE): its page as loaded is the
+# original's, and its code differs by one listener.
 PAIRS = {
-    "throwing": ("default",),
+    "throwing": RANKED,
     "dead_control": ("default",),
     "jank": RANKED,
     "grey_on_grey": RANKED,
     "broken_image": RANKED,
     "blank_canvas": RANKED,
 }
-NOT_ABOVE = {"throwing": ("wcb",), "dead_control": ("wcb",)}
+NOT_ABOVE = {"dead_control": ("wcb",)}
 
 
 def _corpus(base: pathlib.Path) -> pathlib.Path:
