@@ -277,7 +277,7 @@ class Tab:
         self.devtools = tools
         # its clock is Playwright's (Session.virtual_time when it was opened)
         self.virtual_time = session.virtual_time if clocked is None else clocked
-        self.pace = pageclock.Pace()  # every frame drawn, until the page proves too slow for it
+        self.pace = pageclock.Pace(lambda note: session._recorder.add("notes", note))  # (slow frames: noted)
         record = session._recorder.add
         page.on("console", self._on_console)
         page.on("pageerror", lambda e: record("page_errors", f"{e.name}: {e.message}"))
@@ -402,20 +402,12 @@ class Tab:
         self._call(what, timeout_s, lambda: [self.page.keyboard.up(key) for key in reversed(keys)])
 
     def fast_forward(self, ms: int, timeout_s: float) -> int:
-        """Run the page's timers and animation frames of the next ``ms`` (only on a tab
-        with Playwright's clock) in slices, each a call of its own — jumps, one frame
-        each, once the page's frames proved far slower than real time (pageclock.py,
-        noted on the step) —; the ms that ran."""
-        was = self.pace.coarse
-        ran = pageclock.advance(
-            ms, lambda part: self._call(f"let {part} ms pass", timeout_s, lambda: self.page.clock.run_for(part)),
-            lambda part: self._call(f"jump {part} ms ahead", timeout_s, lambda: self.page.clock.fast_forward(part)),
-            self.pace)
-        if self.pace.coarse and not was:
-            self.session._recorder.add("notes", (
-                f"the page's frames are slow ({pageclock.SLICE_MS} ms of its time took {self.pace.slowest_s:.1f} s): "
-                f"its clock now jumps {pageclock.SLICE_MS} ms at a time, one frame each, instead of drawing every frame"))
-        return ran
+        """Run the page's timers and frames of the next ``ms`` (a tab with Playwright's clock) in
+        slices, each a call of its own, jumps on a page too slow for every frame (pageclock.py)."""
+        clock = self.page.clock
+        return pageclock.advance(ms, lambda n: self._call(f"let {n} ms pass", timeout_s, lambda: clock.run_for(n)),
+                                 lambda n: self._call(f"jump {n} ms ahead", timeout_s, lambda: clock.fast_forward(n)),
+                                 self.pace)
 
     def drag(self, selector: str, dx: float, dy: float, timeout_s: float) -> None:
         """Press in the middle of the element, move by (dx, dy) in steps, release."""

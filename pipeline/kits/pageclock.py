@@ -38,9 +38,16 @@ class Pace:
     SLOW_SLICE_S, then coarse (``jump``) for good; ``slowest_s`` is the slice that
     turned it."""
 
-    def __init__(self) -> None:
+    def __init__(self, noted: Callable[[str], Any] | None = None) -> None:
         self.coarse = False
         self.slowest_s = 0.0
+        self.noted = noted  # told once, when the clock turns coarse (the step's note)
+
+
+def turned(pace: Pace) -> str:
+    """The step's note when a page's clock turned coarse."""
+    return (f"the page's frames are slow ({SLICE_MS} ms of its time took {pace.slowest_s:.1f} s): its clock now "
+            f"jumps {SLICE_MS} ms at a time, one frame each, instead of drawing every frame")
 
 
 def advance(ms: int, run_for: Callable[[int], Any], jump: Callable[[int], Any] | None = None,
@@ -59,6 +66,8 @@ def advance(ms: int, run_for: Callable[[int], Any], jump: Callable[[int], Any] |
             took = time.monotonic() - start
             if pace is not None and jump is not None and took > SLOW_SLICE_S:
                 pace.coarse, pace.slowest_s = True, took
+                if pace.noted is not None:
+                    pace.noted(turned(pace))
         ran += part
         if time.monotonic() - began > BUDGET_S:
             break

@@ -1,6 +1,6 @@
 """A page whose frames are far slower than real time gets a coarse clock (issue 36):
-in real Chromium under Playwright's clock, a canvas loop that works 100-300 ms on each
-frame (120 million square roots; its own clock is ours, so the work is counted, not
+in real Chromium under Playwright's clock, a canvas loop that works some 50-300 ms on each
+frame (100 million square roots; its own clock is ours, so the work is counted, not
 timed) has its first slice of page time run frame by frame, then jumps, one frame per
 slice, and the step says so; a light page has every frame drawn. The page's time
 moves by the same amount either way."""
@@ -27,27 +27,33 @@ requestAnimationFrame(frame);
 </script></body>"""
 
 
-def _frames(work: int) -> tuple[int, bool, int, list[str]]:
+def _frames(work: int) -> tuple[list[tuple[int, int]], bool, list[str]]:
+    """(frames drawn, page ms passed) of two advances of 2 s each; whether the clock
+    turned coarse; the notes."""
     with browser.Session(browser.ContextOptions()) as session:
         session.virtual_time = True
         tab = session.new_tab()
         tab.goto("data:text/html;base64," + base64.b64encode((LOOP % work).encode()).decode(), 30)
-        before = tab.evaluate("() => [window.frames_drawn, Date.now()]", None, 10)
-        tab.fast_forward(2000, 30)
-        after = tab.evaluate("() => [window.frames_drawn, Date.now()]", None, 10)
+        seen = [tab.evaluate("() => [window.frames_drawn, Date.now()]", None, 10)]
+        for _ in range(2):
+            tab.fast_forward(2000, 60)
+            seen.append(tab.evaluate("() => [window.frames_drawn, Date.now()]", None, 10))
         notes = list(session._recorder.events.notes)
-        return after[0] - before[0], tab.pace.coarse, after[1] - before[1], notes
+        return [(b[0] - a[0], b[1] - a[1]) for a, b in zip(seen, seen[1:])], tab.pace.coarse, notes
 
 
 def test_a_page_with_slow_frames_jumps_and_says_so():
-    drawn, coarse, passed, notes = _frames(120_000_000)
-    assert coarse and passed == 2000
-    assert drawn < 40, drawn  # every frame would be 2000 / 16 = 125
+    (first, second), coarse, notes = _frames(100_000_000)
+    assert coarse, (first, second)
+    # the first advance ran frame by frame until a slice proved slow (or its real-time
+    # budget cut it, on a loaded machine); the second jumps: 8 slices, one frame each
+    assert first[1] >= 250
+    assert second == (8, 2000), second  # every frame would be 2000 / 16 = 125
     assert any("its clock now jumps 250 ms at a time" in n for n in notes), notes
 
 
 def test_a_light_page_has_every_frame_drawn():
-    drawn, coarse, passed, notes = _frames(0)
-    assert not coarse and passed == 2000
-    assert drawn >= 100, drawn
+    (first, second), coarse, notes = _frames(0)
+    assert not coarse and first[1] == second[1] == 2000
+    assert first[0] >= 100 and second[0] >= 100, (first, second)
     assert not any("clock now jumps" in n for n in notes)
