@@ -74,3 +74,27 @@ test('a compiled component is counted on the lines it was written on, the compil
   }
   assert.ok(!fns.some(([name]) => name === 'Counter'), 'the compiled component function is glue');
 });
+
+test('a Vue template handler compiled into JavaScript setup code is counted on its template line', () => {
+  // (tests/js/fixtures/vue-inline: @vitejs/plugin-vue's output for a JavaScript
+  // <script setup>; its arrow function for @click="tally++" starts between two mapped
+  // tokens, and shifting the earlier one by the distance put it past its own end)
+  const fixture = new URL('./fixtures/vue-inline/', import.meta.url);
+  const source = fs.readFileSync(new URL('Tally.vue', fixture), 'utf8');
+  const file = at('src/Tally.vue');
+  fs.writeFileSync(file, source);
+  const code = fs.readFileSync(new URL('Tally.vue.compiled.js', fixture), 'utf8');
+  const map = JSON.parse(fs.readFileSync(new URL('Tally.vue.map.json', fixture), 'utf8'));
+  map.sources = [file];
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'iwc-records-'));
+  process.env.IWC_COVERAGE_OUT = out;
+  const result = components.instrument(root, file, code, map);
+  assert.ok(result, 'instrumented');
+  const [record] = fs.readdirSync(out).map((f) => JSON.parse(fs.readFileSync(path.join(out, f), 'utf8')));
+  const lines = source.split('\n');
+  const fns = Object.values(record.coverage.fnMap).map((f) => [f.name, lines[f.loc.start.line - 1].trim(),
+    f.loc.start.column <= f.loc.end.column || f.loc.start.line < f.loc.end.line]);
+  assert.ok(fns.some(([name, line]) => name === 'reset' && line === 'function reset() {'), JSON.stringify(fns));
+  assert.ok(fns.some(([, line]) => line.includes('@click="tally++"')), JSON.stringify(fns));
+  assert.ok(fns.every(([, , ordered]) => ordered), JSON.stringify(fns));
+});

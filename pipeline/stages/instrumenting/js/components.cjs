@@ -93,7 +93,7 @@ function inlineMap(text) {
  * is mapped at or before the place on its line, the first mapped place after it and
  * before that column (a statement whose keyword the compiler did not map, Svelte's
  * `if (…)`, starts where its first mapped token does), or null. */
-function traced(trace, tracer, want, line, column, before = -1) {
+function traced(trace, tracer, want, line, column, before = -1, shift = true) {
     let segment = trace.traceSegment(tracer, line - 1, column);
     if (!segment && before > column) {
         const next = (trace.decodedMappings(tracer)[line - 1] || []).find((s) => s[0] >= column);
@@ -105,7 +105,7 @@ function traced(trace, tracer, want, line, column, before = -1) {
     if (!segment || segment.length < 4 || segment[1] !== want) {
         return null;
     }
-    return { line: segment[2] + 1, column: segment[3] + (column - segment[0]) };
+    return { line: segment[2] + 1, column: segment[3] + (shift ? column - segment[0] : 0) };
 }
 
 /* The ways the bundler's combined map `inputMap` may lead to `file`: straight to it
@@ -118,15 +118,15 @@ function ways(trace, inputMap, file) {
     const found = [];
     (inputMap.sources || []).forEach((src, i) => {
         if (sameFile(src, file) || (src && sameFile(src.split('?')[0], file))) {
-            found.push((line, column, before) => traced(trace, first, i, line, column, before));
+            found.push((line, column, before, shift) => traced(trace, first, i, line, column, before, shift));
         }
         const inner = inlineMap((inputMap.sourcesContent || [])[i]);
         const j = inner ? (inner.sources || []).findIndex((s) => sameFile(s, file)) : -1;
         if (j >= 0) {
             const second = new trace.TraceMap(inner);
-            found.push((line, column, before) => {
-                const there = traced(trace, first, i, line, column, before);
-                return there && traced(trace, second, j, there.line, there.column);
+            found.push((line, column, before, shift) => {
+                const there = traced(trace, first, i, line, column, before, shift);
+                return there && traced(trace, second, j, there.line, there.column, -1, shift);
             });
         }
     });
@@ -166,20 +166,28 @@ function locator(trace, inputMap, file, code, original) {
 
 /* A node's location in the file, or null. A statement whose first token the compiler
  * did not map (Svelte's `if`) may start at its first mapped token; a function may not
- * (the compiled component's own function starts with glue and holds mapped code). */
+ * (the compiled component's own function starts with glue and holds mapped code).
+ * Compiled template code is not the template's text shifted: a node that starts
+ * between two mapped tokens (Vue's `$event => (count.value++)` for `@click="count++"`)
+ * is put at the mapped token before it, not that token's place plus the distance, which
+ * may land past the node's own end. */
 function mapped(locate, loc, statement = false) {
     if (!loc || !loc.start || !loc.end) {
         return null;
     }
-    const start = locate(loc.start.line, loc.start.column,
-        !statement ? -1 : loc.end.line === loc.start.line ? loc.end.column : Infinity);
+    const before = !statement ? -1 : loc.end.line === loc.start.line ? loc.end.column : Infinity;
+    let start = locate(loc.start.line, loc.start.column, before);
     const last = locate(loc.end.line, Math.max(0, loc.end.column - 1));
     if (!start || !last) {
         return null;
     }
     const end = { line: last.line, column: last.column + 1 };
-    if (end.line < start.line || (end.line === start.line && end.column < start.column)) {
-        return null;
+    const inverted = (from) => end.line < from.line || (end.line === from.line && end.column < from.column);
+    if (inverted(start)) {
+        start = locate(loc.start.line, loc.start.column, before, false);
+        if (!start || inverted(start)) {
+            return null;
+        }
     }
     return { start, end };
 }
