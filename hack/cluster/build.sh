@@ -123,6 +123,39 @@ _build_jaeger_locked() {
   _go_install "jaeger-$jaeger_version" jaeger "$jaeger_bin" "" github.com/jaegertracing/jaeger/cmd/jaeger
 }
 
+# Kueue's controller-manager, with what it is installed from copied next to the binary
+# (its CRDs and its webhook configurations, from the module source), so a cleaned module
+# cache is fine.
+build_kueue() {
+  [ -x "$kueue_bin/kueue" ] && [ -f "$kueue_bin/webhooks.yaml" ] && return 0
+  _locked "kueue-$kueue_version" _build_kueue_locked
+}
+_build_kueue_locked() {
+  [ -x "$kueue_bin/kueue" ] && [ -f "$kueue_bin/webhooks.yaml" ] && return 0
+  [ -x "$kueue_bin/kueue" ] || _go_install "kueue-$kueue_version" kueue "$kueue_bin" \
+    "-X sigs.k8s.io/kueue/pkg/version.GitVersion=$kueue_version" sigs.k8s.io/kueue/cmd/kueue || return 1
+  local dir
+  dir="$(cd "$cluster_src/kueue" && go list -m -f '{{.Dir}}' sigs.k8s.io/kueue)" || return 1
+  rm -rf "$kueue_bin/crds"
+  cp -r "$dir/config/components/crd/bases" "$kueue_bin/crds"
+  chmod -R u+w "$kueue_bin/crds"
+  cp "$dir/config/components/webhook/manifests.yaml" "$kueue_bin/webhooks.yaml.tmp"
+  chmod u+w "$kueue_bin/webhooks.yaml.tmp"
+  mv "$kueue_bin/webhooks.yaml.tmp" "$kueue_bin/webhooks.yaml"
+}
+
+# VictoriaMetrics single-node, pure Go (CGO_ENABLED=0 picks its zstd in Go).
+build_victoriametrics() {
+  [ -x "$vm_bin/victoria-metrics" ] && return 0
+  _locked "victoriametrics-$vm_version" _build_victoriametrics_locked
+}
+_build_victoriametrics_locked() {
+  [ -x "$vm_bin/victoria-metrics" ] && return 0
+  _go_install "victoriametrics-$vm_version" victoriametrics "$vm_bin" \
+    "-X github.com/VictoriaMetrics/VictoriaMetrics/lib/buildinfo.Version=victoria-metrics-$vm_version" \
+    github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-metrics
+}
+
 # The kubelet's sandbox ("pause") image: no registry is reachable, so it is built here
 # from hack/cluster/pause (a few lines of Go: sleep until a signal, reap children).
 build_pause() {

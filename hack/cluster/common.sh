@@ -18,6 +18,10 @@ scheduler_port="${IWC_CLUSTER_SCHEDULER_PORT:-10259}"
 kwok_port="${IWC_CLUSTER_KWOK_PORT:-10247}"
 kubelet_port="${IWC_CLUSTER_KUBELET_PORT:-10250}"
 kubelet_healthz_port=$((kubelet_port - 2))
+kueue_webhook_port="${IWC_CLUSTER_KUEUE_WEBHOOK_PORT:-9443}"   # its health probe +1, its metrics +2
+kueue_health_port=$((kueue_webhook_port + 1))
+kueue_metrics_port=$((kueue_webhook_port + 2))
+vm_port="${IWC_CLUSTER_METRICS_PORT:-8428}"   # VictoriaMetrics: OTLP/HTTP in, PromQL out
 # The `kubernetes` Service takes the first address of this range: 127.0.0.1, so a pod's
 # KUBERNETES_SERVICE_HOST is loopback (a private range would be unreachable here).
 service_cidr="127.0.0.0/24"
@@ -34,12 +38,16 @@ etcd_version="$(version_of etcd go.etcd.io/etcd/server/v3)"
 kwok_version="$(version_of kwok sigs.k8s.io/kwok)"
 helm_version="$(version_of helm helm.sh/helm/v3)"
 jaeger_version="$(version_of jaeger github.com/jaegertracing/jaeger)"
+kueue_version="$(version_of kueue sigs.k8s.io/kueue)"
+vm_version="$(version_of victoriametrics github.com/VictoriaMetrics/VictoriaMetrics)"
 
 kube_bin="$cache_root/kubernetes-$k8s_version"
 etcd_bin="$cache_root/etcd-$etcd_version"
 kwok_bin="$cache_root/kwok-$kwok_version"
 helm_bin="$cache_root/helm-$helm_version"
 jaeger_bin="$cache_root/jaeger-$jaeger_version"
+kueue_bin="$cache_root/kueue-$kueue_version"
+vm_bin="$cache_root/victoriametrics-$vm_version"
 pause_bin="$cache_root/pause-1"
 
 say() { printf '%s\n' "$*"; }

@@ -16,7 +16,7 @@ _args() {
 _launch_recorded() {
   local name="$1" bin="$2" args=()
   mapfile -t args <"$state/args/$name"
-  launch "$name" "$bin" "${args[@]}"
+  if [ "$name" = kueue ]; then launch_kueue "${args[@]}"; else launch "$name" "$bin" "${args[@]}"; fi
 }
 
 _t0() { _started=${EPOCHREALTIME/./}; }
@@ -161,8 +161,15 @@ exporters:
     resource_to_telemetry_conversion: {enabled: true}
     metric_expiration: 24h
 EOF
+      if running victoriametrics; then
+        # the metrics also go on to VictoriaMetrics (OTLP/HTTP), where PromQL reads them
+        sed -i -e 's/      exporters: \[prometheus\]/      exporters: [prometheus, otlphttp\/victoriametrics]/' "$state/jaeger.yaml"
+        printf '  otlphttp/victoriametrics:\n    metrics_endpoint: "http://127.0.0.1:%s/opentelemetry/v1/metrics"\n' \
+          "$vm_port" >>"$state/jaeger.yaml"
+      fi
       _args jaeger --config="$state/jaeger.yaml"
       ;;
+    *) addon_args "$1" ;;
   esac
 }
 
@@ -181,6 +188,8 @@ _binary_of() {
     kwok) echo "$kwok_bin/kwok" ;;
     relay | egress-*) command -v socat ;;
     jaeger) echo "$jaeger_bin/jaeger" ;;
+    kueue) echo "$kueue_bin/kueue" ;;
+    victoriametrics) echo "$vm_bin/victoria-metrics" ;;
     *) echo "$kube_bin/$1" ;;
   esac
 }
@@ -191,6 +200,8 @@ _version_of() {
     relay) echo "socat" ;;
     egress-*) echo "→ 127.0.0.1:$(cat "$egress_dir/${1#egress-}.target")" ;;
     jaeger) echo "$jaeger_version" ;;
+    kueue) echo "$kueue_version" ;;
+    victoriametrics) echo "$vm_version" ;;
     *) echo "$k8s_version" ;;
   esac
 }
@@ -206,6 +217,7 @@ _ready() {
     relay) https_ok "https://127.0.0.1:$service_port/readyz" ;;
     jaeger) curl -fsS --max-time 3 "http://127.0.0.1:16686/" ;;
     egress-*) [ -S "$egress_dir/${1#egress-}.sock" ] ;;
+    *) addon_ready "$1" ;;
   esac
 }
 
@@ -341,6 +353,8 @@ write_env() {
       echo "export IWC_JAEGER_QUERY_URL=http://127.0.0.1:16686"
       echo "export IWC_METRICS_URL=http://127.0.0.1:8889/metrics"
     fi
+    running victoriametrics && echo "export IWC_PROMQL_URL=http://127.0.0.1:$vm_port"
+    running kueue && echo "export IWC_KUEUE_VERSION=$kueue_version"
     if running kubelet; then
       echo "export IWC_CLUSTER_KUBELET_NODE=$node_name_kubelet"
       echo "export IWC_CLUSTER_CONTAINERD_SOCK=$state/containerd/containerd.sock"
