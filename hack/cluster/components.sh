@@ -102,7 +102,7 @@ EOF
         --leader-elect=false ${IWC_KUBE_SCHEDULER_ARGS:-}
       ;;
     kwok)
-      cp "$kwok_bin/stages.yaml" "$state/kwok-stages.yaml"
+      { cat "$kwok_bin/stages.yaml"; printf '\n---\n'; cat "$cluster_src/kwok/stage-pod-fail.yaml"; } >"$state/kwok-stages.yaml"
       _args kwok --kubeconfig="$_kc/kwok.kubeconfig" --config="$state/kwok-stages.yaml" \
         --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
         --node-ip=127.0.0.1 --cidr="$pod_cidr" \
