@@ -1,12 +1,12 @@
 """The cluster tier: the operator and the runner from their built images, installed with
 Helm on the real control plane of ``hack/cluster-up`` (kube-apiserver with RBAC and Pod
 Security admission, the Job and garbage-collector controllers, kube-scheduler, kwok's
-fake nodes, a real kubelet on containerd, Jaeger).
+fake nodes, a real kubelet on containerd, Jaeger, Kueue, VictoriaMetrics).
 
 ``hack/test`` brings that up (``hack/cluster-tier``); by hand::
 
     hack/build-images
-    hack/cluster-up --kubelet --jaeger --audit --egress 39000 --egress 39001 \\
+    hack/cluster-up --kubelet --jaeger --audit --kueue --metrics --egress 39000 --egress 39001 \\
         --import ~/.cache/iwc-bench/images/operator-0.1.0.tar \\
         --import ~/.cache/iwc-bench/images/runner-0.1.0.tar
     .venv/bin/python -m pytest tests/cluster
@@ -81,7 +81,8 @@ def release(cluster: Cluster, s3: str) -> Iterator[Cluster]:
     for ns in (SYSTEM, REAL, FAKE):
         prepare_namespace(cluster, ns)
     helm_upgrade(cluster, "iwc", SYSTEM,
-                 chart_values([REAL, FAKE], s3, telemetry={"otlpEndpoint": "http://127.0.0.1:4318"}))
+                 chart_values([REAL, FAKE], s3, telemetry={"otlpEndpoint": "http://127.0.0.1:4318",
+                                                           "metricIntervalSeconds": 5}))
     try:
         yield cluster
     finally:

@@ -16,7 +16,7 @@ import json
 import boto3
 
 from fakes import example_subset as example
-from fakes.real_cluster import BUCKET, LLM_KEY, ON_KUBELET, REAL, Cluster, run_manifest
+from fakes.real_cluster import BUCKET, LLM_KEY, ON_KUBELET, REAL, Cluster, promql, run_manifest, wait_for
 
 APPS = ["aurora-7b/todomvc", "brisk-3b/todomvc"]
 JUDGE = "openai/gpt-4o"
@@ -64,4 +64,22 @@ def test_an_openai_compatible_judge_scores_a_run_on_real_pods(release: Cluster, 
     assert fake.batches.created and {auth for _, _, auth in fake.batches.calls} == {bearer}
     assert all(b.status == "completed" for b in fake.batches.created)
     assert {r.body["model"] for r in fake.requests} == {"gpt-4o"} and fake.refusals == []
+
+    # the app pods' LLM calls, tokens and dollars per purpose, read back with PromQL from
+    # VictoriaMetrics (pods → OTLP → the collector → VictoriaMetrics)
+    run = 'iwc_run_name="openai-judge"'
+
+    def by(query: str, *labels: str) -> dict[tuple[str, ...], float]:
+        return {tuple(r["metric"].get(k, "") for k in labels): float(r["value"][1]) for r in promql(release, query)}
+
+    dollars = wait_for(lambda: (d := by(f"sum(iwc_llm_cost_USD_total{{{run}}})"))
+                       and round(d[()], 4) == status["costUsd"] and d, 90,  # the status keeps 4 decimals
+                       "the app pods' dollars in PromQL equal to the status' costUsd")
+    calls = by(f"sum by (purpose) (iwc_llm_calls_total{{{run}}})", "purpose")
+    tokens = by(f"sum by (purpose, kind) (iwc_llm_purpose_tokens_total{{{run}}})", "purpose", "kind")
+    cost = by(f"sum by (purpose) (iwc_llm_cost_USD_total{{{run}}})", "purpose")
+    assert calls and all(n > 0 for n in calls.values()), calls
+    assert {(p,) for p, _ in tokens} == set(calls) and all((p, "input") in tokens for (p,) in calls), tokens
+    assert abs(sum(cost.values()) - dollars[()]) < 1e-9 and set(cost) <= set(calls), cost
+    print(f"LLM per purpose in VictoriaMetrics: calls {calls}, dollars {cost}")
     release.kubectl("-n", REAL, "delete", "evaluationrun", "openai-judge")

@@ -16,7 +16,7 @@ import boto3
 import pytest
 
 from fakes import example_subset as example
-from fakes.real_cluster import BUCKET, ON_KUBELET, REAL, Cluster, get_json, run_manifest, wait_for
+from fakes.real_cluster import BUCKET, ON_KUBELET, REAL, Cluster, get_json, promql, run_manifest, wait_for
 
 # small requests so that two app pods and the operator fit the node's 2 CPUs
 RESOURCES = {
@@ -89,3 +89,22 @@ def test_the_run_is_one_trace_in_jaeger(release: Cluster, example_run: dict):
         text = wait_for(lambda: "iwc_apps" in (t := urllib.request.urlopen(metrics_url, timeout=30).read().decode()) and t,
                         60, "iwc.apps in the collector's metrics")
         assert 'iwc_run_name="example"' in text
+
+
+def test_the_pods_metrics_are_read_back_with_promql(release: Cluster, example_run: dict):
+    """Each app pod's metrics, sent over OTLP through the collector to VictoriaMetrics:
+    outcomes, an app-duration histogram and stage durations, by the run's name."""
+    run = 'iwc_run_name="example"'
+
+    def by(query: str, label: str) -> dict[str, float]:
+        return {r["metric"].get(label, ""): float(r["value"][1]) for r in promql(release, query)}
+
+    outcomes = wait_for(lambda: (o := by(f"sum by (outcome) (iwc_apps_total{{{run}}})", "outcome"))
+                        and sum(o.values()) >= len(example.APPS) and o, 90, "every app pod's iwc.apps in PromQL")
+    assert outcomes == {"evaluated": len(example.APPS)}, outcomes
+    assert by(f"sum(iwc_app_duration_seconds_count{{{run}}})", "") == {"": len(example.APPS)}
+    median = by(f"histogram_quantile(0.5, sum by (le) (iwc_app_duration_seconds_bucket{{{run}}}))", "")[""]
+    slowest = by(f"max(iwc_app_duration_seconds_sum{{{run}}})", "")[""]
+    assert 0 < median <= max(slowest * 2, 10), (median, slowest)  # a bucket's bound, not a sample
+    stages = by(f"sum by (stage) (iwc_stage_duration_seconds_count{{{run}}})", "stage")
+    assert stages == {"instrument": len(example.APPS), "explore": len(example.APPS)}, stages

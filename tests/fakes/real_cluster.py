@@ -10,6 +10,7 @@ import pathlib
 import shlex
 import subprocess
 import tempfile
+import urllib.parse
 import urllib.request
 from typing import Any, Callable
 
@@ -104,6 +105,17 @@ def put_tasks_and_apps(prefix: str, tasks: list[dict[str, Any]], apps: dict[str,
 def get_json(url: str) -> Any:
     with urllib.request.urlopen(url, timeout=30) as response:
         return json.loads(response.read())
+
+
+def promql(cluster: Cluster, query: str) -> list[dict[str, Any]]:
+    """An instant PromQL query to the cluster's metrics backend (VictoriaMetrics, which
+    cluster-up --metrics starts and the collector forwards the OTLP metrics to)."""
+    base = cluster.env.get("IWC_PROMQL_URL")
+    if not base:
+        pytest.fail("no metrics backend: hack/cluster-up --metrics --jaeger", pytrace=False)
+    answer = get_json(f"{base}/api/v1/query?" + urllib.parse.urlencode({"query": query}))
+    assert answer["status"] == "success", answer
+    return answer["data"]["result"]
 
 
 def prepare_namespace(cluster: Cluster, name: str) -> None:
