@@ -9,8 +9,13 @@ Job exists and until the run is Succeeded, the operator's API requests per app (
 audit log, by its ServiceAccount), its peak RSS, the status size, etcd's growth, and the
 time the garbage collector takes to remove the run's Jobs after the run is deleted.
 
-Needs hack/cluster-up --kubelet --audit --egress 39000 with the operator image imported
-(hack/cluster-tier with IWC_CLUSTER_KEEP=1 leaves exactly that)."""
+With a third argument, ``kueue``, the run has ``queueName`` and Kueue admits every Job
+within a ClusterQueue that holds QUOTA app pods (fourth argument, default half the
+parallelism, so Kueue really holds Jobs back); Kueue's own API requests per app are
+printed too.
+
+Needs hack/cluster-up --kubelet --audit --egress 39000 (and --kueue) with the operator
+image imported (hack/cluster-tier with IWC_CLUSTER_KEEP=1 leaves exactly that)."""
 
 from __future__ import annotations
 
@@ -44,7 +49,12 @@ CONTROLLERS = {  # more API throughput than the defaults (20 QPS), as a busy clu
 }
 
 
-def main(apps: int, parallelism: int) -> None:
+KUEUE_USER = "iwc:kueue"
+KUEUE = "kueue.x-k8s.io/v1beta2"
+APP_POD_MILLI = 1100  # the operator's default requests: max(instrument 500m, app 100m + explorer 1)
+
+
+def main(apps: int, parallelism: int, kueue: bool = False, quota: int = 0) -> None:
     c = Cluster(environment())
     audit = pathlib.Path(c.env.get("IWC_CLUSTER_AUDIT_LOG", ""))
     if not audit.is_file():
@@ -71,13 +81,16 @@ def main(apps: int, parallelism: int) -> None:
     for i in range(apps):
         s3.put_object(Bucket=BUCKET, Key=f"apps/model-{i % 10}/task-{i:05d}.zip", Body=b"PK")
     _install(c)
+    if kueue:
+        _queue(c, quota or parallelism // 2)
     etcd_before = _etcd_bytes(c)
     t0 = time.monotonic()
     since = time.time()
     manifest = {"apiVersion": "iwcbench.io/v1alpha1", "kind": "EvaluationRun", "metadata": {"name": "bench"},
                 "spec": {"tasks": f"s3://{BUCKET}/tasks.jsonl", "apps": {"uri": f"s3://{BUCKET}/apps"},
                          "store": f"s3://{BUCKET}/runs/bench", "parallelism": parallelism,
-                         "scheduling": {"nodeSelector": {"type": "kwok"}}}}
+                         "scheduling": {"nodeSelector": {"type": "kwok"}},
+                         **({"queueName": "bench"} if kueue else {})}}
     c.apply(manifest, NS)
     all_jobs = published = None
     while True:
@@ -95,6 +108,7 @@ def main(apps: int, parallelism: int) -> None:
     pid = _operator_pid()
     peak_kib = _peak_kib(pid)
     requests = _requests_by(audit, since, OPERATOR_USER)
+    kueue_requests = _requests_by(audit, since, KUEUE_USER) if kueue else collections.Counter()
     status_bytes = len(json.dumps(status, separators=(",", ":")))
     etcd_after = _etcd_bytes(c)
     t1 = time.monotonic()
@@ -112,6 +126,11 @@ def main(apps: int, parallelism: int) -> None:
     print(f"  operator API requests: {total} ({total / apps:.3f} per app), writes {writes} ({writes / apps:.3f} per app)")
     for (verb, resource), n in sorted(requests.items(), key=lambda kv: -kv[1]):
         print(f"    {verb:7} {resource:28} {n}")
+    if kueue:
+        n = sum(kueue_requests.values())
+        print(f"  Kueue (a ClusterQueue of {quota or parallelism // 2} app pods) API requests: {n} ({n / apps:.3f} per app)")
+        for (verb, resource), k in sorted(kueue_requests.items(), key=lambda kv: -kv[1])[:8]:
+            print(f"    {verb:7} {resource:28} {k}")
     print(f"  operator peak RSS (VmHWM): {peak_kib / 1024:.0f} MiB")
     print(f"  status size: {status_bytes} bytes")
     print(f"  etcd db size: {etcd_before / 2**20:.1f} → {etcd_after / 2**20:.1f} MiB")
@@ -127,6 +146,24 @@ def _install(c: Cluster) -> None:
         [NS], f"http://127.0.0.1:{S3_PORT}",
         operator={"nodeSelector": ON_KUBELET, "resources": {"limits": {"memory": "1Gi"}}}))
     time.sleep(5)  # start-up (imports, login, first watch) is not part of the run
+
+
+def _queue(c: Cluster, pods: int) -> None:
+    """A ClusterQueue holding ``pods`` app pods' CPU, a LocalQueue ``bench``, and Kueue's
+    client given the API throughput the other controllers get here (CONTROLLERS)."""
+    config = STATE / "kueue" / "config.yaml"
+    if "clientConnection" not in config.read_text():
+        config.write_text(config.read_text() + "clientConnection: {qps: 500, burst: 1000}\n")
+        subprocess.run([str(ROOT / "hack/cluster-up"), "--restart", "kueue"], check=True, capture_output=True,
+                       env=c.env)
+    c.apply({"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": "default-flavor"}}, NS)
+    c.apply({"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": "bench"},
+             "spec": {"namespaceSelector": {}, "resourceGroups": [{
+                 "coveredResources": ["cpu", "memory"], "flavors": [{"name": "default-flavor", "resources": [
+                     {"name": "cpu", "nominalQuota": f"{pods * APP_POD_MILLI}m"},
+                     {"name": "memory", "nominalQuota": "100Ti"}]}]}]}}, NS)
+    c.apply({"apiVersion": KUEUE, "kind": "LocalQueue", "metadata": {"name": "bench"},
+             "spec": {"clusterQueue": "bench"}}, NS)
 
 
 def _publish(c: Cluster, apps: int) -> None:
@@ -177,4 +214,5 @@ def _etcd_bytes(c: Cluster) -> float:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000, int(sys.argv[2]) if len(sys.argv) > 2 else 500)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000, int(sys.argv[2]) if len(sys.argv) > 2 else 500,
+         len(sys.argv) > 3 and sys.argv[3] == "kueue", int(sys.argv[4]) if len(sys.argv) > 4 else 0)
