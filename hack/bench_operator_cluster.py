@@ -152,8 +152,9 @@ def _queue(c: Cluster, pods: int) -> None:
     """A ClusterQueue holding ``pods`` app pods' CPU, a LocalQueue ``bench``, and Kueue's
     client given the API throughput the other controllers get here (CONTROLLERS)."""
     config = STATE / "kueue" / "config.yaml"
-    if "clientConnection" not in config.read_text():
-        config.write_text(config.read_text() + "clientConnection: {qps: 500, burst: 1000}\n")
+    text = config.read_text()
+    if "qps: 500" not in text:
+        config.write_text(re.sub(r"clientConnection: .*", "clientConnection: {qps: 500, burst: 1000}", text))
         subprocess.run([str(ROOT / "hack/cluster-up"), "--restart", "kueue"], check=True, capture_output=True,
                        env=c.env)
     c.apply({"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": "default-flavor"}}, NS)

@@ -34,6 +34,16 @@ leaderElection: {leaderElect: false}
 internalCertManagement: {enable: false}
 manageJobsWithoutQueueName: false
 integrations: {frameworks: ["batch/job"]}
+# as Kueue's own manifests ship it (config/components/manager/controller_manager_config.yaml)
+controller:
+  groupKindConcurrency:
+    Job.batch: 5
+    Workload.kueue.x-k8s.io: 5
+    LocalQueue.kueue.x-k8s.io: 1
+    Cohort.kueue.x-k8s.io: 1
+    ClusterQueue.kueue.x-k8s.io: 1
+    ResourceFlavor.kueue.x-k8s.io: 1
+clientConnection: {qps: 50, burst: 100}
 # the visibility API is an aggregated API server on every interface: off
 featureGates: {VisibilityOnDemand: false}
 EOF
