@@ -23,10 +23,14 @@ def test_runs_by_phase_and_apps_per_run_are_read_back_with_promql(release: Clust
     release.apply(run_manifest(NAME, NAME, parallelism=3, scheduling={"nodeSelector": ON_KWOK}), FAKE)
     status = release.wait_for_phase(FAKE, NAME, ("Succeeded", "Failed"), 300)
     done = f'iwc_run_apps{{namespace="{FAKE}", run="{NAME}", state="done"}}'
-    # the operator exports every 5 s here (telemetry.metricIntervalSeconds)
-    wait_for(lambda: _value(promql(release, done)) == 6, 90, f"{done} = 6 in VictoriaMetrics")
-    phases = {r["metric"]["phase"]: float(r["value"][1]) for r in promql(release, "sum by (phase) (iwc_runs)")}
-    assert phases.get(status["phase"], 0) >= 1, phases
+
+    def phases() -> dict[str, float]:
+        return {r["metric"]["phase"]: float(r["value"][1]) for r in promql(release, "sum by (phase) (iwc_runs)")}
+
+    # the operator exports every 5 s here (telemetry.metricIntervalSeconds); the run's
+    # end phase comes with the export after its end, its apps done may come before
+    wait_for(lambda: _value(promql(release, done)) == 6 and phases().get(status["phase"], 0) >= 1, 90,
+             f"{done} = 6 and a run {status['phase']} in VictoriaMetrics", lambda: str(phases()))
     by_state = {r["metric"]["state"]: float(r["value"][1])
                 for r in promql(release, f'iwc_run_apps{{namespace="{FAKE}", run="{NAME}"}}')}
     assert by_state == {"done": 6, "failed": 0, "in_flight": 0, "queued": 0, "pending": 0}, by_state
