@@ -15,6 +15,13 @@ Score of an action in a state (higher first):
     -4 (EARLY_FILTER) a list's filter (All / Active / Completed, or a route of the
       app's router) while the list has fewer than rules.FEW_ITEMS items and a field
       to add them: filters show something once there are items to filter
+    -8 (GUESS) a game-like move (rules.guess: a key on the page, a press at some
+      place of an element, anything on a container or a canvas) while a control of a
+      never-tried family is on the page (rules.control: a button, link, field,
+      checkbox, select, a control's role, an element with a listener of its own that
+      holds no other control): every control is tried before the explorer guesses. A
+      page that plays (keys or pointer motion listened to on the page, a canvas) may
+      spend up to PLAY_SHARE of its steps on such moves meanwhile
     -6 destructive (delete, remove, x, clear, reset, ...) while a constructive
       action of a never-tried family is on the page, or while a rebuild is due:
       build state up first
@@ -71,7 +78,8 @@ import random
 import re
 
 from iwcbench.pipeline.contracts import evidence, settings
-from iwcbench.pipeline.stages.exploring import memory, observing, offering, playing, policy, reaching, rules, values
+from iwcbench.pipeline.stages.exploring import (memory, observing, offering, playing, policy, reaching, rules, steering,
+                                                values)
 
 EPSILON = 0.1
 RECENT_STEPS = 2
@@ -90,6 +98,9 @@ SIBLINGS = 3  # tries of a family after which its untried members count little
 FADE = 0.6
 ECHO = 4.0
 EARLY_FILTER = -4.0
+GUESS = -8.0  # a game-like move while a control is untried
+PLAY_SHARE = 0.5  # of the steps, what a page that plays may spend on game-like moves meanwhile
+MOTION = {"mousemove", "pointermove", "touchmove", "pointerdown", "mousedown", "touchstart"}
 RELOAD, RELOADS, RELOAD_EVERY = offering.RELOAD, offering.RELOADS, offering.RELOAD_EVERY
 
 
@@ -171,8 +182,8 @@ class HeuristicPolicy:
         harmful, untried = set(), False
         for sig, action in options:
             c = by_selector.get(action.selector or "")
-            if c is None or action.kind not in ("click", "check", "type", "select"):
-                continue
+            if c is None or action.kind not in ("click", "check", "type", "select") or sig in self.memory.guesses:
+                continue  # (a guess at a container builds nothing up)
             if action.kind in ("click", "check") and rules.destructive(c):
                 harmful.add(sig)
             elif self.memory.tried_family[self.memory.family(sig)] == 0:
@@ -297,14 +308,19 @@ class HeuristicPolicy:
         done = self._done(obs, options, reach)
         if done is not None:
             return evidence.Action(kind="finish", target="page", intent=done)
+        around = rules.containers(obs)
+        by_selector = {c.selector: c for c in obs.candidates}
+        self.memory.guesses = {sig for sig, a in options if rules.guess(a, by_selector.get(a.selector or ""), around)}
         harmful, held = self._destructive(obs, options)
+        early = self._early_guesses(obs, options, held, around)
         if self.rng.random() < EPSILON:
             # (waiting and scrolling are chosen for what they promise, never by chance)
-            allowed = [o for o in options if o[0] not in held and o[1].kind not in ("wait", "scroll")] or options
+            allowed = [o for o in options if o[0] not in held | early and o[1].kind not in ("wait", "scroll")] or options
             fresh = [o for o in allowed if self.memory.tried[(place(obs), o[0])] == 0] or allowed
             sig, action = fresh[self.rng.randrange(len(fresh))]
         else:
-            scored = [(self._score(obs, sig, a, harmful, held), i) for i, (sig, a) in enumerate(options)]
+            scored = [(self._score(obs, sig, a, harmful, held) + GUESS * (sig in early), i)
+                      for i, (sig, a) in enumerate(options)]
             _, best = max(scored)
             sig, action = options[best]
         chosen = self._concrete(sig, action, obs)
@@ -331,6 +347,22 @@ class HeuristicPolicy:
             picked = next(c for c in obs.candidates if c.selector == chosen.selector)
             self._queue_submit(picked, obs)
         return self._commit(obs, sig, chosen)
+
+    def _early_guesses(self, obs: observing.Observation, options: list[tuple[str, evidence.Action]],
+                       held: set[str], around: set[str]) -> set[str]:
+        """The game-like moves (rules.guess, noted in memory.guesses) to hold back this
+        step: all of them while a control of a never-tried family is on the page — but
+        a page that plays (it listens to keys or pointer motion on the page, or draws
+        on a canvas) may spend up to PLAY_SHARE of its steps on them meanwhile."""
+        by_selector = {c.selector: c for c in obs.candidates}
+        untried = any(
+            (c := by_selector.get(action.selector or "")) is not None and sig not in held | self.memory.guesses
+            and action.kind in rules.CONTROL_KINDS and rules.control(c, around)
+            and self.memory.tried_family[self.memory.family(sig)] == 0 for sig, action in options)
+        share = PLAY_SHARE if _plays(obs) else 0.0
+        if not untried or self.memory.guessed < share * self.memory.acted:
+            return set()
+        return self.memory.guesses
 
     def _reach(self) -> reaching.Reach | None:
         if self.code is None or self.context is None or self.context.coverage is None:
@@ -388,6 +420,8 @@ class HeuristicPolicy:
         if revealed:
             self.memory.revealing.add(self.memory.family(sig))
         self.memory.tried[(state, sig)] += 1
+        self.memory.acted += 1
+        self.memory.guessed += sig in self.memory.guesses
         if sig == RELOAD:
             self.memory.last_reload = step.index
         self.memory.last = sig
@@ -420,6 +454,12 @@ class HeuristicPolicy:
 
     def summary(self) -> str | None:
         return None
+
+
+def _plays(obs: observing.Observation) -> bool:
+    """Does the page play: listen to keys or pointer motion as a whole, or draw on a canvas?"""
+    return obs.keyboard or obs.canvases > 0 or any(
+        item.type in MOTION or item.type in steering.KEY_TYPES for item in obs.page_listeners)
 
 
 _DIGITS = re.compile(r"\d+")

@@ -47,6 +47,9 @@ class Memory:
     last_reload: int = 0  # the step of the last reload of the start page
     views: dict[str, int] = dataclasses.field(default_factory=dict)  # view (path and query) -> last step on it
     last_gain: int = -1  # the last step that raised coverage
+    acted: int = 0  # steps taken
+    guessed: int = 0  # of them, game-like moves (rules.guess)
+    guesses: set[str] = dataclasses.field(default_factory=set)  # signatures that are guesses this step
 
     def family(self, sig: str) -> str:
         """The family an action's signature belongs to (itself, when none was noted)."""

@@ -229,6 +229,22 @@ export function observe(limits) {
     if (!index) { index = new Map(Array.from(parent.children, (c, i) => [c, i])); siblingIndex.set(parent, index); }
     return sampled(index.get(el), parent.children.length, limits.perParent);
   };
+  // A control made transparent to be drawn by something else (TodoMVC's toggles: an
+  // opacity 0 checkbox over its label's picture of one; a select over a styled box) is
+  // still what a press there reaches: it is a candidate when its own opacity is what
+  // hides it, its box is a target a finger could hit, and nothing else is on top of
+  // its middle (off screen: scrolling brings it, so it counts).
+  const GHOSTS = new Set(['checkbox', 'radio']);
+  const ghostControl = (el, tag, style) => {
+    if (!(tag === 'select' || (tag === 'input' && GHOSTS.has((el.getAttribute('type') || '').toLowerCase())))) return false;
+    if (Number(style.opacity) !== 0 || style.visibility !== 'visible' || style.display === 'none') return false;
+    if (el.parentElement && seen.gone(el.parentElement)) return false;
+    const r = el.getBoundingClientRect();
+    if (r.width < 8 || r.height < 8) return false;
+    const x = r.x + r.width / 2, y = r.y + r.height / 2;
+    if (x < 0 || y < 0 || x >= window.innerWidth || y >= window.innerHeight) return true;
+    return hits(el, document.elementFromPoint(x, y));
+  };
   const candidates = [];
   const structure = [];
   const values = [];
@@ -249,10 +265,11 @@ export function observe(limits) {
     const tag = el.tagName.toLowerCase();
     if (['script', 'style', 'noscript', 'template', 'head', 'meta', 'link'].includes(tag)) return;
     const style = getComputedStyle(el);
-    if (seen.gone(el, style)) return;
+    const ghost = seen.gone(el, style) && ghostControl(el, tag, style);
+    if (!ghost && seen.gone(el, style)) return;
     // (a visible child of an invisible element — in a zero-height wrapper, a
     // display: contents one, a visibility: visible one in a hidden parent — is walked)
-    if (!seen.visible(el, style)) { for (const c of el.children) walk(c, depth, parentPointer); return; }
+    if (!ghost && !seen.visible(el, style)) { for (const c of el.children) walk(c, depth, parentPointer); return; }
     if (el.getAttribute('aria-hidden') === 'true') { for (const c of el.children) walk(c, depth, parentPointer); return; }
     structure.push(tag);
     const role = roleOf(el);
@@ -268,7 +285,8 @@ export function observe(limits) {
       else if (tag === 'select') kinds.push('select');
       else if (type === 'checkbox' || type === 'radio' || ['checkbox', 'switch', 'radio'].includes(role)) kinds.push('check');
       else if (tag === 'label' && !(types.size && CLICK_EVENTS.some(t => types.has(t)))) { // a visually hidden checkbox is still reachable: its label is the candidate
-        const c = el.control; if (c && (c.type === 'checkbox' || c.type === 'radio') && !seen.visible(c)) kinds.push('check'); }
+        const c = el.control; if (c && (c.type === 'checkbox' || c.type === 'radio') && !seen.visible(c)
+          && !ghostControl(c, 'input', getComputedStyle(c))) kinds.push('check'); }  // (a ghost is its own candidate)
       else if (type === 'file' || type === 'hidden') { /* cannot act offline */ }
       else if (interactive || types.size && CLICK_EVENTS.some(t => types.has(t)) || (pointer && !parentPointer)) kinds.push('click');
       if (HOVER_EVENTS.some(t => types.has(t)) || matchesHover(el)) kinds.push('hover');

@@ -41,6 +41,8 @@ def element_actions(memory: memory_mod.Memory, obs: observing.Observation, reach
             memory.families[sig] = rules.family(sig) if in_item else (shared or sig)
             if view is not None and kind == "click":
                 memory.families[sig] = f"view|{view}"
+            elif kind == "click" and (link := rules.link_family(c)) is not None:
+                memory.families[sig] = link
             if sig in memory.banned:
                 continue
             if kind == "type":

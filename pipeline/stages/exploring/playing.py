@@ -129,17 +129,28 @@ def scroll_options(obs: observing.Observation) -> list[Option]:
 
 
 ELEMENT_KEYS = 4  # keys offered per element with key handlers
+FIELD_KEYS = (("Enter", 0.5), ("Escape", 0.5))
 
 
 def element_key_options(obs: observing.Observation, c: observing.Candidate, reach: reaching.Reach) -> list[Option]:
     """Keys pressed on an element whose own key handlers compare against them (Escape
-    and Enter in a list item's edit field, Delete on a selected card), focused first."""
+    and Enter in a list item's edit field, Delete on a selected card), focused first;
+    Enter and Escape on a field whose key handler's keys cannot be read; Tab on the
+    focused element when it has a blur handler (leaving it is what that waits for)."""
     sources = {item.handler for item in obs.listeners.get(c.selector, ()) if item.type in steering.KEY_TYPES}
     keys: dict[str, float] = {}
     for source in sources:
         for name, weight in reach.handler_keys(source):
             keys[name] = max(keys.get(name, 0.0), weight)
+    if sources and not keys and c.type and c.type not in ("checkbox", "radio"):
+        # (a field's key handler whose keys cannot be read — a framework's wrapper, as
+        # Vue's `@keyup.escape`, compares inside its own code): the keys an edit field
+        # answers, Enter to commit and Escape to cancel
+        keys = dict(FIELD_KEYS)
     ranked = sorted(keys.items(), key=lambda item: (-item[1], item[0]))[:ELEMENT_KEYS]
+    blurs = obs.focused == c.selector and any(item.type in ("blur", "focusout") for item in obs.listeners.get(c.selector, ()))
+    if blurs:  # (leaving the focused field is what its blur handler waits for: Tab moves the focus on)
+        ranked.append(("Tab", 0.5))
     return [Option(rules.signature(f"key:{name}", c.selector), evidence.Action(kind="key", target=c.describe(), selector=c.selector,
                                                                 value=name), steer=weight) for name, weight in ranked]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import urllib.parse
 
+from iwcbench.pipeline.contracts import evidence
 from iwcbench.pipeline.stages.exploring import observing, values
 
 # Words (in a name, id, class or title) of actions that tear state down. Testers build
@@ -21,6 +22,7 @@ DESTRUCTIVE_HINT = re.compile(r"\b(delete|remove|clear|reset|trash|destroy)\b", 
 # Icon-only names of delete buttons ("x", "×", "🗑").
 DELETE_ICONS = {"x", "×", "✕", "✖", "✗", "❌", "🗑", "🗑️"}
 _POSITION = re.compile(r":nth-(of-type|child)\(\d+\)")
+_NUMBERS = re.compile(r"\d+")
 # Checkboxes a form usually refuses to go on without.
 CONSENT = re.compile(r"\b(agree|terms|accept|consent|privacy|conditions)\b", re.IGNORECASE)
 
@@ -60,8 +62,25 @@ def view_link(candidate: observing.Candidate, page_url: str) -> str | None:
 
 
 def filtering(candidate: observing.Candidate) -> bool:
-    """Does it look like a list's filter (All / Active / Completed)?"""
-    return candidate.item is None and bool(FILTER.match(candidate.name.strip()))
+    """Does it look like a list's filter (All / Active / Completed)? Outside list
+    items, or alone in its own (a nav list's ``<li><a>Active</a></li>``)."""
+    name = candidate.name.strip()
+    alone = candidate.item is None or candidate.context.strip() == name
+    return alone and bool(FILTER.match(name))
+
+
+def link_family(candidate: observing.Candidate) -> str | None:
+    """The family of a link to a hash router's view (``#/active``, ``#!/stats``): its
+    route with numbers blanked, so "#/active" and "#/completed" of one nav list are two
+    (a list item's controls are otherwise one family, and a router gives all its links
+    one handler) while "#/post/1" and "#/post/2" stay one. None for other links (a
+    plain ``href="#"`` says nothing of where it leads; other paths are view_link's)."""
+    if candidate.tag != "a" or not candidate.href or candidate.external:
+        return None
+    route = urllib.parse.urlsplit(candidate.href).fragment
+    if not route.startswith(("/", "!/")):
+        return None
+    return "route|#" + _NUMBERS.sub("#", route)  # (the family of route_options' visit to it too)
 
 
 def can_add_items(obs: observing.Observation) -> bool:
@@ -137,3 +156,50 @@ def form_fill(button: observing.Candidate, obs: observing.Observation) -> list[t
             if not any(x.type == "radio" and x.input_name == c.input_name and x.checked for x in fields):
                 fills.append(("check", c, None))
     return fills
+
+
+# Controls a person sees as one: what they try before guessing at the page.
+CONTROL_TAGS = {"button", "a", "input", "select", "textarea", "summary", "label", "option"}
+CONTROL_ROLES = {"button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox",
+                 "menuitemradio", "option", "slider", "spinbutton", "combobox", "textbox", "searchbox", "treeitem"}
+CONTROL_KINDS = ("click", "check", "select", "type")
+
+
+def containers(obs: observing.Observation) -> set[str]:
+    """Selectors of candidates whose box holds two or more other candidates' boxes: a
+    page wrapper, a React root that listens for all of its children, a board around
+    its cells. Acting on one is a guess at what its listener wants."""
+    found: set[str] = set()
+    boxes = [(c.selector, c.box) for c in obs.candidates if c.box[2] > 0 and c.box[3] > 0]
+    for selector, (x, y, w, h) in boxes:
+        inside = 0
+        for other, (ox, oy, ow, oh) in boxes:
+            if other != selector and ox >= x and oy >= y and ox + ow <= x + w and oy + oh <= y + h:
+                inside += 1
+                if inside >= 2:
+                    found.add(selector)
+                    break
+    return found
+
+
+def control(candidate: observing.Candidate, around: set[str]) -> bool:
+    """Is it a control: a button, link, field, checkbox or select, an element with a
+    control's role, or an element with a listener of its own that holds no other
+    control (a card, a tile) — not a container (``around``) nor a canvas?"""
+    if candidate.tag == "canvas" or candidate.selector in around:
+        return False
+    if candidate.tag in CONTROL_TAGS or candidate.role in CONTROL_ROLES:
+        return True
+    return any(k in candidate.kinds for k in CONTROL_KINDS)
+
+
+def guess(action: evidence.Action, candidate: observing.Candidate | None, around: set[str]) -> bool:
+    """A game-like move rather than the use of a control: a key pressed on the page, a
+    press at some place of an element, or any action on a container or a canvas."""
+    if action.kind in ("wait", "scroll", "resize", "load", "route", "back", "finish"):
+        return False
+    if candidate is None:
+        return action.kind in ("key", "click", "hover", "drag")
+    if action.value and action.value.startswith("at:"):
+        return True
+    return not control(candidate, around)
