@@ -12,9 +12,10 @@ Score of an action in a state (higher first):
       checkbox before the filters again)
     +5 typing into a free-standing field after a destructive action took items off
       the page, until the next typing (rebuild what was torn down; no blank values)
-    -4 (EARLY_FILTER) a list's filter (All / Active / Completed, or a route of the
-      app's router) while the list has fewer than rules.FEW_ITEMS items and a field
-      to add them: filters show something once there are items to filter
+    -4 (EARLY_FILTER) a list's filter (All / Active / Completed, a route of the
+      app's router, a link to another view or hash route of the app) while the list
+      has fewer than rules.FEW_ITEMS items and a field to add them: filters and other
+      views show something once there are items to filter
     -8 (GUESS) a game-like move (rules.guess: a key on the page, a press at some
       place of an element, anything on a container or a canvas) while a control of a
       never-tried family is on the page (rules.control: a button, link, field,
@@ -226,7 +227,7 @@ class HeuristicPolicy:
                 score += 1.5  # it just appeared
         if sig in held:
             score += HELD_BACK
-        if self._early_filter(obs, action):
+        if self._early_filter(obs, sig, action):
             score += EARLY_FILTER
         if action.kind == "type" and self.memory.torn_down:
             c = next((x for x in obs.candidates if x.selector == action.selector), None)
@@ -234,9 +235,10 @@ class HeuristicPolicy:
                 score += REBUILD
         return score + PRIORS.get(action.kind, 0.0) + self.rng.random() * 0.75
 
-    def _early_filter(self, obs: observing.Observation, action: evidence.Action) -> bool:
-        """A filter or route tried before the list has a few items to filter."""
-        if action.kind == "route":
+    def _early_filter(self, obs: observing.Observation, sig: str, action: evidence.Action) -> bool:
+        """A filter, a route or a link to another view of the app tried before the
+        list has a few items to filter (a stats view shows nothing of an empty list)."""
+        if action.kind == "route" or self.memory.family(sig).startswith(("view|", "route|")):
             is_filter = True
         elif action.kind in ("click", "check") and action.selector:
             c = next((x for x in obs.candidates if x.selector == action.selector), None)

@@ -123,3 +123,20 @@ def test_an_edit_field_whose_keys_cannot_be_read_gets_enter_and_escape_and_tab_w
     box = _candidate("e2", "#agree", "checkbox", "Agree", ("check",), type="checkbox")
     assert playing.element_key_options(_page(box, listeners={box.selector: listeners[field.selector]}), box,
                                        _Reach()) == []
+
+
+def test_a_link_to_another_view_waits_for_items_as_a_filter_does():
+    """A stats view shows nothing of an empty list: a link to it weighs like a filter
+    (EARLY_FILTER) until the list has a few items, then it is a view to visit."""
+    field = _candidate("e1", "#new", "textbox", "New task", ("type",), type="text")
+    stats = _candidate("e2", "nav > a", "link", "Stats", ("click",), href="http://127.0.0.1:1/stats")
+    chooser, page = _policy(), _page(field, stats)
+    first = chooser.choose(page)
+    assert first.selector == "#new"
+    sig = rules.signature("click", stats.selector)
+    assert chooser.memory.family(sig) == "view|/stats"
+    assert chooser._early_filter(page, sig, evidence.Action(kind="click", target="Stats", selector=stats.selector))
+    items = tuple(_candidate(f"i{n}", f"li:nth-of-type({n}) > button", "button", "Done", ("click",), item=f"r{n}",
+                             context=f"Task {n} Done") for n in range(1, 4))
+    full = _page(field, stats, *items)
+    assert not chooser._early_filter(full, sig, evidence.Action(kind="click", target="Stats", selector=stats.selector))
