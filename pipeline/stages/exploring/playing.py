@@ -100,13 +100,24 @@ def route_options(obs: observing.Observation, reach: reaching.Reach | None) -> l
     path_now = "/" + here[0].split("://", 1)[-1].partition("/")[2]
     value = max((reach.handler_value(item.handler) for item in obs.page_listeners if item.type in ROUTE_TYPES),
                 default=0.0)
+    # (a hash router — its address reads "#/…" — serves its table's paths as hashes:
+    # Vue Router's createWebHashHistory, React Router's HashRouter)
+    hashed = hash_now.startswith(("#/", "#!/"))
     options = []
-    for route in reach.code.routes[:MAX_ROUTES]:
+    for route in dict.fromkeys(_as_hash(r, hash_now) if hashed else r for r in reach.code.routes[:MAX_ROUTES]):
         if route in (hash_now, path_now):
             continue
         options.append(Option(f"route|{route}", evidence.Action(kind="route", target="page", value=route),
                               steer=value))
     return options
+
+
+def _as_hash(route: str, hash_now: str) -> str:
+    """A router table's path as the hash router of this page writes it ("/active" on
+    a page at "#!/" is "#!/active")."""
+    if not route.startswith("/"):
+        return route
+    return ("#!" if hash_now.startswith("#!") else "#") + route
 
 
 PHONE = "390x844"

@@ -140,3 +140,22 @@ def test_a_link_to_another_view_waits_for_items_as_a_filter_does():
                              context=f"Task {n} Done") for n in range(1, 4))
     full = _page(field, stats, *items)
     assert not chooser._early_filter(full, sig, evidence.Action(kind="click", target="Stats", selector=stats.selector))
+
+
+class _Routes:
+    """A reach whose code routes to a router table's paths."""
+
+    class code:  # noqa: N801 - the attribute a reach has
+        routes = ("/", "/active", "/completed", "#/about")
+
+    def handler_value(self, source: str) -> float:
+        return 0.0
+
+
+def test_a_hash_routers_table_paths_are_visited_as_hashes():
+    """Vue Router with createWebHashHistory: the table says "/active", the page's
+    address reads "#/": the view is visited by setting the hash "#/active"."""
+    hashed = _page(url="http://127.0.0.1:1/index.html#/")
+    assert [o.action.value for o in playing.route_options(hashed, _Routes())] == ["#/active", "#/completed", "#/about"]
+    plain = _page(url="http://127.0.0.1:1/")
+    assert [o.action.value for o in playing.route_options(plain, _Routes())] == ["/active", "/completed", "#/about"]
