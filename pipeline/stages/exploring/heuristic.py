@@ -13,7 +13,8 @@ Score of an action in a state (higher first):
     +5 typing into a free-standing field after a destructive action took items off
       the page, until the next typing (rebuild what was torn down; no blank values)
     -4 (EARLY_FILTER) a list's filter (All / Active / Completed, a route of the
-      app's router, a link to another view or hash route of the app) while the list
+      app's router, a link to another view or hash route of the app) or an action on
+      the whole list (rules.bulk: Toggle all, Mark all as done) while the list
       has fewer than rules.FEW_ITEMS items and a field to add them: filters and other
       views show something once there are items to filter
     -8 (GUESS) a game-like move (rules.guess: a key on the page, a press at some
@@ -242,7 +243,7 @@ class HeuristicPolicy:
             is_filter = True
         elif action.kind in ("click", "check") and action.selector:
             c = next((x for x in obs.candidates if x.selector == action.selector), None)
-            is_filter = c is not None and rules.filtering(c)
+            is_filter = c is not None and (rules.filtering(c) or rules.bulk(c))
         else:
             return False
         return is_filter and rules.item_count(obs) < rules.FEW_ITEMS and rules.can_add_items(obs)

@@ -30,6 +30,9 @@ CONSENT = re.compile(r"\b(agree|terms|accept|consent|privacy|conditions)\b", re.
 FILTER = re.compile(r"^(show\s+)?(all|active|completed?|done|pending|open|closed|finished|unfinished|"
                     r"todo|to do|in progress|archived?|starred|favou?rites?)(\s+(items|tasks|todos))?$", re.IGNORECASE)
 FEW_ITEMS = 3  # a list with fewer items shows little through its filters
+# Actions on a whole list at once ("Toggle all", "Mark all as done", "Select all"):
+# like its filters, they say little until the list holds a few items.
+BULK = re.compile(r"\b(toggle|mark|select|check|uncheck|complete|archive)[\s_-]+(all|every(thing)?)\b", re.IGNORECASE)
 
 
 # The last part of a path that names a page (a route, a folder, an .html file), not a
@@ -67,6 +70,11 @@ def filtering(candidate: observing.Candidate) -> bool:
     name = candidate.name.strip()
     alone = candidate.item is None or candidate.context.strip() == name
     return alone and bool(FILTER.match(name))
+
+
+def bulk(candidate: observing.Candidate) -> bool:
+    """Does it act on the whole list at once (Toggle all, Mark all as done)?"""
+    return candidate.item is None and bool(BULK.search(f"{candidate.name} {candidate.hint}".replace("-", " ")))
 
 
 def link_family(candidate: observing.Candidate) -> str | None:

@@ -159,3 +159,11 @@ def test_a_hash_routers_table_paths_are_visited_as_hashes():
     assert [o.action.value for o in playing.route_options(hashed, _Routes())] == ["#/active", "#/completed", "#/about"]
     plain = _page(url="http://127.0.0.1:1/")
     assert [o.action.value for o in playing.route_options(plain, _Routes())] == ["/active", "/completed", "#/about"]
+
+
+def test_an_action_on_the_whole_list_waits_for_items():
+    toggle_all = _candidate("e1", "#toggle-all", "checkbox", "Toggle All Input", ("check",), hint="toggle-all")
+    mark = _candidate("e2", "#mark", "button", "Mark all as done", ("click",))
+    one = _candidate("e3", "li > button", "button", "Toggle all", ("click",), item="r1", context="Toggle all x")
+    assert rules.bulk(toggle_all) and rules.bulk(mark) and not rules.bulk(one)
+    assert not rules.bulk(_candidate("e4", "#all", "link", "All", ("click",)))
