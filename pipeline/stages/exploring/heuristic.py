@@ -103,6 +103,7 @@ EARLY_FILTER = -4.0
 GUESS = -8.0  # a game-like move while a control is untried
 PLAY_SHARE = 0.5  # of the steps, what a page that plays may spend on game-like moves meanwhile
 MOTION = {"mousemove", "pointermove", "touchmove", "pointerdown", "mousedown", "touchstart"}
+POINTER = {"clientX", "clientY", "pageX", "pageY", "offsetX", "offsetY", "movementX", "movementY", "touches"}
 RELOAD, RELOADS, RELOAD_EVERY = offering.RELOAD, offering.RELOADS, offering.RELOAD_EVERY
 
 
@@ -315,7 +316,7 @@ class HeuristicPolicy:
         by_selector = {c.selector: c for c in obs.candidates}
         self.memory.guesses = {sig for sig, a in options if rules.guess(a, by_selector.get(a.selector or ""), around)}
         harmful, held = self._destructive(obs, options)
-        early = self._early_guesses(obs, options, held, around)
+        early = self._early_guesses(obs, options, held, around, reach)
         if self.rng.random() < EPSILON:
             # (waiting and scrolling are chosen for what they promise, never by chance)
             allowed = [o for o in options if o[0] not in held | early and o[1].kind not in ("wait", "scroll")] or options
@@ -352,7 +353,7 @@ class HeuristicPolicy:
         return self._commit(obs, sig, chosen)
 
     def _early_guesses(self, obs: observing.Observation, options: list[tuple[str, evidence.Action]],
-                       held: set[str], around: set[str]) -> set[str]:
+                       held: set[str], around: set[str], reach: reaching.Reach | None) -> set[str]:
         """The game-like moves (rules.guess, noted in memory.guesses) to hold back this
         step: all of them while a control of a never-tried family is on the page — but
         a page that plays (it listens to keys or pointer motion on the page, or draws
@@ -362,7 +363,7 @@ class HeuristicPolicy:
             (c := by_selector.get(action.selector or "")) is not None and sig not in held | self.memory.guesses
             and action.kind in rules.CONTROL_KINDS and rules.control(c, around)
             and self.memory.tried_family[self.memory.family(sig)] == 0 for sig, action in options)
-        share = PLAY_SHARE if _plays(obs) else 0.0
+        share = PLAY_SHARE if _plays(obs, reach) else 0.0
         if not untried or self.memory.guessed < share * self.memory.acted:
             return set()
         return self.memory.guesses
@@ -459,10 +460,19 @@ class HeuristicPolicy:
         return None
 
 
-def _plays(obs: observing.Observation) -> bool:
-    """Does the page play: listen to keys or pointer motion as a whole, or draw on a canvas?"""
-    return obs.keyboard or obs.canvases > 0 or any(
-        item.type in MOTION or item.type in steering.KEY_TYPES for item in obs.page_listeners)
+def _plays(obs: observing.Observation, reach: reaching.Reach | None) -> bool:
+    """Does the page play: draw on a canvas, or listen to keys or pointer motion as a
+    whole — when its code is read, only if the app's own code compares keys or reads
+    the pointer's position (a framework listens to the document for its own ends:
+    Next.js's keydown is no game)?"""
+    if obs.canvases > 0:
+        return True
+    keys = obs.keyboard or any(item.type in steering.KEY_TYPES for item in obs.page_listeners)
+    motion = any(item.type in MOTION for item in obs.page_listeners)
+    if reach is None:
+        return keys or motion
+    code = reach.code
+    return (keys and any(facts.keys for facts in code.facts.values())) or (motion and bool(code.mentioned & POINTER))
 
 
 _DIGITS = re.compile(r"\d+")

@@ -167,3 +167,24 @@ def test_an_action_on_the_whole_list_waits_for_items():
     one = _candidate("e3", "li > button", "button", "Toggle all", ("click",), item="r1", context="Toggle all x")
     assert rules.bulk(toggle_all) and rules.bulk(mark) and not rules.bulk(one)
     assert not rules.bulk(_candidate("e4", "#all", "link", "All", ("click",)))
+
+
+def test_a_framework_listening_to_the_document_does_not_make_a_page_play():
+    """Next.js listens for keydown on the document for its own ends: with the code read,
+    a page plays only if the app's own code compares keys (or reads the pointer)."""
+    class Facts:
+        def __init__(self, keys):
+            self.keys = keys
+
+    class Reach:
+        def __init__(self, keys, mentioned=frozenset()):
+            self.code = type("Code", (), {"facts": {"app.js": Facts(keys)}, "mentioned": set(mentioned)})()
+
+    page = _page(keyboard=True, page_listeners=(inspecting.Listener(type="keydown", handler="f"),))
+    assert heuristic._plays(page, None)
+    assert not heuristic._plays(page, Reach([]))
+    assert heuristic._plays(page, Reach(["ArrowUp"]))
+    moving = _page(page_listeners=(inspecting.Listener(type="mousemove", handler="f"),))
+    assert not heuristic._plays(moving, Reach([]))
+    assert heuristic._plays(moving, Reach([], {"clientX"}))
+    assert heuristic._plays(_page(canvases=1), Reach([]))
