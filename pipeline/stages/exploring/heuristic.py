@@ -100,10 +100,9 @@ SIBLINGS = 3  # tries of a family after which its untried members count little
 FADE = 0.6
 ECHO = 4.0
 EARLY_FILTER = -4.0
+HERE = -3.0  # a link to the very address the page is on
 GUESS = -8.0  # a game-like move while a control is untried
 PLAY_SHARE = 0.5  # of the steps, what a page that plays may spend on game-like moves meanwhile
-MOTION = {"mousemove", "pointermove", "touchmove", "pointerdown", "mousedown", "touchstart"}
-POINTER = {"clientX", "clientY", "pageX", "pageY", "offsetX", "offsetY", "movementX", "movementY", "touches"}
 RELOAD, RELOADS, RELOAD_EVERY = offering.RELOAD, offering.RELOADS, offering.RELOAD_EVERY
 
 
@@ -185,8 +184,9 @@ class HeuristicPolicy:
         harmful, untried = set(), False
         for sig, action in options:
             c = by_selector.get(action.selector or "")
-            if c is None or action.kind not in ("click", "check", "type", "select") or sig in self.memory.guesses:
-                continue  # (a guess at a container builds nothing up)
+            if c is None or action.kind not in ("click", "check", "type", "select") or sig in self.memory.guesses \
+                    or (c.tag == "a" and not rules.filtering(c)):
+                continue  # (a guess at a container, or a link to another view, builds nothing up)
             if action.kind in ("click", "check") and rules.destructive(c):
                 harmful.add(sig)
             elif self.memory.tried_family[self.memory.family(sig)] == 0:
@@ -229,6 +229,8 @@ class HeuristicPolicy:
                 score += 1.5  # it just appeared
         if sig in held:
             score += HELD_BACK
+        if action.kind == "click" and rules.to_here(self._candidate(obs, action), obs.url):
+            score += HERE
         if self._early_filter(obs, sig, action):
             score += EARLY_FILTER
         if action.kind == "type" and self.memory.torn_down:
@@ -236,6 +238,10 @@ class HeuristicPolicy:
             if c is not None and c.item is None:
                 score += REBUILD
         return score + PRIORS.get(action.kind, 0.0) + self.rng.random() * 0.75
+
+    @staticmethod
+    def _candidate(obs: observing.Observation, action: evidence.Action) -> observing.Candidate | None:
+        return next((x for x in obs.candidates if x.selector == action.selector), None) if action.selector else None
 
     def _early_filter(self, obs: observing.Observation, sig: str, action: evidence.Action) -> bool:
         """A filter, a route or a link to another view of the app tried before the
@@ -363,7 +369,7 @@ class HeuristicPolicy:
             (c := by_selector.get(action.selector or "")) is not None and sig not in held | self.memory.guesses
             and action.kind in rules.CONTROL_KINDS and rules.control(c, around)
             and self.memory.tried_family[self.memory.family(sig)] == 0 for sig, action in options)
-        share = PLAY_SHARE if _plays(obs, reach) else 0.0
+        share = PLAY_SHARE if rules.plays(obs, reach) else 0.0
         if not untried or self.memory.guessed < share * self.memory.acted:
             return set()
         return self.memory.guesses
@@ -458,21 +464,6 @@ class HeuristicPolicy:
 
     def summary(self) -> str | None:
         return None
-
-
-def _plays(obs: observing.Observation, reach: reaching.Reach | None) -> bool:
-    """Does the page play: draw on a canvas, or listen to keys or pointer motion as a
-    whole — when its code is read, only if the app's own code compares keys or reads
-    the pointer's position (a framework listens to the document for its own ends:
-    Next.js's keydown is no game)?"""
-    if obs.canvases > 0:
-        return True
-    keys = obs.keyboard or any(item.type in steering.KEY_TYPES for item in obs.page_listeners)
-    motion = any(item.type in MOTION for item in obs.page_listeners)
-    if reach is None:
-        return keys or motion
-    code = reach.code
-    return (keys and any(facts.keys for facts in code.facts.values())) or (motion and bool(code.mentioned & POINTER))
 
 
 _DIGITS = re.compile(r"\d+")

@@ -10,7 +10,7 @@ import re
 import urllib.parse
 
 from iwcbench.pipeline.contracts import evidence
-from iwcbench.pipeline.stages.exploring import observing, values
+from iwcbench.pipeline.stages.exploring import observing, reaching, values
 
 # Words (in a name, id, class or title) of actions that tear state down. Testers build
 # state up before they tear it down, so these wait until the constructive ones ran.
@@ -211,3 +211,32 @@ def guess(action: evidence.Action, candidate: observing.Candidate | None, around
     if action.value and action.value.startswith("at:"):
         return True
     return not control(candidate, around)
+
+
+MOTION = {"mousemove", "pointermove", "touchmove", "pointerdown", "mousedown", "touchstart"}
+POINTER = {"clientX", "clientY", "pageX", "pageY", "offsetX", "offsetY", "movementX", "movementY", "touches"}
+KEY_TYPES = ("keydown", "keyup", "keypress")
+
+
+def plays(obs: observing.Observation, reach: reaching.Reach | None) -> bool:
+    """Does the page play: draw on a canvas, or listen to keys or pointer motion as a
+    whole — when its code is read, only if the app's own code compares keys or reads
+    the pointer's position (a framework listens to the document for its own ends:
+    Next.js's keydown is no game)?"""
+    if obs.canvases > 0:
+        return True
+    keys = obs.keyboard or any(item.type in KEY_TYPES for item in obs.page_listeners)
+    motion = any(item.type in MOTION for item in obs.page_listeners)
+    if reach is None:
+        return keys or motion
+    code = reach.code
+    return (keys and any(facts.keys for facts in code.facts.values())) or (motion and bool(code.mentioned & POINTER))
+
+
+def to_here(candidate: observing.Candidate | None, page_url: str) -> bool:
+    """Is it a link to the very address the page is on (a nav bar's link to the view
+    showing)? Following it changes nothing."""
+    if candidate is None or candidate.tag != "a" or not candidate.href:
+        return False
+    return candidate.href.rstrip("#") == page_url.rstrip("#") or (
+        candidate.href.endswith("#/") and page_url.rstrip("/#") == candidate.href[:-2].rstrip("/"))

@@ -181,10 +181,28 @@ def test_a_framework_listening_to_the_document_does_not_make_a_page_play():
             self.code = type("Code", (), {"facts": {"app.js": Facts(keys)}, "mentioned": set(mentioned)})()
 
     page = _page(keyboard=True, page_listeners=(inspecting.Listener(type="keydown", handler="f"),))
-    assert heuristic._plays(page, None)
-    assert not heuristic._plays(page, Reach([]))
-    assert heuristic._plays(page, Reach(["ArrowUp"]))
+    assert rules.plays(page, None)
+    assert not rules.plays(page, Reach([]))
+    assert rules.plays(page, Reach(["ArrowUp"]))
     moving = _page(page_listeners=(inspecting.Listener(type="mousemove", handler="f"),))
-    assert not heuristic._plays(moving, Reach([]))
-    assert heuristic._plays(moving, Reach([], {"clientX"}))
-    assert heuristic._plays(_page(canvases=1), Reach([]))
+    assert not rules.plays(moving, Reach([]))
+    assert rules.plays(moving, Reach([], {"clientX"}))
+    assert rules.plays(_page(canvases=1), Reach([]))
+
+
+def test_a_link_to_the_view_showing_goes_nowhere():
+    here = _candidate("e1", "nav > a:nth-of-type(2)", "link", "Stats", ("click",), href="http://127.0.0.1:1/#/stats")
+    assert rules.to_here(here, "http://127.0.0.1:1/#/stats")
+    assert not rules.to_here(here, "http://127.0.0.1:1/#/")
+    home = _candidate("e2", "nav > a:nth-of-type(1)", "link", "Tasks", ("click",), href="http://127.0.0.1:1/#/")
+    assert rules.to_here(home, "http://127.0.0.1:1/") and not rules.to_here(home, "http://127.0.0.1:1/#/stats")
+
+
+def test_a_link_to_another_view_does_not_hold_a_destructive_action_back():
+    """On a stats view, "Clear all" is the one thing left to do: the nav bar's link back
+    to the tasks builds nothing up, so it does not make "Clear all" wait."""
+    tasks = _candidate("e1", "nav > a:nth-of-type(1)", "link", "Tasks", ("click",), href="http://127.0.0.1:1/#/")
+    clear = _candidate("e2", "#clear", "button", "Clear all", ("click",))
+    chooser = _policy()
+    page = _page(tasks, clear, url="http://127.0.0.1:1/#/stats")
+    assert chooser.choose(page).selector == "#clear"
