@@ -205,4 +205,7 @@ def test_a_link_to_another_view_does_not_hold_a_destructive_action_back():
     clear = _candidate("e2", "#clear", "button", "Clear all", ("click",))
     chooser = _policy()
     page = _page(tasks, clear, url="http://127.0.0.1:1/#/stats")
-    assert chooser.choose(page).selector == "#clear"
+    options = [(rules.signature("click", c.selector), evidence.Action(kind="click", target=c.name, selector=c.selector))
+               for c in (tasks, clear)]
+    harmful, held = chooser._destructive(page, options)
+    assert harmful == {rules.signature("click", "#clear")} and held == set()
