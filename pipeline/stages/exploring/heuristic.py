@@ -25,8 +25,9 @@ Score of an action in a state (higher first):
       page that plays (keys or pointer motion listened to on the page, a canvas) may
       spend up to PLAY_SHARE of its steps on such moves meanwhile
     -6 destructive (delete, remove, x, clear, reset, ...) while a constructive
-      action of a never-tried family is on the page, or while a rebuild is due:
-      build state up first
+      action of a never-tried family is on the page, or while a rebuild is due, or
+      (once tried) while the list has fewer than rules.FEW_ITEMS items and a field
+      to add them: build state up first
     + statement-coverage gain of its last try (points, capped at 5; never for a
       destructive action): coverage only grows, so what paid off once rarely pays
       again; a form's follow-ups (other fields, submit, Enter) credit their gain to
@@ -191,7 +192,11 @@ class HeuristicPolicy:
                 harmful.add(sig)
             elif self.memory.tried_family[self.memory.family(sig)] == 0:
                 untried = True
-        return harmful, (harmful if untried or self.memory.torn_down else set())
+        # (once tried, a delete waits while the list is short: deleting each item as
+        # it comes keeps the list from ever having a few to filter, view or clear)
+        short = rules.item_count(obs) < rules.FEW_ITEMS and rules.can_add_items(obs)
+        tried = {sig for sig in harmful if short and self.memory.tried_family[self.memory.family(sig)] > 0}
+        return harmful, (harmful if untried or self.memory.torn_down else tried)
 
     def _flipped(self, obs: observing.Observation, sig: str, action: evidence.Action) -> bool:
         """Is this toggle now the other way round than when it was last clicked?"""

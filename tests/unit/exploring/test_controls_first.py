@@ -209,3 +209,21 @@ def test_a_link_to_another_view_does_not_hold_a_destructive_action_back():
                for c in (tasks, clear)]
     harmful, held = chooser._destructive(page, options)
     assert harmful == {rules.signature("click", "#clear")} and held == set()
+
+
+def test_a_delete_once_tried_waits_while_the_list_is_short():
+    field = _candidate("e1", "#new", "textbox", "New task", ("type",), type="text")
+    delete = _candidate("e2", "li:nth-of-type(1) > button", "button", "Delete", ("click",), item="r1",
+                        context="Buy milk Delete")
+    chooser = _policy()
+    sig = rules.signature("click", delete.selector)
+    chooser.memory.families[sig] = rules.family(sig)
+    options = [(rules.signature("type", "#new"), evidence.Action(kind="type", target="New task", selector="#new")),
+               (sig, evidence.Action(kind="click", target="Delete", selector=delete.selector))]
+    chooser.memory.tried_family[rules.signature("type", "#new")] += 1
+    assert chooser._destructive(_page(field, delete), options)[1] == set()  # never tried: it may go
+    chooser.memory.tried_family[rules.family(sig)] += 1
+    assert chooser._destructive(_page(field, delete), options)[1] == {sig}  # tried, one item: it waits
+    more = tuple(_candidate(f"x{n}", f"li:nth-of-type({n}) > button", "button", "Delete", ("click",), item=f"r{n}",
+                            context="Task Delete") for n in (2, 3))
+    assert chooser._destructive(_page(field, delete, *more), options)[1] == set()  # three items: it may go
