@@ -102,6 +102,7 @@ FADE = 0.6
 ECHO = 4.0
 EARLY_FILTER = -4.0
 HERE = -3.0  # a link to the very address the page is on
+EARLY_VIEW_STEPS = 12  # the steps another view may wait for the list to have a few items
 GUESS = -8.0  # a game-like move while a control is untried
 PLAY_SHARE = 0.5  # of the steps, what a page that plays may spend on game-like moves meanwhile
 RELOAD, RELOADS, RELOAD_EVERY = offering.RELOAD, offering.RELOADS, offering.RELOAD_EVERY
@@ -250,9 +251,11 @@ class HeuristicPolicy:
 
     def _early_filter(self, obs: observing.Observation, sig: str, action: evidence.Action) -> bool:
         """A filter, a route or a link to another view of the app tried before the
-        list has a few items to filter (a stats view shows nothing of an empty list)."""
+        list has a few items to filter (a stats view shows nothing of an empty list);
+        another view waits EARLY_VIEW_STEPS steps at most (a list that will not grow
+        past two items must not keep the app's other views out of reach)."""
         if action.kind == "route" or self.memory.family(sig).startswith(("view|", "route|")):
-            is_filter = True
+            is_filter = obs.step < EARLY_VIEW_STEPS
         elif action.kind in ("click", "check") and action.selector:
             c = next((x for x in obs.candidates if x.selector == action.selector), None)
             is_filter = c is not None and (rules.filtering(c) or rules.bulk(c))
