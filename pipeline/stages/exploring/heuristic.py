@@ -54,7 +54,8 @@ Score of an action in a state (higher first):
       handler all links share
     + a small prior per kind, + a seeded tie-break in [0, 0.75)
 With probability EPSILON a seeded random action (untried in this state, if any is
-left, never a held-back destructive one, never a wait or a scroll) is taken instead, so one dominant action
+left, never a held-back destructive one or guess, a wait, a scroll or a link to the
+address showing) is taken instead, so one dominant action
 cannot trap the explorer.
 
 Besides element actions it plays keys, waits and presses positional elements at
@@ -333,7 +334,8 @@ class HeuristicPolicy:
         early = self._early_guesses(obs, options, held, around, reach)
         if self.rng.random() < EPSILON:
             # (waiting and scrolling are chosen for what they promise, never by chance)
-            allowed = [o for o in options if o[0] not in held | early and o[1].kind not in ("wait", "scroll")] or options
+            allowed = [o for o in options if o[0] not in held | early and o[1].kind not in ("wait", "scroll")
+                       and not rules.to_here(self._candidate(obs, o[1]), obs.url)] or options
             fresh = [o for o in allowed if self.memory.tried[(place(obs), o[0])] == 0] or allowed
             sig, action = fresh[self.rng.randrange(len(fresh))]
         else:
