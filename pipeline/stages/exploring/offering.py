@@ -69,10 +69,8 @@ def element_actions(memory: memory_mod.Memory, obs: observing.Observation, reach
                 if kind == "drag" and drop:
                     value = max(value, steering.drop_value(reach, obs, drop))
                 memory.steers[sig] = value
-            if view is not None and kind == "click":
-                memory.steers[sig] = max(memory.steers.get(sig, 0.0), view_value(memory, view))
-            if kind == "click" and rules.to_here(c, obs.url):
-                memory.steers[sig] = 0.0  # (a link to the address showing runs nothing new: no hashchange)
+            if kind == "click" and (view is not None or rules.to_here(c, obs.url)):  # (to here: no hashchange)
+                memory.steers[sig] = 0.0 if view is None else max(memory.steers.get(sig, 0.0), view_value(memory, view))
             if kind in ("click", "hover") and steering.positional(obs, c):
                 for option in playing.positional_options(obs, c, sig, kind, memory.steers.get(sig, 0.0)):
                     memory.families[option.sig] = memory.families[sig]
