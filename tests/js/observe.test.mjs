@@ -76,3 +76,10 @@ test('sampled: few siblings are all offered; many are offered every n-th, over t
   assert.equal(grid.length, 39);  // every 15th of 576
   assert.ok(grid.at(-1) > 550, 'the last rows are offered too');
 });
+
+test('clip never cuts an emoji in half', () => {
+  const text = 'ab🙂cd';  // 🙂 is two UTF-16 units, at 2 and 3
+  assert.equal(clip(text, 4), 'ab…');  // the cut would fall between its halves
+  assert.equal(clip(text, 5), 'ab🙂…');
+  assert.ok(!/[\uD800-\uDBFF]…$/.test(clip('x'.repeat(10) + '🙂'.repeat(10), 12)));
+});

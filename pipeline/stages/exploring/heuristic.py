@@ -493,4 +493,4 @@ def place(obs: observing.Observation) -> str:
     and its accessibility tree with numbers blanked, so a ticking timer, a score or a
     move counter does not make every step a new place (a new question, a new list
     item or another view does)."""
-    return hashlib.sha1(f"{obs.url}\n{_DIGITS.sub('#', obs.tree)}".encode()).hexdigest()
+    return hashlib.sha1(f"{obs.url}\n{_DIGITS.sub('#', obs.tree)}".encode(errors="surrogatepass")).hexdigest()

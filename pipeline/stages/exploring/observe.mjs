@@ -24,7 +24,13 @@ export const hash = (text) => {
   return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
 };
 
-export const clip = (s, n) => { s = (s || '').replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n - 1) + '…' : s; };
+// (a cut never splits a surrogate pair: half an emoji is no text, and Python cannot encode it)
+export const clip = (s, n) => {
+  s = (s || '').replace(/\s+/g, ' ').trim();
+  if (s.length <= n) return s;
+  const end = /[\uD800-\uDBFF]/.test(s[n - 2] || '') ? n - 2 : n - 1;
+  return s.slice(0, end) + '…';
+};
 
 export const q = (s) => '"' + String(s).replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
 

@@ -132,3 +132,10 @@ def test_elements_listening_for_double_clicks_get_one():
         chosen.append((action.kind, action.value))
         chooser.observe(_step(action), page)
     assert sorted(chosen, key=str) == [("click", "double"), ("click", None)]
+
+
+def test_a_place_with_half_an_emoji_in_its_tree_is_still_a_place():
+    """A page's text cut in the middle of an emoji (a lone surrogate) must not crash the
+    exploration: the place is hashed all the same (it did, on an app written elsewhere)."""
+    page = _page(tree='- button "Score \ud83d"')
+    assert len(heuristic.place(page)) == 40
