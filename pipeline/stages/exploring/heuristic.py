@@ -26,8 +26,8 @@ Score of an action in a state (higher first):
       spend up to PLAY_SHARE of its steps on such moves meanwhile
     -6 destructive (delete, remove, x, clear, reset, ...) while a constructive
       action of a never-tried family is on the page, or while a rebuild is due, or
-      (once tried) while the list has fewer than rules.FEW_ITEMS items and a field
-      to add them: build state up first
+      (a list item's, once tried) while the list has fewer than rules.FEW_ITEMS items
+      and a field to add them: build state up first
     + statement-coverage gain of its last try (points, capped at 5; never for a
       destructive action): coverage only grows, so what paid off once rarely pays
       again; a form's follow-ups (other fields, submit, Enter) credit their gain to
@@ -184,7 +184,7 @@ class HeuristicPolicy:
         """(destructive signatures, those to hold back: some constructive family is
         untried, or a rebuild after the last tear-down is still due)."""
         by_selector = {c.selector: c for c in obs.candidates}
-        harmful, untried = set(), False
+        harmful, untried, in_items = set(), False, []
         for sig, action in options:
             c = by_selector.get(action.selector or "")
             if c is None or action.kind not in ("click", "check", "type", "select") or sig in self.memory.guesses \
@@ -192,12 +192,13 @@ class HeuristicPolicy:
                 continue  # (a guess at a container, or a link to another view, builds nothing up)
             if action.kind in ("click", "check") and rules.destructive(c):
                 harmful.add(sig)
+                in_items += [sig] if c.item is not None else []
             elif self.memory.tried_family[self.memory.family(sig)] == 0:
                 untried = True
-        # (once tried, a delete waits while the list is short: deleting each item as
-        # it comes keeps the list from ever having a few to filter, view or clear)
+        # (once tried, an item's delete waits while the list is short: deleting each
+        # item as it comes keeps the list from ever having a few to filter, view or clear)
         short = rules.item_count(obs) < rules.FEW_ITEMS and rules.can_add_items(obs)
-        tried = {sig for sig in harmful if short and self.memory.tried_family[self.memory.family(sig)] > 0}
+        tried = {sig for sig in in_items if short and self.memory.tried_family[self.memory.family(sig)] > 0}
         return harmful, (harmful if untried or self.memory.torn_down else tried)
 
     def _flipped(self, obs: observing.Observation, sig: str, action: evidence.Action) -> bool:

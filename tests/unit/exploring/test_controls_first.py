@@ -227,3 +227,21 @@ def test_a_delete_once_tried_waits_while_the_list_is_short():
     more = tuple(_candidate(f"x{n}", f"li:nth-of-type({n}) > button", "button", "Delete", ("click",), item=f"r{n}",
                             context="Task Delete") for n in (2, 3))
     assert chooser._destructive(_page(field, delete, *more), options)[1] == set()  # three items: it may go
+
+
+def test_a_clear_key_outside_the_list_is_not_held_for_the_list():
+    """A calculator's "C" (its class says clear) shares one handler with the digits: that
+    the digits were pressed says nothing of it, and it is no list item's delete."""
+    display = _candidate("e0", "#result", "textbox", "", ("type",), type="text")
+    clear = _candidate("e1", "button.clear", "button", "C", ("click",), hint="clear")
+    seven = _candidate("e2", "button.number", "button", "7", ("click",))
+    chooser = _policy()
+    sigs = [rules.signature("click", c.selector) for c in (clear, seven)]
+    for sig in sigs:
+        chooser.memory.families[sig] = "handler|digits"
+    chooser.memory.tried_family["handler|digits"] += 1
+    chooser.memory.tried_family[rules.signature("type", "#result")] += 1
+    options = [(rules.signature("type", "#result"), evidence.Action(kind="type", target="result", selector="#result")),
+               *((sig, evidence.Action(kind="click", target=c.name, selector=c.selector)) for sig, c in zip(sigs, (clear, seven)))]
+    harmful, held = chooser._destructive(_page(display, clear, seven), options)
+    assert harmful == {sigs[0]} and held == set()
