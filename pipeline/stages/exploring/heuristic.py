@@ -205,7 +205,7 @@ class HeuristicPolicy:
         """Is this toggle now the other way round than when it was last clicked?"""
         if action.kind != "check" or sig not in self.memory.toggled_from:
             return False
-        c = next((x for x in obs.candidates if x.selector == action.selector), None)
+        c = self._candidate(obs, action)
         return c is not None and c.checked is not None and c.checked != self.memory.toggled_from[sig]
 
     def _score(self, obs: observing.Observation, sig: str, action: evidence.Action,
@@ -220,7 +220,7 @@ class HeuristicPolicy:
         score += STEER * min(self.memory.steers.get(sig, 0.0), STEER_CAP) * FADE ** self.memory.fruitless[sig]
         if self.memory.revealed is not None and action.kind == "click" and action.selector != self.memory.revealed[0] \
                 and self.memory.revealed[1] in self.memory.names_seen.get(action.selector or "", ()):
-            c = next((x for x in obs.candidates if x.selector == action.selector), None)
+            c = self._candidate(obs, action)
             if c is not None and c.name != self.memory.revealed[1]:  # it shows something else now: hidden again
                 score += ECHO
         score += 2.0 if self.memory.tried_family[self.memory.family(sig)] == 0 else 0.0
@@ -242,7 +242,7 @@ class HeuristicPolicy:
         if self._early_filter(obs, sig, action):
             score += EARLY_FILTER
         if action.kind == "type" and self.memory.torn_down:
-            c = next((x for x in obs.candidates if x.selector == action.selector), None)
+            c = self._candidate(obs, action)
             if c is not None and c.item is None:
                 score += REBUILD
         return score + PRIORS.get(action.kind, 0.0) + self.rng.random() * 0.75
@@ -259,7 +259,7 @@ class HeuristicPolicy:
         if action.kind == "route" or self.memory.family(sig).startswith(("view|", "route|")):
             is_filter = obs.step < EARLY_VIEW_STEPS
         elif action.kind in ("click", "check") and action.selector:
-            c = next((x for x in obs.candidates if x.selector == action.selector), None)
+            c = self._candidate(obs, action)
             is_filter = c is not None and (rules.filtering(c) or rules.bulk(c))
         else:
             return False
@@ -422,7 +422,7 @@ class HeuristicPolicy:
 
     def _commit(self, obs: observing.Observation, sig: str, action: evidence.Action) -> evidence.Action:
         self.memory.pending = (place(obs), sig, action)
-        c = next((x for x in obs.candidates if x.selector == action.selector), None)
+        c = self._candidate(obs, action)
         self.memory.name_before = c.name if c is not None else None
         if action.kind == "check" and c is not None and c.checked is not None:
             self.memory.toggled_from[sig] = c.checked
