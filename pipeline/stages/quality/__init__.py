@@ -427,6 +427,6 @@ def measure_source(files: artifacts.Reader, settings: settings_mod.Quality, tool
         got.run.failed("static-tools", got.static.reason)
     never_ran = Inputs(start_url="", files=files, trace=evidence.Trace(
         explorer="heuristic", seed=0, max_steps=0, start_url=""), graph=None)
-    table = _metrics(never_ran, got, [], units, kept)
+    table = _metrics(never_ran, got, [], units, kept, never_ran.trace)
     scores = {name: _guard(name, table[name]) for name in wanted}
     return scores, records.QualityReport(tools=got.run.report, seconds=round(time.monotonic() - started, 3))
