@@ -6,8 +6,8 @@
 Cluster defaults (runner image, service accounts, ConfigMap and Secret names) come
 from the environment the chart sets: IWC_RUNNER_IMAGE, IWC_IMAGE_PULL_POLICY,
 IWC_APP_SERVICE_ACCOUNT, IWC_SCORING_SERVICE_ACCOUNT, IWC_CONFIG_MAP,
-IWC_STORE_SECRET, IWC_ANTHROPIC_SECRET, IWC_JOB_TTL_SECONDS, IWC_PRIORITY_CLASS (an empty value
-means "none"), IWC_POD_RESOURCES (JSON: {instrument|app|explorer|scoring: {requests, limits}}) and
+IWC_STORE_SECRET, IWC_ANTHROPIC_SECRET, IWC_JOB_TTL_SECONDS, IWC_PRIORITY_CLASS, IWC_SECCOMP_PROFILE
+(app pods' Localhost seccomp profile; an empty value means "none"), IWC_POD_RESOURCES (JSON: {instrument|app|explorer|scoring: {requests, limits}}) and
 IWC_PROVIDER_SECRETS: a Secret per other LLM provider, ``openai=iwc-openai,google=iwc-google``.
 """
 
@@ -52,6 +52,7 @@ def defaults_from(env: Mapping[str, str]) -> planning.Defaults:
         job_ttl_seconds=_int_or_none(pick("IWC_JOB_TTL_SECONDS", _text(base.job_ttl_seconds))),
         priority_class=pick("IWC_PRIORITY_CLASS", base.priority_class),
         resources=json.loads(env["IWC_POD_RESOURCES"]) if env.get("IWC_POD_RESOURCES") else base.resources,
+        seccomp_profile=pick("IWC_SECCOMP_PROFILE", base.seccomp_profile),
     )
 
 

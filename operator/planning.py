@@ -71,6 +71,10 @@ class Defaults:
     job_ttl_seconds: int | None = 86400  # finished Jobs (and their pods) go after this; None: kept
     priority_class: str | None = None  # PriorityClass of every pod (a run's spec may name another)
     resources: dict | None = None  # {instrument|app|explorer|scoring: {requests, limits}} from the chart
+    # app pods' seccomp profile, a path under each node's kubelet seccomp folder (the chart's
+    # sandbox-seccomp.json, which allows unshare: builds and app servers then get loopback
+    # only, as in `iwc run`); None: RuntimeDefault, where they share the pod's network
+    seccomp_profile: str | None = None
 
 
 # ---------------------------------------------------------------- apps
@@ -139,11 +143,10 @@ def _hardened(read_only_root: bool = True) -> dict:
     }
 
 
-def _pod_security() -> dict:
-    return {
-        "runAsNonRoot": True, "runAsUser": UID, "runAsGroup": UID, "fsGroup": UID,
-        "seccompProfile": {"type": "RuntimeDefault"},
-    }
+def _pod_security(seccomp_profile: str | None = None) -> dict:
+    profile = ({"type": "Localhost", "localhostProfile": seccomp_profile} if seccomp_profile
+               else {"type": "RuntimeDefault"})
+    return {"runAsNonRoot": True, "runAsUser": UID, "runAsGroup": UID, "fsGroup": UID, "seccompProfile": profile}
 
 
 def _store_env(defaults: Defaults) -> tuple[list[dict], list[dict]]:
@@ -350,7 +353,7 @@ def app_job(owner: Owner, spec: api.EvaluationRunSpec, pair: AppPair, defaults: 
                     "serviceAccountName": defaults.app_service_account,
                     "automountServiceAccountToken": False,
                     "enableServiceLinks": False,
-                    "securityContext": _pod_security(),
+                    "securityContext": _pod_security(defaults.seccomp_profile),
                     "initContainers": [instrument, server],
                     "containers": [explorer],
                     **_pod_extras(spec, defaults),

@@ -36,6 +36,7 @@ import resource
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from typing import Iterable, Mapping, Sequence
@@ -103,12 +104,20 @@ def network_isolation() -> bool:
     return done.returncode == 0
 
 
+# Loopback is down in a new namespace; builds that talk to their own workers over
+# 127.0.0.1 need it up. Done with this Python (an ioctl), not `ip`, which images and
+# machines may lack (the runner image has none): the same sandbox on both paths.
+LOOPBACK_UP = ("import fcntl, socket, struct\n"
+               "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+               "flags = struct.unpack('16sH', fcntl.ioctl(s, 0x8913, struct.pack('16sH14x', b'lo', 0))[:18])[1]\n"
+               "fcntl.ioctl(s, 0x8914, struct.pack('16sH14x', b'lo', flags | 1))\n")
+
+
 def _isolated(argv: Sequence[str]) -> list[str]:
-    # Loopback is down in a new namespace; builds that talk to their own workers over
-    # 127.0.0.1 need it up. `ip` may be missing: then the child runs with it down.
-    script = 'ip link set lo up 2>/dev/null || true; exec "$@"'
+    # if loopback cannot be raised the child runs with it down (and reaches nothing)
+    script = '"$1" -I -S -c "$2" 2>/dev/null || true; shift 2; exec "$@"'
     return [shutil.which("unshare") or "unshare", "--user", "--map-root-user", "--net",
-            "/bin/sh", "-c", script, "iwc-confined", *argv]
+            "/bin/sh", "-c", script, "iwc-confined", sys.executable, LOOPBACK_UP, *argv]
 
 
 def _rlimits(limits: Limits):

@@ -82,7 +82,10 @@ def release(cluster: Cluster, s3: str) -> Iterator[Cluster]:
         prepare_namespace(cluster, ns)
     helm_upgrade(cluster, "iwc", SYSTEM,
                  chart_values([REAL, FAKE], s3, telemetry={"otlpEndpoint": "http://127.0.0.1:4318",
-                                                           "metricIntervalSeconds": 5}))
+                                                           "metricIntervalSeconds": 5},
+                              # builds and app servers in their own network namespace, as in
+                              # `iwc run` (hack/cluster-up put the profile in the kubelet's folder)
+                              sandbox={"seccompProfile": "iwc-bench/sandbox.json"}))
     try:
         yield cluster
     finally:

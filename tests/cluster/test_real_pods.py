@@ -16,15 +16,8 @@ import boto3
 import pytest
 
 from fakes import example_subset as example
-from fakes.real_cluster import BUCKET, ON_KUBELET, REAL, Cluster, get_json, promql, run_manifest, wait_for
+from fakes.real_cluster import BUCKET, ON_KUBELET, POD_RESOURCES, REAL, Cluster, get_json, promql, run_manifest, wait_for
 
-# small requests so that two app pods and the operator fit the node's 2 CPUs
-RESOURCES = {
-    "instrument": {"requests": {"cpu": "200m", "memory": "256Mi"}, "limits": {"memory": "3Gi"}},
-    "app": {"requests": {"cpu": "50m", "memory": "64Mi"}, "limits": {"memory": "256Mi"}},
-    "explorer": {"requests": {"cpu": "600m", "memory": "512Mi"}, "limits": {"memory": "2Gi"}},
-    "scoring": {"requests": {"cpu": "200m", "memory": "256Mi"}, "limits": {"memory": "2Gi"}},
-}
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +26,7 @@ def example_run(release: Cluster) -> dict:
     release.apply(run_manifest("example", "example", parallelism=2, backoffLimit=1,
                                exploration={"maxSteps": example.MAX_STEPS},
                                quality={"metrics": list(example.QUALITY)},
-                               scheduling={"nodeSelector": ON_KUBELET}, resources=RESOURCES,
+                               scheduling={"nodeSelector": ON_KUBELET}, resources=POD_RESOURCES,
                                # the pods reach no npm registry here: the CDN mirror serves what
                                # it has (nothing), as the local run below is told to
                                sandbox={"mirrorFetch": False}), REAL)

@@ -32,6 +32,13 @@ FAKE = "iwc-kwok"              # runs whose pods run on kwok's fake nodes
 BUCKET = "iwc-cluster"
 ON_KUBELET = {"kubernetes.io/hostname": "127.0.0.1"}
 ON_KWOK = {"type": "kwok"}
+# small requests so that two app pods and the operator fit the node's 2 CPUs
+POD_RESOURCES = {
+    "instrument": {"requests": {"cpu": "200m", "memory": "256Mi"}, "limits": {"memory": "3Gi"}},
+    "app": {"requests": {"cpu": "50m", "memory": "64Mi"}, "limits": {"memory": "256Mi"}},
+    "explorer": {"requests": {"cpu": "600m", "memory": "512Mi"}, "limits": {"memory": "2Gi"}},
+    "scoring": {"requests": {"cpu": "200m", "memory": "256Mi"}, "limits": {"memory": "2Gi"}},
+}
 
 
 def environment() -> dict[str, str]:

@@ -107,3 +107,22 @@ def test_batch_judging_splits_between_app_pods_and_the_scoring_job():
     plain_score = plain["spec"]["template"]["spec"]["initContainers"][0]
     assert "--batch-judges" not in plain_score["command"]
     assert "ANTHROPIC_API_KEY" not in {e["name"] for e in plain_score["env"]}
+
+
+def test_the_chart_sandbox_profile_reaches_app_pods_only():
+    """sandbox.seccompProfile: app pods run under the chart's Localhost profile (it allows
+    unshare, so builds and app servers get loopback only, as in `iwc run`); the scoring
+    pod builds nothing and keeps RuntimeDefault, as do app pods when it is unset."""
+    values = yaml.safe_load((CHART / "ci" / "all-on-values.yaml").read_text())
+    app, scoring = _jobs({}, operator_cli.defaults_from(_operator_env(values)))
+    assert app["spec"]["template"]["spec"]["securityContext"]["seccompProfile"] == {
+        "type": "Localhost", "localhostProfile": "iwc-bench/sandbox.json"}
+    assert scoring["spec"]["template"]["spec"]["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+    kubernetes_validate.validate(app, "1.30", strict=True)
+    for job in _jobs({}, operator_cli.defaults_from(_operator_env({}))):
+        assert job["spec"]["template"]["spec"]["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+    rendered = helm_python.Chart.load(str(CHART)).render(values, name="iwc", namespace="iwc-system")
+    shipped = [doc for name, text in rendered.items() if name.endswith(".yaml") for doc in yaml.safe_load_all(text)
+               if doc and doc.get("kind") == "ConfigMap" and doc["metadata"]["name"] == "iwc-sandbox-seccomp"]
+    assert [yaml.safe_load(d["data"]["sandbox.json"]) for d in shipped] == [
+        yaml.safe_load((CHART / "files" / "sandbox-seccomp.json").read_text())]

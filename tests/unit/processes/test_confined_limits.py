@@ -82,6 +82,18 @@ def test_an_isolated_child_cannot_reach_a_server_on_this_machine(tmp_path):
     assert open_.log_tail == "reached"
 
 
+
+@pytest.mark.skipif(not confined.network_isolation(), reason="no unprivileged network namespaces here")
+def test_an_isolated_child_has_its_own_loopback_up_without_ip_on_its_path(tmp_path):
+    """A build's own workers talk over 127.0.0.1 inside its namespace; the runner image
+    has no `ip`, so loopback is raised without it."""
+    code = ("import socket\nserver = socket.create_server(('127.0.0.1', 0))\n"
+            "client = socket.create_connection(server.getsockname(), timeout=2)\n"
+            "peer, _ = server.accept(); client.sendall(b'ping'); print(peer.recv(4).decode())")
+    done = confined.run([PY, "-c", code], confined.Limits(wall_s=20, isolate_network=True), log=tmp_path / "log",
+                        cwd=tmp_path, env={"PATH": str(tmp_path / "nothing-here")})
+    assert done.network_isolated and done.log_tail == "ping", done.log_tail
+
 PARENT = """
 import os, pathlib, site, sys
 site.addsitedir(os.environ['IWC_TEST_SITE'])  # the venv's packages, for a Python outside it
