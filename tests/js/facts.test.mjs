@@ -107,6 +107,19 @@ test('routes: hash routes in strings, strings compared with location.hash, route
   assert.deepEqual(facts.routes.sort(), ['#/', '#/active', '#/completed', '#archive', '/about']);
 });
 
+test('routes: Angular\'s relative route paths, React Router\'s <Route path>, not any object with a path', () => {
+  const angular = factsOf(`
+    const routes = [{ path: '', component: List }, { path: 'active', component: List },
+                    { path: 'done/all', loadComponent: () => Done }, { path: 'old', redirectTo: 'active' }];
+    const files = [{ path: 'img/logo.png', size: 3 }, { path: 'readme', size: 1 }];`);
+  assert.deepEqual(angular.routes.sort(), ['/active', '/done/all', '/old']);
+  const jsx = codeFacts(`
+    const App = () => <Routes><Route path="/" element={<Home />} /><Route path="/stats" element={<Stats />} />
+      <Route path="/habit/:id" element={<Habit />} /></Routes>;`, instrument('const x = 1;', 'app.jsx').fc,
+  parser, 'module');
+  assert.deepEqual(jsx.routes.sort(), ['/', '/stats']);
+});
+
 test('held keys asked of an input helper: Input.isDown("Space"), keyPressed("KeyW")', () => {
   const facts = factsOf(`
     function update() {

@@ -53,6 +53,9 @@ const MAX_MENTIONS = 50000;
 const CALLED_IN_TEXT = /[A-Za-z_$][\w$]*(?=\s*\()/g;
 const HASH_ROUTE = /^#!?\/[\w\-/.:]*$/;
 const PATH_ROUTE = /^\/[\w\-/.:]*$/;
+const RELATIVE_ROUTE = /^[\w-]+(\/[\w-]+)*$/;
+// what a router's route object holds beside its path (Angular, Vue Router, React Router's objects)
+const ROUTE_KEYS = /^(component|loadComponent|loadChildren|redirectTo|children|element|Component|lazy)$/;
 const MAX_ROUTES = 40;
 
 /* A key name as Playwright presses it, or null when the text is no key. */
@@ -311,9 +314,20 @@ function codeFacts(code, fc, parser, sourceType) {
                 const k = node.key && (node.key.name || node.key.value);
                 if (k && /^(key|hotkey|shortcut)$/i.test(k)) addKey(stringOf(node.value), stack.concat(node), here, false);
                 if (k && CONTROL_NAMES.test(k) && keyName(stringOf(node.value)) !== null) controlKeys.add(stringOf(node.value));
-                // { path: '/about', component: About }: a router table
+                // { path: '/about', component: About }: a router table; Angular's Routes
+                // write it relative ({ path: 'active', component: … })
                 const target = stringOf(node.value);
-                if (k === 'path' && target !== null && PATH_ROUTE.test(target) && !target.includes(':')) route(target);
+                if (k === 'path' && target !== null && !target.includes(':')) {
+                    if (PATH_ROUTE.test(target)) route(target);
+                    else if (RELATIVE_ROUTE.test(target) && routeObject(parent)) route(`/${target}`);
+                }
+                break;
+            }
+            case 'JSXAttribute': {
+                // <Route path="/about" element={…} />: React Router's table in JSX
+                const value = node.value && node.value.type === 'StringLiteral' ? node.value.value : null;
+                if (node.name && node.name.name === 'path' && value !== null && PATH_ROUTE.test(value)
+                    && !value.includes(':')) route(value);
                 break;
             }
             case 'AssignmentExpression': {
@@ -364,6 +378,11 @@ function codeFacts(code, fc, parser, sourceType) {
             }
         }
         stack.pop();
+    }
+
+    function routeObject(object) {
+        return object && object.type === 'ObjectExpression' && object.properties.some((p) => p.type === 'ObjectProperty'
+            && p.key && ROUTE_KEYS.test(p.key.name || p.key.value || ''));
     }
 
     function route(text) {
