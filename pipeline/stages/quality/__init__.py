@@ -166,7 +166,11 @@ def _in_time(deadline: clock.Deadline, run: _Run, tool: str, call: Callable[[], 
     """The tool's answer, timed; or, once the app's time is spent, why it did not run."""
     if deadline.spent():
         return tooling.ToolFailure(f"not run: {deadline.why()}")
-    return run.timed(tool, call)
+    answer = run.timed(tool, call)
+    if isinstance(answer, tooling.ToolFailure) and deadline.spent():  # it had only what was left
+        return dataclasses.replace(answer, reason=f"{answer.reason} (cut short by the app's time limit, "
+                                                  f"app_timeout_s = {deadline.limit_s:g} s)")
+    return answer
 
 
 LANE_WAIT_S = 10.0  # the most Lighthouse waits for the machine to itself (kits/lanes.py)

@@ -168,8 +168,11 @@ def test_the_page_with_a_defect_ranks_below_the_page_without_it(run, defect, wei
 def test_a_defect_the_weight_set_cannot_see_lifts_nothing(run, defect, weight_set):
     overall = _overalls(run, weight_set)
     originals = [v for (model, task), v in overall.items() if model == "original" and task in DEFECTS and v is not None]
-    original, twin = statistics.median(originals), overall[("twin", defect)]
-    assert twin is not None and original >= twin, (original, twin, _why(_pair(run, defect), weight_set))
+    # the originals are one page measured once per task: their spread is what timing
+    # alone moves (Lighthouse's performance on a loaded machine). A twin that rule
+    # metrics cannot tell from its original stays within it, never above the best copy.
+    highest, twin = max(originals), overall[("twin", defect)]
+    assert twin is not None and highest >= twin, (sorted(originals), twin, _why(_pair(run, defect), weight_set))
 
 
 def test_a_handler_that_throws_is_no_effect(run):
