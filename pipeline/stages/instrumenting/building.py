@@ -380,7 +380,14 @@ def _seed(cache: pathlib.Path, seed: str | None) -> None:
         return
     if cache.is_dir() and any(cache.iterdir()):
         return
-    shutil.copytree(seed, cache, dirs_exist_ok=True)
+    # what the seed holds, not the seed folder itself: the cache folder may be a mount
+    # point we do not own (a pod's emptyDir), whose mode and times are not ours to set
+    cache.mkdir(parents=True, exist_ok=True)
+    for entry in pathlib.Path(seed).iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.copytree(entry, cache / entry.name, symlinks=True, dirs_exist_ok=True)
+        else:
+            shutil.copy2(entry, cache / entry.name, follow_symlinks=False)
 
 
 def _copy(src: pathlib.Path, dest: pathlib.Path) -> None:
