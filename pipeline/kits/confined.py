@@ -105,12 +105,10 @@ def network_isolation() -> bool:
 
 
 # Loopback is down in a new namespace; builds that talk to their own workers over
-# 127.0.0.1 need it up. Done with this Python (an ioctl), not `ip`, which images and
-# machines may lack (the runner image has none): the same sandbox on both paths.
-LOOPBACK_UP = ("import fcntl, socket, struct\n"
-               "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
-               "flags = struct.unpack('16sH', fcntl.ioctl(s, 0x8913, struct.pack('16sH14x', b'lo', 0))[:18])[1]\n"
-               "fcntl.ioctl(s, 0x8914, struct.pack('16sH14x', b'lo', flags | 1))\n")
+# 127.0.0.1 need it up. The browser's launcher raises it for its namespace with an
+# ioctl; the child's runs the same function (not `ip`, which images and machines may
+# lack: the runner image has none), so both paths get the same sandbox.
+LOOPBACK_UP = f"import runpy; runpy.run_path({str(pathlib.Path(__file__).with_name('launcher.py'))!r})['loopback_up']()"
 
 
 def _isolated(argv: Sequence[str]) -> list[str]:

@@ -73,7 +73,8 @@ def _unshare() -> str:
     return "netns (in a user namespace)"
 
 
-def _loopback_up() -> None:
+def loopback_up() -> None:
+    """Raise loopback in a new network namespace (confined.py's children use it too)."""
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         request = struct.pack("16sH14x", b"lo", 0)
         flags = struct.unpack("16sH", fcntl.ioctl(sock, SIOCGIFFLAGS, request)[:18])[1]
@@ -167,7 +168,7 @@ def main(argv: list[str]) -> None:
         target, _, port = options["--netns"].rpartition(":")
         try:
             status = _unshare()
-            _loopback_up()
+            loopback_up()
             _start_relay(target, int(port))
         except OSError as error:
             if status.startswith("netns"):  # inside a namespace with no way out: give up

@@ -16,11 +16,11 @@ import subprocess
 
 import boto3
 
+from fakes.example_subset import IWC
 from fakes.real_cluster import (BUCKET, ON_KUBELET, POD_RESOURCES, REAL, ROOT, S3_PORT, Cluster, put_tasks_and_apps,
                                 run_manifest)
 
 FIXTURE = ROOT / "tests/fixtures/frameworks/vite"
-IWC = str(ROOT / ".venv" / "bin" / "iwc")
 PREFIX = "sandbox"
 TASK = {"id": "t1", "prompt": "A counter with a button that adds one."}
 CONFIG = f"""import {{ defineConfig }} from 'vite'

@@ -19,14 +19,19 @@ OWNER = planning.Owner("research", "tenant", "0b6e3d4e-1111-2222-3333-4444555566
 INPUTS = {"tasks": "s3://bench/tasks.jsonl", "apps": {"uri": "s3://bench/apps"}, "store": "s3://bench/runs/t"}
 
 
+def _manifests(values: dict) -> list[dict]:
+    """What Helm renders of the chart with these values."""
+    rendered = helm_python.Chart.load(str(CHART)).render(values, name="iwc", namespace="iwc-system")
+    return [doc for template, text in rendered.items() if template.endswith(".yaml")
+            for doc in yaml.safe_load_all(text) if doc]
+
+
 def _operator_env(values: dict) -> dict[str, str]:
     """The environment the chart gives the operator's container, rendered by Helm."""
-    rendered = helm_python.Chart.load(str(CHART)).render(values, name="iwc", namespace="iwc-system")
-    for template, text in rendered.items():
-        for doc in yaml.safe_load_all(text) if template.endswith(".yaml") else ():
-            if doc and doc["kind"] == "Deployment":
-                return {e["name"]: e["value"] for e in doc["spec"]["template"]["spec"]["containers"][0]["env"]
-                        if "value" in e}
+    for doc in _manifests(values):
+        if doc.get("kind") == "Deployment":
+            return {e["name"]: e["value"] for e in doc["spec"]["template"]["spec"]["containers"][0]["env"]
+                    if "value" in e}
     raise AssertionError("no Deployment rendered")
 
 
@@ -121,8 +126,7 @@ def test_the_chart_sandbox_profile_reaches_app_pods_only():
     kubernetes_validate.validate(app, "1.30", strict=True)
     for job in _jobs({}, operator_cli.defaults_from(_operator_env({}))):
         assert job["spec"]["template"]["spec"]["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
-    rendered = helm_python.Chart.load(str(CHART)).render(values, name="iwc", namespace="iwc-system")
-    shipped = [doc for name, text in rendered.items() if name.endswith(".yaml") for doc in yaml.safe_load_all(text)
-               if doc and doc.get("kind") == "ConfigMap" and doc["metadata"]["name"] == "iwc-sandbox-seccomp"]
+    shipped = [doc for doc in _manifests(values)
+               if doc.get("kind") == "ConfigMap" and doc["metadata"]["name"] == "iwc-sandbox-seccomp"]
     assert [yaml.safe_load(d["data"]["sandbox.json"]) for d in shipped] == [
         yaml.safe_load((CHART / "files" / "sandbox-seccomp.json").read_text())]

@@ -184,7 +184,7 @@ class HeuristicPolicy:
         """(destructive signatures, those to hold back: some constructive family is
         untried, or a rebuild after the last tear-down is still due)."""
         by_selector = {c.selector: c for c in obs.candidates}
-        harmful, untried, in_items = set(), False, []
+        harmful, untried, in_items = set(), False, set()
         for sig, action in options:
             c = by_selector.get(action.selector or "")
             if c is None or action.kind not in ("click", "check", "type", "select") or sig in self.memory.guesses \
@@ -192,7 +192,8 @@ class HeuristicPolicy:
                 continue  # (a guess at a container, or a link to another view, builds nothing up)
             if action.kind in ("click", "check") and rules.destructive(c):
                 harmful.add(sig)
-                in_items += [sig] if c.item is not None else []
+                if c.item is not None:
+                    in_items.add(sig)
             elif self.memory.tried_family[self.memory.family(sig)] == 0:
                 untried = True
         # (once tried, an item's delete waits while the list is short: deleting each

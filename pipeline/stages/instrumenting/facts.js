@@ -316,18 +316,14 @@ function codeFacts(code, fc, parser, sourceType) {
                 if (k && CONTROL_NAMES.test(k) && keyName(stringOf(node.value)) !== null) controlKeys.add(stringOf(node.value));
                 // { path: '/about', component: About }: a router table; Angular's Routes
                 // write it relative ({ path: 'active', component: … })
-                const target = stringOf(node.value);
-                if (k === 'path' && target !== null && !target.includes(':')) {
-                    if (PATH_ROUTE.test(target)) route(target);
-                    else if (RELATIVE_ROUTE.test(target) && routeObject(parent)) route(`/${target}`);
-                }
+                if (k === 'path') tablePath(stringOf(node.value), routeObject(parent));
                 break;
             }
             case 'JSXAttribute': {
                 // <Route path="/about" element={…} />: React Router's table in JSX
-                const value = node.value && node.value.type === 'StringLiteral' ? node.value.value : null;
-                if (node.name && node.name.name === 'path' && value !== null && PATH_ROUTE.test(value)
-                    && !value.includes(':')) route(value);
+                if (node.name && node.name.name === 'path' && node.value && node.value.type === 'StringLiteral') {
+                    tablePath(node.value.value, false);
+                }
                 break;
             }
             case 'AssignmentExpression': {
@@ -378,6 +374,14 @@ function codeFacts(code, fc, parser, sourceType) {
             }
         }
         stack.pop();
+    }
+
+    /* A router table's path: absolute, or relative inside a route object; never one
+     * with parameters (":id"), which no link can name. */
+    function tablePath(text, inRouteObject) {
+        if (text === null || text.includes(':')) return;
+        if (PATH_ROUTE.test(text)) route(text);
+        else if (inRouteObject && RELATIVE_ROUTE.test(text)) route(`/${text}`);
     }
 
     function routeObject(object) {
