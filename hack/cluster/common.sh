@@ -55,20 +55,6 @@ step() { printf '  %-34s' "$1"; }   # a step's line; finish it with ok / skip / 
 ok() { printf '%s\n' "${1:-ok}"; }
 die() { printf '\nerror: %s\n' "$*" >&2; exit 1; }
 
-# install_missing COMMAND:PACKAGE...: apt-get install the Debian packages whose command is
-# not on PATH, as hack/setup does for its own (each script installs what it needs).
-install_missing() {
-  local pair missing=()
-  for pair in "$@"; do
-    command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  command -v apt-get >/dev/null 2>&1 || die "needs ${missing[*]} on PATH (and there is no apt-get to install them)"
-  say "apt-get install ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-}
-
 # show_log <file>: the end of a log, on failure.
 show_log() {
   [ -f "$1" ] || return 0
