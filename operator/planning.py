@@ -315,13 +315,16 @@ def app_job(owner: Owner, spec: api.EvaluationRunSpec, pair: AppPair, defaults: 
     env += _telemetry_env(owner, name, pair)
     explorer_env = [*env, *_llm_keys(spec, defaults)]
     image = _image(spec, defaults)
+    # what a result reused later names, and what it was made with (runs.reusing)
+    made_by = [{"name": layout.RUN_ENV, "value": f"EvaluationRun {owner.namespace}/{owner.name}"},
+               {"name": layout.IMAGE_ENV, "value": image["image"]}]
     instrument = {
         "name": "instrument", **image,
         "command": ["iwc", "app", "instrument", "--apps", spec.apps.uri, "--model", pair.model,
-                    "--task", pair.task_id, "--work", WORK, "--store", spec.store,
+                    "--task", pair.task_id, "--tasks", spec.tasks, "--work", WORK, "--store", spec.store,
                     "--settings", evaluation_for_pods(spec)],
         # The registry (IWC_NPM_REGISTRY) comes from the chart's ConfigMap.
-        "env": [*env, {"name": "IWC_NPM_CACHE", "value": NPM_CACHE},
+        "env": [*env, *made_by, {"name": "IWC_NPM_CACHE", "value": NPM_CACHE},
                 {"name": "IWC_NPM_CACHE_SEED", "value": NPM_CACHE_SEED}],
         "envFrom": env_from,
         "resources": _resources(spec, "instrument", defaults),

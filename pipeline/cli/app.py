@@ -14,9 +14,9 @@ import time
 import urllib.parse
 
 from iwcbench.pipeline.cli import options
-from iwcbench.pipeline.contracts import evidence, results, settings
+from iwcbench.pipeline.contracts import evidence, layout, results, settings
 from iwcbench.pipeline.kits import store as store_mod, telemetry
-from iwcbench.pipeline.runs import app as app_run, assistants, inputs
+from iwcbench.pipeline.runs import app as app_run, assistants, inputs, reusing
 from iwcbench.pipeline.stages import serving
 
 log = logging.getLogger(__name__)
@@ -32,6 +32,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     ins.add_argument("--apps", required=True, help="apps folder or s3:// URI")
     ins.add_argument("--model", required=True)
     ins.add_argument("--task", required=True)
+    ins.add_argument("--tasks", help="tasks.jsonl (path or s3:// URI): the task's record is part of what a "
+                                     "stored result is reused for; without it the app is always evaluated afresh")
     ins.add_argument("--work", required=True, help="work folder shared with the other containers")
     ins.add_argument("--store", required=True, help="evidence store: folder or s3:// URI")
     ins.add_argument("--settings", help="the evaluation settings as one JSON document")
@@ -57,6 +59,11 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 def instrument(args: argparse.Namespace) -> int:
     evaluation = options.evaluation(args, dict(os.environ))  # the pod's registry and npm cache
+    try:
+        item = {t.id: t for t in inputs.load_tasks(args.tasks)}.get(args.task) if args.tasks else None
+    except inputs.BadInput as exc:
+        raise options.UsageError(str(exc)) from None
+    origin = reusing.Origin(item, os.environ.get(layout.RUN_ENV, ""))
     work = pathlib.Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     telemetry.setup("iwc-app")  # a pod's containers join the run's trace (TRACEPARENT)
@@ -65,7 +72,7 @@ def instrument(args: argparse.Namespace) -> int:
             store = store_mod.open_store(args.store)
             with tempfile.TemporaryDirectory() as tmp:
                 app = inputs.locate_app(args.apps, args.model, args.task, pathlib.Path(tmp))
-                prepared = app_run.prepare_app(app, work, store, evaluation)
+                prepared = app_run.prepare_app(app, work, store, evaluation, origin=origin)
     except Exception as exc:  # noqa: BLE001 - app defects never reach here
         log.exception("instrumenting failed on our side")
         print(f"iwc app instrument: infrastructure failure: {exc}", file=sys.stderr)

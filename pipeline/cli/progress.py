@@ -85,6 +85,8 @@ class Display:
             )
             if result.outcome != "evaluated":
                 line += f" — {result.reason}"
+            if result.reused:
+                line += f" [dim](reused from {result.reused_from or 'an earlier run'})[/]"
             if self._bar is not None:
                 self._bar.console.print(line)
                 self._bar.update(self._task, advance=1, counts=self._counts_text(), eta=self._eta())
@@ -130,6 +132,10 @@ def print_leaderboard(run: results.RunResults, out: pathlib.Path, stream: TextIO
         if row.missing_dimensions:
             console.print(f"{row.model}: ranked on fewer dimensions than the others (no score for "
                           f"{', '.join(row.missing_dimensions)})")
+    reused = sum(1 for r in run.apps if r.reused)
+    if reused:
+        console.print(f"reused {reused} of {len(run.apps)} apps: their files, task, settings and tools are those "
+                      "their stored results were made from (each names its run in results.json: reused_from)")
     console.print(f"results: {out / artifacts.RESULTS.key}")
     console.print(f"report:  {out / 'report' / 'index.html'}")
 

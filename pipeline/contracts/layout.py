@@ -10,6 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 
+# What an app pod is told about where it runs (operator/planning.py sets them): the run,
+# as a result reused later names it, and the runner image, part of what a result was
+# made with (runs.reusing).
+RUN_ENV = "IWC_RUN"
+IMAGE_ENV = "IWC_IMAGE"
+
 # A model folder's or task id's name.
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 # Archive suffix → packaging, longest first, so that "x.tar.gz" is not read as "x.tar" + ".gz".

@@ -79,6 +79,7 @@ class Context:
     assistants: AssistantFactory | None = None
     quality_tools: quality.Tools | None = None  # the worker's; None: each app opens its own
     browser: browser_kit.Browser | None = None  # the worker's Chromium; None: each exploration starts its own
+    run: str = ""  # this run in a user's words: what a result reused later names (reusing.Origin)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,13 +142,15 @@ def prepare_app(
     store: store_mod.Store,
     evaluation: settings_mod.Evaluation,
     tools: quality.Tools | None = None,
+    origin: reusing.Origin = reusing.Origin(),
 ) -> Prepared | results.AppResult:
     """Materialise and instrument one app into ``work/site``.
 
     Returns the Prepared app, or the recorded result when the app itself is defective
-    (the result is also written to the store). An app whose build failed still has its
-    source scored by the metrics that read source alone (``tools``: the worker's quality
-    tools; None: its own, for that)."""
+    (the result is also written to the store), or a stored result made from the same
+    inputs (``origin``: the app's task and this run; reused). An app whose build failed
+    still has its source scored by the metrics that read source alone (``tools``: the
+    worker's quality tools; None: its own, for that)."""
     started = time.monotonic()
     files = stored.AppEvidence.of(store, app)
     src_root = work / "src"
@@ -160,7 +163,7 @@ def prepare_app(
             result = failed_result(app, "start_failed", str(exc))
             save_result(store, result)
             return result
-    earlier = reusing.take(files, src, evaluation)
+    earlier = reusing.take(files, src, evaluation, origin)
     if earlier is not None:
         save_result(store, earlier)
         return earlier
@@ -477,7 +480,8 @@ def evaluate_app(app: evidence.AppRef, ctx: Context, work_root: pathlib.Path | N
     with telemetry.span("app", model=app.model, task=app.task_id):
         work = pathlib.Path(tempfile.mkdtemp(prefix="iwc-app-", dir=work_root))
         try:
-            prepared = prepare_app(app, work, ctx.store, ctx.evaluation, ctx.quality_tools)
+            prepared = prepare_app(app, work, ctx.store, ctx.evaluation, ctx.quality_tools,
+                                   reusing.Origin(ctx.tasks.get(app.task_id), ctx.run))
             if isinstance(prepared, results.AppResult):
                 result = prepared
             else:

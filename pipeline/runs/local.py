@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from iwcbench.pipeline.contracts import artifacts, evidence, results, settings as settings_mod, task
 from iwcbench.pipeline.kits import browser, llm_accounting, store as store_mod, telemetry
-from iwcbench.pipeline.runs import app as app_run, assistants, evidence as stored, finishing, judging_pass
+from iwcbench.pipeline.runs import app as app_run, assistants, evidence as stored, finishing, judging_pass, reusing
 from iwcbench.pipeline.stages import ingesting, quality, reporting
 
 log = logging.getLogger(__name__)
@@ -35,10 +35,12 @@ _WORKER: dict[str, app_run.Context] = {}
 
 
 def context(config: settings_mod.RunSettings, tasks: list[task.Task], spent: Any = None,
-            quality_tools: quality.Tools | None = None, chromium: browser.Browser | None = None) -> app_run.Context:
+            quality_tools: quality.Tools | None = None, chromium: browser.Browser | None = None,
+            run: str = "") -> app_run.Context:
     """What every app of this run shares, the LLM side included when asked for.
     ``spent``: the run's shared spending counter (a ``multiprocessing.Value("d")``);
-    ``quality_tools`` and ``chromium``: the worker's, kept from app to app."""
+    ``quality_tools`` and ``chromium``: the worker's, kept from app to app; ``run``: this
+    run in a user's words (``run_label``)."""
     budget = llm_accounting.Budget(config.spending.max_cost_usd, spent)
     return app_run.Context(
         evaluation=config.evaluation(),
@@ -49,10 +51,16 @@ def context(config: settings_mod.RunSettings, tasks: list[task.Task], spent: Any
                                       config.spending, budget),
         quality_tools=quality_tools,
         browser=chromium,
+        run=run,
     )
 
 
-def _init_worker(config_json: str, tasks_json: str, spent: Any) -> None:
+def run_label(config: settings_mod.RunSettings, started: datetime.datetime) -> str:
+    """This run as a result reused later names it: its folder and when it started."""
+    return f"{config.out} (started {started.isoformat(timespec='seconds')})"
+
+
+def _init_worker(config_json: str, tasks_json: str, spent: Any, run: str) -> None:
     logging.basicConfig(level=logging.WARNING)
     telemetry.setup("iwc-worker")
     config = settings_mod.RunSettings.model_validate_json(config_json)
@@ -64,7 +72,7 @@ def _init_worker(config_json: str, tasks_json: str, spent: Any) -> None:
     # So is its Chromium: started by the first app, a fresh context for each.
     chromium = browser.Browser()
     multiprocessing.util.Finalize(None, chromium.close, exitpriority=10)
-    _WORKER["context"] = context(config, tasks, spent, tools, chromium)
+    _WORKER["context"] = context(config, tasks, spent, tools, chromium, run)
 
 
 def _evaluate(app_json: str) -> str:
@@ -97,12 +105,13 @@ def _run_pool(
     on_done: Callable[[results.AppResult], None],
     spent: Any,
     closing: list[threading.Thread] | None = None,
+    run: str = "",
 ) -> list[results.AppResult]:
     """Evaluate apps in worker processes; a dead worker costs only its own app. With
     ``closing``, the last pool's workers close their browsers and tools in a thread
     put there (the caller joins it), while the caller goes on to the results."""
     ctx = multiprocessing.get_context("spawn")
-    args = (config.model_dump_json(), json.dumps([t.model_dump(mode="json") for t in tasks]), spent)
+    args = (config.model_dump_json(), json.dumps([t.model_dump(mode="json") for t in tasks]), spent, run)
     pending = list(apps)
     done: list[results.AppResult] = []
     while pending:
@@ -165,9 +174,10 @@ class ResumeMismatch(ValueError):
 
 
 def _reusable(store: store_mod.Store, config: settings_mod.RunSettings, apps: list[evidence.AppRef],
-              resume: bool) -> dict[str, results.AppResult]:
+              tasks: list[task.Task], resume: bool) -> dict[str, results.AppResult]:
     """Results a resumed run keeps: apps already recorded by a run with the same
-    configuration. An ``error`` (our side failed) is evaluated again."""
+    configuration, from the same inputs (the app's files, its task, the tools: ReuseKey).
+    An ``error`` (our side failed) is evaluated again."""
     mine = config.config_hash()
     files = stored.RunFiles(store)
     marker = files.load(artifacts.RUN_MARKER) if resume else None
@@ -179,9 +189,13 @@ def _reusable(store: store_mod.Store, config: settings_mod.RunSettings, apps: li
     kept: dict[str, results.AppResult] = {}
     if not resume:
         return kept
+    by_id = {t.id: t for t in tasks}
     for app in apps:
-        result = files.app(app.key).result()
-        if result is not None and result.outcome != "error":
+        evidence_files = files.app(app.key)
+        result = evidence_files.result()
+        if result is None or result.outcome == "error":
+            continue
+        if reusing.current(evidence_files, app, config.evaluation(), reusing.Origin(by_id.get(app.task_id))):
             kept[app.key] = result
     return kept
 
@@ -203,7 +217,7 @@ def execute(
     with telemetry.span("run", apps=config.apps, tasks=config.tasks):
         assistants.check_prices(config, config.spending)
         tasks, apps, decided, skipped = plan(config)
-        kept = _reusable(store, config, apps, resume)
+        kept = _reusable(store, config, apps, tasks, resume)
         on_plan(len(apps) + len(decided))
         for result in decided:
             app_run.save_result(store, result)
@@ -220,7 +234,7 @@ def execute(
         spent = multiprocessing.get_context("spawn").Value(
             "d", sum((r.llm_usage.cost_usd or 0.0) for r in kept.values() if r.llm_usage))
         closing: list[threading.Thread] = []
-        evaluated = _run_pool(todo, config, tasks, on_done, spent, closing)
+        evaluated = _run_pool(todo, config, tasks, on_done, spent, closing, run_label(config, started))
         try:
             found = judging_pass.judge_waiting(config, store, {t.id: t for t in tasks}, [*kept.values(), *evaluated],
                                                llm_accounting.Budget(config.spending.max_cost_usd, spent))

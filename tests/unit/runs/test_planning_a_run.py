@@ -3,11 +3,13 @@ the reason, and missing submissions count against their model."""
 
 from __future__ import annotations
 
+import pathlib
+
 import pytest
 
 from iwcbench.pipeline.contracts import evidence, settings as settings_mod
 from iwcbench.pipeline.kits import store as store_mod
-from iwcbench.pipeline.runs import app as app_run, local, provenance
+from iwcbench.pipeline.runs import app as app_run, evidence as stored, local, provenance, reusing
 
 
 def test_plan_reports_strays_and_missing_apps(tmp_path):
@@ -40,13 +42,17 @@ def _corpus(tmp_path):
 
 
 def _fake_pool(calls):
-    def pool(apps, config, tasks, on_done, spent=None, closing=None):
+    def pool(apps, config, tasks, on_done, spent=None, closing=None, run=""):
         """Stands in for the worker pool: records what it was asked to evaluate and,
-        like a worker, saves each app's result."""
+        like a worker, records what each app was evaluated from and saves its result."""
         calls.append([a.key for a in apps])
+        store, by_id = store_mod.LocalStore(config.out), {t.id: t for t in tasks}
         done = [app_run.failed_result(a, "start_failed", "fake: evaluated") for a in apps]
-        for r in done:
-            app_run.save_result(store_mod.LocalStore(config.out), r)
+        for app, r in zip(apps, done):
+            files = stored.AppEvidence.of(store, app)
+            reusing.begin(files, reusing.key(pathlib.Path(app.source), config.evaluation(),
+                                             reusing.Origin(by_id[app.task_id], run)))
+            app_run.save_result(store, r)
             on_done(r)
         return done
     return pool
@@ -72,6 +78,23 @@ def test_resume_evaluates_only_what_is_missing_or_failed_on_our_side(tmp_path, m
     other = config.model_copy(update={"exploration": config.exploration.model_copy(update={"seed": 7})})
     with pytest.raises(local.ResumeMismatch, match="another configuration"):
         local.execute(other, resume=True)
+
+
+def test_resume_evaluates_again_an_app_whose_task_files_or_tools_changed(tmp_path, monkeypatch):
+    config = _corpus(tmp_path)
+    calls: list[list[str]] = []
+    monkeypatch.setattr(local, "_run_pool", _fake_pool(calls))
+    local.execute(config)
+    (tmp_path / "tasks.jsonl").write_text('{"id": "t1", "prompt": "a shoe shop"}\n{"id": "t2", "prompt": "b"}\n')
+    local.execute(config, resume=True)
+    assert calls[1] == ["apps/m1/t1"], "t1's task was rewritten: its stored scores are stale"
+    (tmp_path / "apps/m1/t2/index.html").write_text("<p>changed</p>")
+    local.execute(config, resume=True)
+    assert calls[2] == ["apps/m1/t2"]
+    now = {**provenance.producer(), "iwc-bench": "9.9.9"}
+    monkeypatch.setattr(provenance, "producer", lambda: now)
+    local.execute(config, resume=True)
+    assert calls[3] == ["apps/m1/t1", "apps/m1/t2"], "an upgrade evaluates everything again"
 
 
 def test_results_name_the_tools_that_produced_them():
