@@ -154,7 +154,8 @@ class AppResult(base.Stored):
     timings: dict[str, float] = {}  # stage → seconds
     llm_usage: LLMUsage | None = None  # this app's LLM calls (tester + judges); None: none made
     ui_tests: tuple[UITestOutcome, ...] = ()  # WebGen-Bench UI test cases, in the task's order
-    reused: bool = False  # taken from an earlier evaluation of the same app with the same settings (ReuseKey)
+    reused: bool = False  # taken from an earlier evaluation made from the same inputs (ReuseKey)
+    reused_from: str | None = None  # the run that made a reused result (ReuseKey.run)
 
 
 class LeaderboardRow(base.Model):
@@ -349,12 +350,29 @@ class Ranking(base.Model):
 
 
 class ReuseKey(base.Stored):
-    """What an app's result.json was made from: the app as submitted and the evaluation's
-    settings. A later evaluation of the same app with the same settings in the same store
-    reuses the result instead of evaluating it again (``runs.reusing``)."""
+    """What an app's result.json was made from: the app as submitted, its task, the
+    evaluation's settings, and what measured it (this project's version, the image, the
+    tools' versions). A later evaluation in the same store with every part the same
+    reuses the result instead of evaluating it again (``runs.reusing``); ``run`` is not
+    compared: it names the run that made the result."""
 
     input_hash: str  # sha256 over the app's files as submitted (relative paths and bytes)
     config_hash: str  # settings.Evaluation.config_hash()
+    task_hash: str = ""  # sha256 of the task's record: prompt, checklist, UI tests, labels ("": an older key)
+    producer: dict[str, str | None] = {}  # runs.provenance.producer(): version, commit, image, tool versions
+    run: str = ""  # the run that evaluated the app under this key (not part of the key)
+
+    def same_inputs(self, other: "ReuseKey | None") -> bool:
+        return other is not None and self.model_copy(update={"run": ""}) == other.model_copy(update={"run": ""})
+
+    def differences(self, other: "ReuseKey") -> list[str]:
+        """What differs from ``other``, in a user's words (the app, its task, a setting, a tool)."""
+        names = {"input_hash": "the app's files", "config_hash": "the evaluation settings", "task_hash": "the task"}
+        found = [said for field, said in names.items() if getattr(self, field) != getattr(other, field)]
+        found += [f"{name} ({other.producer.get(name)} → {self.producer.get(name)})"
+                  for name in sorted(set(self.producer) | set(other.producer))
+                  if self.producer.get(name) != other.producer.get(name)]
+        return found
 
 
 class RunMarker(base.Stored):
