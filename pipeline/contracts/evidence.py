@@ -214,6 +214,10 @@ class Step(base.Model):
     # None: not read (the page was lost, or a trace from before they were recorded)
     looks: Looks | None = None
     requests: int = 0  # requests its pages sent during the step (fetch, XHR, beacon, socket, document)
+    # its action's element is a canvas (True: its effect shows in pixels) or another one
+    # (False: in the DOM and what the app keeps); None: not known (no element, one the look
+    # before did not list, or a trace from before this was recorded)
+    on_canvas: bool | None = None
     duration_s: float = 0.0
 
 

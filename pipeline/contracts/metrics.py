@@ -139,6 +139,9 @@ OFFLINE_WCB = 0.55
 # A metric read "over the states" reads the same screens for every app, whatever the
 # explorer found: the start state and the first SCREENS - 1 distinct states after it.
 SCREENS = 8
+# A deliberated dimension's value (aesthetics, usability) is its final-judge scores (1-5; trimmed
+# mean) times this, on 0-100; aggregation reads the same factor to put the judge's repeats in that unit.
+JUDGE_SCALE = 20
 TABLE: tuple[Metric, ...] = (
     Metric(name="coverage_statements", unit="%", higher_is_better=True, floor=0.0,
            kind="rule", producer="scoring", perspective="code_quality",
@@ -183,8 +186,10 @@ TABLE: tuple[Metric, ...] = (
            weights={"default": 0.10}, aggregation="mean",
            definition="share of performed clicks, selects, checks, keys, drags and backs that changed "
                       "nothing a user can see or the app keeps (the page, its address, "
-                      "stored data, canvas pixels, a request, a dialog or a window); code that ran is "
-                      "no effect"),
+                      "stored data, a request, a dialog or a window; canvas pixels for actions aimed at a "
+                      "canvas or the page, and for other controls only on a page whose canvases never draw "
+                      "by themselves); code that ran is no effect; an action aimed at a canvas or the page "
+                      "whose effect a canvas that draws by itself or cannot be read hides is left out"),
     Metric(name="accessibility", unit="0-100", higher_is_better=True, floor=0.0,
            kind="rule", producer="scoring", perspective="accessibility",
            weights={"default": 0.05}, aggregation="mean",

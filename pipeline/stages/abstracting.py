@@ -73,9 +73,19 @@ canvas's pixels, a request the page sent, a dialog or a window it opened. A form
 control's own value is not one: the browser changes it whatever the app does (a
 select nothing listens to still shows its new option), so a check or a select counts
 only by what the app made of it. A handler that runs and throws, or only logs, changes none of these:
-no effect, whatever code it ran. When nothing else changed and a canvas could not tell
-(it drew while nobody acted, or it is WebGL drawn straight to the screen and reads back
-blank), whether the action had an effect cannot be told: such steps are listed apart.
+no effect, whatever code it ran.
+
+An effect is read where the action happened (issue 46). Pixels speak for an action aimed
+at a canvas (``Step.on_canvas``) or at the page as a whole (keys to the page, back, a
+route): when nothing else changed and a canvas could not tell (it drew while nobody
+acted, or it is WebGL drawn straight to the screen and reads back blank), whether such an
+action had an effect cannot be told, and the step is listed apart. An action on another
+element is read through the DOM, the address, the kept data, requests, dialogs and
+windows, so a decorative animation never hides a dead control: pixels count for it only
+on a page whose canvases were never seen drawing by themselves (at any step of the trace:
+one idle window can miss a slow animation, and its next frame would be credited to the
+click), where a still canvas is the baseline and a change is the control's (a button
+that draws a chart). An unread canvas tells such an action nothing either way.
 Each edge lists its steps without an effect (``idle``) and those that cannot be told
 (``unsure``); the graph says it read them (``graph["effects"]``).
 """
@@ -92,7 +102,8 @@ import networkx
 
 from iwcbench.pipeline.contracts import evidence
 
-EFFECTS_VERSION = "1"  # graph["effects"]: the edges list their steps without an effect
+EFFECTS_VERSION = "2"  # graph["effects"]: the edges list their steps without an effect (2: read where
+# the action happened)
 NORMAL_FORM_VERSION = "2"  # bump when the normal form changes: digests change with it
 CRASH = "S_crash"
 
@@ -315,9 +326,18 @@ def digest_of(normal_form: str) -> str:
     return hashlib.sha256(normal_form.encode("utf-8")).hexdigest()[:16]
 
 
-def effects(before: evidence.Step, step: evidence.Step, moved: bool) -> tuple[str, ...] | None:
+def pixels_speak(step: evidence.Step) -> bool:
+    """Is ``step``'s action aimed where a canvas's pixels show its effect: at a canvas, or
+    at the page as a whole (no element)? An element not known to be something else counts
+    as one (a trace from before ``Step.on_canvas`` was recorded reads as it did then)."""
+    return step.action.selector is None or step.on_canvas is not False
+
+
+def effects(before: evidence.Step, step: evidence.Step, moved: bool,
+            drawn: bool = False) -> tuple[str, ...] | None:
     """What ``step``'s action changed, read against the step ``before`` it (``moved``: it
-    ended in another state than ``before``): "page", "address", "kept data", "canvas",
+    ended in another state than ``before``; ``drawn``: the page's canvases were seen
+    drawing by themselves in the trace): "page", "address", "kept data", "canvas",
     "request", "dialog", "window"; () for none; None when nothing else changed and a
     canvas cannot tell (see the module's docstring)."""
     found = []
@@ -330,9 +350,12 @@ def effects(before: evidence.Step, step: evidence.Step, moved: bool) -> tuple[st
     if was is not None and now is not None:
         if now.kept != was.kept:
             found.append("kept data")
-        if now.pixels != was.pixels and not was.drawing:  # (drawing by itself: not the action's to claim)
+        if pixels_speak(step):
+            if now.pixels != was.pixels and not was.drawing:  # (drawing by itself: not the action's to claim)
+                found.append("canvas")
+            unsure = was.drawing or bool(now.unread or was.unread)
+        elif now.pixels != was.pixels and not drawn:
             found.append("canvas")
-        unsure = was.drawing or bool(now.unread or was.unread)
     if step.requests:
         found.append("request")
     if step.dialogs:
@@ -353,6 +376,7 @@ def abstract(trace: evidence.Trace, read_dom: Callable[[str], str | None]) -> ev
     edges: dict[tuple[str, str, str], dict] = {}
     previous: str | None = None
     last: evidence.Step | None = None
+    drawn = any(s.looks is not None and s.looks.drawing for s in trace.steps)
     for step in trace.steps:
         page = read_dom(step.dom) if step.dom else None
         if page is None:
@@ -383,7 +407,7 @@ def abstract(trace: evidence.Trace, read_dom: Callable[[str], str | None]) -> ev
             edge["steps"].append(step.index)
             edge["ok"] = edge["ok"] and step.ok
             if state != CRASH and last is not None:
-                made = effects(last, step, state != previous)
+                made = effects(last, step, state != previous, drawn)
                 if made is None:
                     edge["unsure"].append(step.index)
                 elif not made:

@@ -20,9 +20,11 @@ Rules worth knowing:
   or the viewport, none of which a DOM state shows. Steps into or out of
   ``S_crash`` are left out too (a crash is not "no effect"). An effect is what the
   state graph's edges say (abstracting.effects): a change a user can see or the app
-  keeps — the page, its address, stored data, canvas pixels, a request,
-  a dialog, a window. Code that ran is not an effect: a handler that throws or only
-  logs has none. Steps whose effect a canvas cannot tell are left out and counted.
+  keeps — the page, its address, stored data, a request, a dialog, a window, and
+  canvas pixels where the action was aimed (a canvas, the page). Code that ran is not
+  an effect: a handler that throws or only logs has none. Steps whose effect a canvas
+  cannot tell are left out and counted; a control beside a canvas that draws by itself
+  is read without it, so a decorative animation hides no dead control.
 * ``accessibility``: each checked page scores ``100 − Σ weight(impact)`` over its
   violated axe rules (floor 0), with IMPACT_WEIGHTS critical 10, serious 6,
   moderate 3, minor 1 (no impact given: minor). A rule counts once per page however
@@ -201,13 +203,13 @@ def _no_effect(trace: evidence.Trace | None, graph: evidence.StateGraph | None) 
     if not counted:
         return _score("no_effect_ratio", None,
                       "not measured: no click, select, check, key, drag or back action was performed"
-                      + (f" whose effect could be told ({unsure} on a canvas that draws by itself or "
-                         "cannot be read)" if unsure else ""))
+                      + (f" whose effect could be told ({unsure} aimed at a canvas or the page, where a canvas "
+                         "draws by itself or cannot be read)" if unsure else ""))
     what = ("changed nothing a user can see or the app keeps (the page, its address, "
-            "stored data, canvas pixels, a request, a dialog or a window)" if read else
+            "stored data, a request, a dialog or a window; canvas pixels where the action was aimed)" if read else
             "changed neither the page nor its address (a trace from before the other effects were read)")
-    apart = (f"; {unsure} left out: nothing else changed and a canvas that draws by itself or cannot be "
-             "read cannot tell" if unsure else "")
+    apart = (f"; {unsure} left out: aimed at a canvas or the page, nothing else changed and a canvas that "
+             "draws by itself or cannot be read cannot tell" if unsure else "")
     return _score("no_effect_ratio", _pct(len(idle), counted),
                   f"{len(idle)} of {counted} performed actions {what}{apart}",
                   tuple(f"step {s.index}: {s.action.label()}" for s in idle),

@@ -109,6 +109,14 @@ class Observation:
     def by_ref(self, ref: str) -> Candidate | None:
         return next((c for c in self.candidates if c.ref == ref), None)
 
+    def on_canvas(self, action: evidence.Action) -> bool | None:
+        """Is ``action`` aimed at a canvas (``evidence.Step.on_canvas``)? None when it names
+        no element, or one this look did not list."""
+        if action.selector is None:
+            return None
+        tag = next((c.tag for c in self.candidates if c.selector == action.selector), None)
+        return None if tag is None else tag == "canvas"
+
 
 _RENAMES = {"maxLength": "max_length", "inputName": "input_name"}
 

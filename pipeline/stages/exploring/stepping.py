@@ -154,10 +154,11 @@ class Explorer:
 
     def record(
         self, index: int, action: evidence.Action, ok: bool, error: str | None,
-        notes: list[str], started: float, lost: browser.PageLost | None = None,
+        notes: list[str], started: float, lost: browser.PageLost | None = None, on_canvas: bool | None = None,
     ) -> tuple[evidence.Step, observing.Observation | None]:
         """Observe the page after an action and store the step's evidence. A Stop
-        raised on the way is re-raised after the step is recorded."""
+        raised on the way is re-raised after the step is recorded. ``on_canvas``: the
+        action's element is a canvas (``evidence.Step.on_canvas``)."""
         after = self._observe(index, action, ok, notes, lost)
         obs, page = after.obs, self.page
         events = page.session.drain()
@@ -172,7 +173,7 @@ class Explorer:
             page_errors=tuple(events.page_errors), unlisted=evidence.Unlisted.of(events.unlisted),
             blocked_requests=page.drain_router(),
             dialogs=tuple(events.dialogs), notes=tuple(notes + events.notes), volatile=after.volatile,
-            looks=after.looks, requests=events.requests, duration_s=round(time.monotonic() - started, 3),
+            looks=after.looks, requests=events.requests, on_canvas=on_canvas, duration_s=round(time.monotonic() - started, 3),
         )
         self.steps.append(step)
         if after.stop is not None:
@@ -239,8 +240,9 @@ class Explorer:
             duration_s=round(time.monotonic() - started, 3))]
         return reason, None
 
-    def _step(self, index: int, action: evidence.Action) -> tuple[evidence.Step, observing.Observation | None]:
-        """Act, then record what came of it."""
+    def _step(self, index: int, action: evidence.Action,
+              before: observing.Observation) -> tuple[evidence.Step, observing.Observation | None]:
+        """Act on the page ``before`` showed, then record what came of it."""
         step_started, notes = time.monotonic(), []
         ok, error = True, None
         lost: browser.PageLost | None = None
@@ -253,7 +255,7 @@ class Explorer:
             raise
         except browser.BrowserError as failed:
             ok, error = False, str(failed)
-        return self.record(index, action, ok, error, notes, step_started, lost)
+        return self.record(index, action, ok, error, notes, step_started, lost, before.on_canvas(action))
 
     def loop(self, obs: observing.Observation, deadline: float, started: float) -> str:
         """Steps 1..max_steps. Returns the stop reason."""
@@ -275,7 +277,7 @@ class Explorer:
             with contextlib.ExitStack() as lane:
                 with timed("lane"):  # (not while another worker's Lighthouse measures time)
                     lane.enter_context(lanes.beside(lanes.MEASURE, LANE_WAIT_S))
-                step, after = self._step(index, action)
+                step, after = self._step(index, action, obs)
             self.policy.observe(step, after)
             if after is None:
                 return "the page could not be observed"

@@ -55,10 +55,10 @@ def _events_cell(step: evidence.Step) -> str:
 
 
 NO_EFFECT = ('<span class="chip idle" title="it changed nothing a user can see or the app keeps: not the '
-             'page, its address, stored data, canvas pixels; no request, dialog or window">'
+             'page, its address, stored data, the pixels of a canvas it was aimed at; no request, dialog or window">'
              'no effect</span>')
-UNTOLD = ('<span class="chip untold" title="nothing else changed, and a canvas that draws by itself or '
-          'cannot be read cannot tell: left out of the no-effect ratio">effect untold</span>')
+UNTOLD = ('<span class="chip untold" title="aimed at a canvas or the page: nothing else changed, and a canvas '
+          'that draws by itself or cannot be read cannot tell; left out of the no-effect ratio">effect untold</span>')
 
 
 def trace_table(trace: evidence.Trace, state_of: Mapping[int, str],

@@ -2,8 +2,10 @@
 keeps. Each page has one button; the explorer clicks it, and the state graph says which
 clicks had an effect. A handler that runs and throws changes nothing: no effect, though
 its code ran. A click that only stores data, only draws on a canvas, or only sends a
-request has one. On a canvas that draws by itself, or a WebGL canvas that reads back
-blank, a click that changes nothing else cannot be told."""
+request has one. An effect is read where the action happened (issue 46): beside a canvas
+that draws by itself, or a WebGL canvas that reads back blank, the button is read through
+the DOM and what the app keeps, and a click that changes none of them has no effect; a
+click on such a canvas itself cannot be told."""
 
 from __future__ import annotations
 
@@ -46,10 +48,11 @@ def served():
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def _clicks(url: str, page: str) -> dict[str, list]:
-    """The clicks on Go: which had no effect, which cannot tell, which had one."""
+def _clicks(url: str, page: str, steps: int = 4) -> dict[str, list]:
+    """The clicks on Go: which had no effect, which cannot tell, which had one; and every
+    step that cannot tell ("untold")."""
     files: dict[str, bytes] = {}
-    config = settings.Exploration(max_steps=4, load_timeout_s=5.0)
+    config = settings.Exploration(max_steps=steps, load_timeout_s=5.0)
     result = exploring.explore(f"{url}/{page}/index.html", config, files.__setitem__, None,
                                exploring.Options(accessibility=False))
     trace = result.trace
@@ -60,7 +63,7 @@ def _clicks(url: str, page: str) -> dict[str, list]:
     return {"idle": [s.index for s in clicks if s.index in idle],
             "unsure": [s.index for s in clicks if s.index in unsure],
             "effect": [s.index for s in clicks if s.index not in idle | unsure],
-            "steps": list(trace.steps)}
+            "untold": sorted(unsure), "steps": list(trace.steps)}
 
 
 def test_a_handler_that_throws_has_no_effect_though_its_code_ran(served):
@@ -76,6 +79,16 @@ def test_what_the_app_keeps_draws_or_sends_is_an_effect(served, page):
 
 
 @pytest.mark.parametrize("page", ["animates", "webgl"])
-def test_a_canvas_that_cannot_tell_leaves_the_click_unsure(served, page):
+def test_a_button_beside_a_canvas_that_cannot_tell_is_read_without_it(served, page):
     found = _clicks(served, page)
-    assert found["unsure"] and found["idle"] == [] and found["effect"] == [], found
+    assert found["idle"] and found["unsure"] == [] and found["effect"] == [], found
+    assert all(s.on_canvas is False for s in found["steps"] if "Go" in s.action.label()), found
+
+
+def test_a_click_on_a_canvas_that_draws_by_itself_cannot_be_told(served):
+    """The animation's own canvas, pressed: its pixels are where such a click would show,
+    and they change whatever it did."""
+    found = _clicks(served, "animates", steps=12)
+    pressed = [s.index for s in found["steps"] if s.on_canvas and s.ok and s.action.kind in ("click", "drag")]
+    assert pressed, [s.action.label() for s in found["steps"]]
+    assert set(pressed) <= set(found["untold"]), found
