@@ -27,7 +27,7 @@ from iwcbench.pipeline.kits import clock, llm, store as store_mod
 from iwcbench.pipeline.kits import browser as browser_kit
 from iwcbench.pipeline.kits.mirror import routing
 from iwcbench.pipeline.runs import evidence as stored
-from iwcbench.pipeline.stages import abstracting, exploring
+from iwcbench.pipeline.stages import abstracting, aggregating, exploring
 from iwcbench.pipeline.stages.aggregating import webgen
 from iwcbench.pipeline.stages.exploring import replay_policy, uitest_policy
 from iwcbench.pipeline.stages.judging import screenshots
@@ -318,14 +318,17 @@ def with_start_failures(apps: Sequence[results.AppResult], tasks: Mapping[str, t
                         evaluation: settings_mod.Evaluation) -> list[results.AppResult]:
     """Apps that never started, of tasks with UI test cases, get the UI-test floors
     (every case NO, appearance 1) — or, without a model for the agent, those scores
-    unscored with the reason."""
+    unscored with the reason. Apps that cannot run here too, when the run floors them
+    (scoring.not_runnable ``floor``), as the leaderboard does."""
     if not evaluation.uitests.enabled:
         return list(apps)
     reason = unscored_reason(evaluation)
+    floor_them = evaluation.scoring.not_runnable == aggregating.FLOOR
+    floored = {"start_failed"} | (results.NOT_RUNNABLE_HERE if floor_them else set())
     out = []
     for app in apps:
         item = tasks.get(app.task_id)
-        if app.outcome != "start_failed" or item is None or not item.ui_tests or "uitest_accuracy" in app.scores:
+        if app.outcome not in floored or item is None or not item.ui_tests or "uitest_accuracy" in app.scores:
             out.append(app)
             continue
         names = [n for n in cases.SCORE_NAMES if n != "appearance" or evaluation.uitests.appearance]
@@ -337,7 +340,8 @@ def with_start_failures(apps: Sequence[results.AppResult], tasks: Mapping[str, t
 
 def accuracy(apps: Sequence[results.AppResult], tasks: Sequence[task.Task],
              evaluation: settings_mod.Evaluation) -> tuple[results.UITestRow, ...]:
-    """WebGen-Bench's Accuracy per model (empty when UI tests are off)."""
+    """WebGen-Bench's Accuracy per model (empty when UI tests are off), on the tasks the
+    leaderboard compares (scoring.not_runnable)."""
     if not evaluation.uitests.enabled:
         return ()
-    return webgen.accuracy_table(apps, tasks, unscored_reason(evaluation))
+    return webgen.accuracy_table(apps, tasks, unscored_reason(evaluation), evaluation.scoring.not_runnable)

@@ -18,8 +18,11 @@ For each model, over the tasks that have UI test cases:
   case needs), in both figures, and counted apart (``page_failures``);
 * unscored cases (no LLM, an unusable reply) are left out, never read as NO; an
   instruction with an unscored case is left out of the instruction level; apps with
-  outcome ``error`` (our side failed) are left out entirely and counted, and so are apps
-  that cannot run in this environment (``not_runnable``);
+  outcome ``error`` (our side failed) are left out entirely and counted;
+* apps that cannot run in this environment (``not_runnable``) follow the leaderboard's
+  common-task rule (``aggregating.left_out``, the one place it is decided): by default
+  their task is left out for every model, so our gap lifts and lowers no model's
+  Accuracy; with ``floor`` such an app counts as a start failure, as it ranks there;
 * ``unscored_reason`` (the run had no LLM for the agent): every figure is unscored with
   that reason, start failures are still counted;
 * breakdowns: the cases by the task's ``primary_category`` (``labels.category``) and by
@@ -31,9 +34,10 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
-from typing import Iterable, Mapping, Sequence
+from typing import Collection, Iterable, Mapping, Sequence
 
-from iwcbench.pipeline.contracts import results, task, uitests
+from iwcbench.pipeline.contracts import results, settings, task, uitests
+from iwcbench.pipeline.stages import aggregating
 
 UNCATEGORISED = "(no category)"
 
@@ -54,8 +58,9 @@ class _Tally:
 
 
 def _verdicts(app: results.AppResult | None, item: task.Task) -> list[str | None] | None:
-    """Per case: the verdict; None for the whole app when it never started."""
-    if app is None or app.outcome == "start_failed":
+    """Per case: the verdict; None for the whole app when it never started (a not-runnable
+    app reaches here only when it is floored, as a start failure)."""
+    if app is None or app.outcome == "start_failed" or app.outcome in results.NOT_RUNNABLE_HERE:
         return None
     found = {o.index: o.verdict for o in app.ui_tests}
     return [found.get(i) for i in range(len(item.ui_tests))]
@@ -74,18 +79,24 @@ class _Count:
     start_failures: int = 0
     errors: int = 0
     not_runnable: int = 0
+    left_out: int = 0  # instructions of tasks the comparison leaves out (not every model's app ran)
+    floored: int = 0  # not-runnable apps counted as start failures (the floor setting)
     unscored: int = 0
     instructions: int = 0
     page_failures: int = 0
     reasons: list[str] = dataclasses.field(default_factory=list)
 
-    def add(self, item: task.Task, app: results.AppResult | None) -> None:
-        """One task with UI test cases, and the model's app for it (None: never submitted)."""
+    def add(self, item: task.Task, app: results.AppResult | None, left_out: bool) -> None:
+        """One task with UI test cases, and the model's app for it (None: never submitted);
+        ``left_out``: the task is out of the comparison for every model."""
+        here = app is not None and app.outcome in results.NOT_RUNNABLE_HERE
+        self.not_runnable += here
+        if left_out:
+            self.left_out += 1
+            return
+        self.floored += here
         if app is not None and app.outcome == "error":
             self.errors += 1
-            return
-        if app is not None and app.outcome in results.NOT_RUNNABLE_HERE:
-            self.not_runnable += 1
             return
         self.instructions += 1
         verdicts = _verdicts(app, item)
@@ -120,28 +131,31 @@ class _Count:
             common = list(dict.fromkeys(self.reasons))
             return (common[0] if len(common) == 1 else "; ".join(common[:3])) if common else \
                 "unscored: no UI test case was run"
-        failures, unscored, errors, pages, here = (self.start_failures, self.unscored, self.errors,
-                                                    self.page_failures, self.not_runnable)
+        failures, unscored, errors, pages, aside, floored = (self.start_failures, self.unscored, self.errors,
+                                                              self.page_failures, self.left_out, self.floored)
         return (f"{self.all_cases.slice().counted} test cases of {self.instructions} instructions, "
                 f"{failures} start failure{'s' if failures != 1 else ''} counted as NO"
+                + (f" ({floored} not runnable here)" if floored else "")
                 + (f", {pages} case{'s' if pages != 1 else ''} NO because the page did not load" if pages else "")
                 + (f", {unscored} unscored case{'s' if unscored != 1 else ''} left out" if unscored else "")
                 + (f", {errors} app{'s' if errors != 1 else ''} left out (our side failed)" if errors else "")
-                + (f", {here} app{'s' if here != 1 else ''} left out (not runnable here)" if here else ""))
+                + (f", {aside} task{'s' if aside != 1 else ''} left out for every model (not every model's "
+                   f"app ran)" if aside else ""))
 
 
 def model_row(model: str, apps: Mapping[str, results.AppResult], tasks: Sequence[task.Task],
-              unscored_reason: str | None = None) -> results.UITestRow:
-    """The row of one model; ``apps`` by task id (a task without one never started)."""
+              unscored_reason: str | None = None, left_out: Collection[str] = ()) -> results.UITestRow:
+    """The row of one model; ``apps`` by task id (a task without one never started);
+    ``left_out``: the tasks out of the comparison for every model (``accuracy_table``'s)."""
     count = _Count()
     for item in tasks:
         if item.ui_tests:
-            count.add(item, apps.get(item.id))
+            count.add(item, apps.get(item.id), item.id in left_out)
     # start failures alone make a figure only when nothing started (then it is 0 whoever
     # judges); otherwise some case of a started app must have been judged
     ran = sum(count.started_cases.counts.values()) > 0
     scored = unscored_reason is None and count.instructions > 0 and (ran or count.start_failures == count.instructions)
-    appearance = [s.value for a in apps.values() if a.outcome != "error"
+    appearance = [s.value for a in apps.values() if a.outcome != "error" and a.task_id not in left_out
                   and (s := a.scores.get("appearance")) is not None and s.value is not None]
     cases = count.all_cases.slice(scored)
     inst = count.all_inst.slice(scored)
@@ -159,14 +173,19 @@ def model_row(model: str, apps: Mapping[str, results.AppResult], tasks: Sequence
 
 
 def accuracy_table(apps: Iterable[results.AppResult], tasks: Sequence[task.Task],
-                   unscored_reason: str | None = None) -> tuple[results.UITestRow, ...]:
-    """One row per model that was given a task with UI test cases, by model name."""
+                   unscored_reason: str | None = None,
+                   not_runnable: settings.NotRunnablePolicy = aggregating.COMMON_TASKS,
+                   ) -> tuple[results.UITestRow, ...]:
+    """One row per model that was given a task with UI test cases, by model name, on the
+    tasks the leaderboard compares (``not_runnable``: settings.Scoring.not_runnable)."""
     if not any(t.ui_tests for t in tasks):
         return ()
+    apps = list(apps)
+    aside = aggregating.left_out(apps, not_runnable)
     by_model: dict[str, dict[str, results.AppResult]] = {}
     for app in apps:
         by_model.setdefault(app.model, {})[app.task_id] = app
-    return tuple(model_row(m, by_model[m], tasks, unscored_reason) for m in sorted(by_model))
+    return tuple(model_row(m, by_model[m], tasks, unscored_reason, aside) for m in sorted(by_model))
 
 
 def model_values(rows: Iterable[results.UITestRow]) -> dict[str, dict[str, float | None]]:

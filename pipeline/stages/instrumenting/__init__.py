@@ -15,9 +15,11 @@ Coverage keys are paths relative to the served root ("js/app.js"); inline blocks
 "<page>#inline-N" (N counts a page's inline JavaScript blocks from 1, in document
 order) and their locations are lines of the page. An app's own defects (no start
 page, unparsable scripts, binary junk, huge files) are recorded in the report, never
-raised. Build frameworks are served from a prebuilt static folder when the app ships
-one; otherwise they are built with Istanbul (building.py) and their static output is
-served, or, for an app built for its framework's server, ``dest`` gets the client
+raised. A framework or layout the build step does not support (unsupported.py) is
+recognised before anything is built, and reported as a failed build that is this
+environment's gap. Build frameworks are served from a prebuilt static folder when the
+app ships one; otherwise they are built with Istanbul (building.py) and their static
+output is served, or, for an app built for its framework's server, ``dest`` gets the client
 files, the marker of contracts/servers.py and the built app's copy stays beside it
 (``dest.build/app``) for the serving stage to run. This module must not serve or explore.
 """
@@ -35,7 +37,7 @@ import time
 from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.contracts import evidence, instrumented
 from iwcbench.pipeline.kits import processes
-from iwcbench.pipeline.stages.instrumenting import building
+from iwcbench.pipeline.stages.instrumenting import building, unsupported
 
 SCRIPT = pathlib.Path(__file__).resolve().parent / "instrument.js"  # this stage's Node side
 SITES_SCRIPT = SCRIPT.with_name("sites.js")  # where a built bundle's counters sit
@@ -101,7 +103,10 @@ def _instrument(
     src, dest = pathlib.Path(src), pathlib.Path(dest)
     framework = detect_framework(src)
     copy_skips: list[evidence.SkippedFile] = []
-    prebuilt = prebuilt_folder(src) if framework in BUILD_FRAMEWORKS else None
+    gap = unsupported.recognise(src, _built_by)
+    prebuilt = prebuilt_folder(src) if framework in BUILD_FRAMEWORKS or gap else None
+    if gap is not None and prebuilt is None:
+        return _not_supported(framework, gap, dest, started)
     if framework in BUILD_FRAMEWORKS and prebuilt is None and build is not None and build.enabled:
         return _instrument_by_building(src, dest, framework, build, started, settings.timeout_s)
     if framework in BUILD_FRAMEWORKS and prebuilt is None:
@@ -214,6 +219,20 @@ def _instrument_by_building(src: pathlib.Path, dest: pathlib.Path, framework: ev
     mode: evidence.Mode = "instrumented" if files else "black_box"
     return _report(framework, mode, reason, entry, entry_problem, files, list(built.skipped),
                    started, built.report)
+
+
+def _not_supported(framework: evidence.Framework, gap: unsupported.Found, dest: pathlib.Path,
+                   started: float) -> evidence.InstrumentationReport:
+    """An app the build step cannot build, found before anything ran: a failed build that
+    is this environment's gap (the run records it not_runnable), never the app's."""
+    dest.mkdir(parents=True, exist_ok=True)  # a pod's sidecar serves the folder all the same
+    report = evidence.BuildReport(framework=framework, result="failed", reason=gap.reason, cause="environment")
+    return _report(framework, "black_box", gap.reason, None, "the app was not built", [], [], started, report)
+
+
+def _built_by(root: pathlib.Path) -> str | None:
+    framework = detect_framework(root)
+    return framework if framework in BUILD_FRAMEWORKS else None
 
 
 def _built_sites(dest: pathlib.Path, keys: list[str], timeout_s: float) -> str | None:

@@ -171,15 +171,30 @@ def test_with_the_floor_setting_a_not_runnable_app_ranks_as_a_start_failure(weig
     assert all(r.left_out == 0 for r in rows)
 
 
-def test_a_not_runnable_app_is_left_out_of_webgen_accuracy_and_counted():
+def _webgen_apps(model: str, verdicts: dict[str, str]) -> list[results.AppResult]:
+    return [results.AppResult(model=model, task_id=t, outcome="evaluated", reason="",
+                              ui_tests=(results.UITestOutcome(index=0, verdict=v, reason="seen"),))
+            for t, v in verdicts.items()]
+
+
+def test_webgen_accuracy_follows_the_leaderboards_common_task_rule():
+    # b's t2 cannot run here; a passed t2 and failed t1: left out for b alone, it would lift
+    # b and a alike in no way the leaderboard does. The task is out for both models.
     from iwcbench.pipeline.contracts import task as task_mod
     from iwcbench.pipeline.stages.aggregating import webgen
 
     case = {"task": "Add a task", "expected_result": "It shows", "category": "Functional Testing: Adding"}
     tasks = [task_mod.Task(id=t, prompt="p", ui_tests=[case]) for t in ("t1", "t2")]
-    yes = results.UITestOutcome(index=0, verdict="YES", reason="done")
-    apps = {"t1": results.AppResult(model="b", task_id="t1", outcome="evaluated", reason="", ui_tests=(yes,)),
-            "t2": _not_runnable("b", "t2")}
-    row = webgen.model_row("b", apps, tasks)
-    assert (row.instructions, row.not_runnable, row.start_failures) == (1, 1, 0)
-    assert row.accuracy == 100.0 and "1 app left out (not runnable here)" in row.reason
+    apps = [*_webgen_apps("a", {"t1": "NO", "t2": "YES"}), *_webgen_apps("b", {"t1": "YES"}),
+            _not_runnable("b", "t2")]
+    a, b = webgen.accuracy_table(apps, tasks)
+    without = webgen.accuracy_table([x for x in apps if x.task_id == "t1"], tasks[:1])
+    assert [(r.model, r.accuracy, r.instructions) for r in (a, b)] == [(r.model, r.accuracy, r.instructions)
+                                                                       for r in without] == [("a", 0.0, 1),
+                                                                                             ("b", 100.0, 1)]
+    assert (b.not_runnable, a.not_runnable) == (1, 0)
+    assert a.reason.endswith("1 task left out for every model (not every model's app ran)"), a.reason
+    # with the floor setting the app ranks as a start failure: every case NO
+    a, b = webgen.accuracy_table(apps, tasks, not_runnable="floor")
+    assert (a.accuracy, b.accuracy, b.start_failures, b.not_runnable) == (50.0, 50.0, 1, 1)
+    assert "1 start failure counted as NO (1 not runnable here)" in b.reason, b.reason

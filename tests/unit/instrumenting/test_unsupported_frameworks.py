@@ -1,0 +1,106 @@
+"""An app in a framework or layout the build step does not build is told apart before
+anything is installed: its report is a failed build that is this environment's gap,
+named for the framework; a framework the build step does build is never caught."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from iwcbench.pipeline.contracts import settings
+from iwcbench.pipeline.stages import instrumenting
+from iwcbench.pipeline.stages.instrumenting import unsupported
+
+
+def _pkg(dev: dict, **fields) -> str:
+    return json.dumps({"name": "x", "private": True, "devDependencies": dev, **fields})
+
+
+# what each framework's own starter writes (trimmed to the files that tell it apart)
+UNSUPPORTED = {
+    "SvelteKit": {"package.json": _pkg({"@sveltejs/kit": "^2.5", "@sveltejs/adapter-auto": "^3", "svelte": "^5",
+                                        "vite": "^5.4"}),
+                  "svelte.config.js": "export default {}", "vite.config.js": "export default {}",
+                  "src/routes/+page.svelte": "<h1>Todos</h1>", "src/app.html": "<div>%sveltekit.body%</div>"},
+    "Angular CLI": {"package.json": json.dumps({"name": "x", "dependencies": {"@angular/core": "^18.2"},
+                                                "devDependencies": {"@angular/cli": "^18.2"}}),
+                    "angular.json": "{}", "src/index.html": "<app-root></app-root>", "src/main.ts": ""},
+    "Nuxt": {"package.json": _pkg({"nuxt": "^3.13", "vue": "^3.5"}), "nuxt.config.ts": "export default {}",
+             "app.vue": "<template><div/></template>"},
+    "Remix": {"package.json": _pkg({"@remix-run/dev": "^2.12", "@remix-run/react": "^2.12", "vite": "^5"}),
+              "vite.config.ts": "export default {}", "app/root.tsx": ""},
+    "React Router (framework mode)": {"package.json": _pkg({"@react-router/dev": "^7.1", "react-router": "^7.1",
+                                                            "vite": "^6"}),
+                                      "react-router.config.ts": "export default {}"},
+    "Qwik": {"package.json": _pkg({"@builder.io/qwik": "^1.9", "@builder.io/qwik-city": "^1.9", "vite": "^5"}),
+             "vite.config.ts": "export default {}"},
+    "SolidStart": {"package.json": _pkg({"@solidjs/start": "^1.0", "solid-js": "^1.9", "vinxi": "^0.4"})},
+    "Gatsby": {"package.json": _pkg({"gatsby": "^5.13", "react": "^18"}), "gatsby-config.js": ""},
+    "Vue CLI": {"package.json": _pkg({"@vue/cli-service": "~5.0", "vue": "^3"}), "public/index.html": ""},
+    "A monorepo workspace": {"package.json": _pkg({"turbo": "^2"}, workspaces=["apps/*", "packages/*"]),
+                             "apps/web/package.json": _pkg({"vite": "^5", "react": "^18"}),
+                             "apps/web/index.html": "<div id=root></div>", "packages/ui/package.json": _pkg({})},
+    "An app in a subfolder": {"README.md": "cd frontend && npm run build",
+                              "frontend/package.json": _pkg({"vite": "^5", "react": "^18"}),
+                              "frontend/index.html": "<script type=module src=/src/main.jsx></script>"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNSUPPORTED))
+def test_an_unsupported_framework_is_a_failed_build_of_ours_named_for_it_before_anything_runs(app, tmp_path, name):
+    # build settings that would install and build: nothing may run (no Node here: the
+    # quick tier fails a test that starts it)
+    done = instrumenting.instrument(app(UNSUPPORTED[name]), tmp_path / "site", settings.Instrumentation(),
+                                    settings.Build())
+    report = done.report
+    assert report.build is not None, report.reason
+    assert (report.build.result, report.build.cause) == ("failed", "environment"), report.build
+    assert report.build.reason.startswith(f"{name} ("), report.build.reason
+    assert "is not supported by the build step" in report.build.reason
+    assert (report.build.install_s, report.build.build_s) == (0, 0)
+    assert report.mode == "black_box" and report.files == ()
+
+
+@pytest.mark.parametrize(("name", "sign"), [
+    ("SvelteKit", "@sveltejs/kit in package.json"),
+    ("Angular CLI", "@angular/cli in package.json"),
+    ("A monorepo workspace", 'package.json "workspaces"; apps/web/package.json: vite'),
+    ("An app in a subfolder", "frontend/package.json: vite"),
+])
+def test_the_reason_says_what_recognised_it(app, name, sign):
+    found = unsupported.recognise(app(UNSUPPORTED[name]), instrumenting._built_by)
+    assert found is not None and found.sign == sign
+
+
+# apps the build step builds or serves as they are: none of them is caught
+SUPPORTED = {
+    "Svelte + Vite": {"package.json": _pkg({"svelte": "^5", "@sveltejs/vite-plugin-svelte": "^4", "vite": "^5"}),
+                      "svelte.config.js": "export default {}", "index.html": ""},
+    "Vue + Vite": {"package.json": _pkg({"vue": "^3.5", "@vitejs/plugin-vue": "^5", "vite": "^5"}),
+                   "index.html": ""},
+    "Solid + Vite": {"package.json": _pkg({"solid-js": "^1.9", "vite-plugin-solid": "^2", "vite": "^5"})},
+    "Preact + Vite": {"package.json": _pkg({"preact": "^10", "@preact/preset-vite": "^2", "vite": "^5"})},
+    "React Router in a Vite SPA": {"package.json": _pkg({"react-router-dom": "^6", "vite": "^5"})},
+    "Angular from a CDN": {"index.html": "<script src=https://cdn.jsdelivr.net/npm/@angular/core></script>"},
+    "Next.js": {"package.json": _pkg({"next": "^15", "react": "^19"})},
+    "a Vite app at the root of a workspace": {"package.json": _pkg({"vite": "^5"}, workspaces=["packages/*"]),
+                                              "packages/ui/package.json": _pkg({"vite": "^5"})},
+    "a static app in a subfolder": {"site/index.html": "<p>hi</p>", "site/app.js": ""},
+    "a static page beside a Vite project": {"index.html": "<p>hi</p>", "web/package.json": _pkg({"vite": "^5"})},
+    "an Express app": {"package.json": json.dumps({"dependencies": {"express": "^4"}}), "public/index.html": ""},
+}
+
+
+@pytest.mark.parametrize("name", sorted(SUPPORTED))
+def test_a_supported_framework_is_never_caught(app, name):
+    assert unsupported.recognise(app(SUPPORTED[name]), instrumenting._built_by) is None
+
+
+def test_an_unsupported_app_that_ships_its_static_build_is_served_from_it(app, tmp_path):
+    # as any framework's prebuilt folder is: there is nothing to build
+    files = {**UNSUPPORTED["SvelteKit"], "build/index.html": "<p>Todos</p>"}
+    site = tmp_path / "site"
+    report = instrumenting.instrument(app(files), site, settings.Instrumentation(), settings.Build()).report
+    assert report.build is None and report.entry == "index.html", report.reason
+    assert (site / "index.html").read_text() == "<p>Todos</p>"
