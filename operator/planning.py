@@ -393,12 +393,12 @@ def _app_server(spec: api.EvaluationRunSpec, image: dict, defaults: Defaults) ->
 
 
 def rescore_args(spec: api.EvaluationRunSpec) -> list[str]:
-    """``iwc rescore`` over the run's stored evidence with the spec's judging as it is now
-    (no app is explored again); batched with ``spec.batchJudges``."""
-    judging = spec.evaluation().judging
-    assert judging.model, "a rescore re-judges only with a judge model"
-    return ["iwc", "rescore", spec.store, "--tasks", spec.tasks, "--judge", judging.model,
-            "--judge-protocol", judging.protocol, *(["--batch"] if spec.batch_judges else [])]
+    """``iwc rescore`` over the run's stored evidence with the spec's judging and UI-test
+    settings as they are now, every purpose with its own model (no app is explored
+    again); batched with ``spec.batchJudges``."""
+    assert spec.evaluation().judging.model, "a rescore re-judges only with a judge model"
+    return ["iwc", "rescore", spec.store, "--tasks", spec.tasks, "--settings", evaluation_for_pods(spec),
+            *(["--batch"] if spec.batch_judges else [])]
 
 
 def scoring_job(owner: Owner, spec: api.EvaluationRunSpec, defaults: Defaults, round_: int = 0,

@@ -113,7 +113,8 @@ def _judge_one(run: _Pass, result: results.AppResult) -> results.AppResult:
                                                               run.parse_retries)
     if run.batcher is not None and run.batcher.gave_up:
         late = [d for d in dims if d not in judging.INTERACTIVE]
-        waiting = {**assistants.pending_scores(late), **({"appearance": result.scores["appearance"]} if look else {})}
+        kept = result.scores.get("appearance")
+        waiting = {**assistants.pending_scores(late), **({"appearance": kept} if look and kept is not None else {})}
         for name, score in waiting.items():
             if new.get(name) is None or new[name].value is None:
                 new[name] = score
@@ -169,12 +170,15 @@ def judge_waiting(config: settings_mod.RunSettings, store: store_mod.Store, task
 def rescore_apps(store: store_mod.Store, tasks: dict[str, task.Task], client: llm.Client,
                  settings: settings_mod.Judging = settings_mod.Judging(), *, suffix: str = "",
                  models: Iterable[str] = (), interactive: llm.Client | None = None,
-                 parallel: int = 1) -> list[results.AppResult]:
-    """Re-judge every stored app (``apps/*/*/result.json``) with ``client``'s model and
-    write the results back. ``suffix`` keeps the old scores: the new ones are stored as
-    ``aesthetics@<suffix>`` etc. instead of replacing them. Apps whose task is unknown,
-    or that never ran (no trace), keep their result unchanged; apps of other ``models``
-    (when given) are left out. The calls count in ``client``'s ledger, one scope per app."""
+                 parallel: int = 1, looker: llm.Client | None = None,
+                 parse_retries: int = 2) -> list[results.AppResult]:
+    """Re-judge every stored app (``apps/*/*/result.json``) with ``client`` (routed per
+    purpose as its settings say) and write the results back; with ``looker``, the
+    appearance of apps whose task has UI test cases too. ``suffix`` keeps the old
+    scores: the new ones are stored as ``aesthetics@<suffix>`` etc. instead of replacing
+    them. Apps whose task is unknown, or that never ran (no trace), keep their result
+    unchanged; apps of other ``models`` (when given) are left out. The calls count in
+    ``client``'s (and ``looker``'s) ledger, one scope per app."""
     wanted = set(models)
     files = stored.RunFiles(store)
     found = [r for r in files.app_results() if not wanted or r.model in wanted]
@@ -186,8 +190,13 @@ def rescore_apps(store: store_mod.Store, tasks: dict[str, task.Task], client: ll
             return []
         return list(settings.dimensions)
 
+    def looks(result: results.AppResult) -> bool:
+        item = tasks.get(result.task_id)
+        return item is not None and bool(item.ui_tests) and files.app(result.evidence).exists(artifacts.TRACE)
+
     run = _Pass(store=store, tasks=tasks, settings=settings, client=client, interactive=interactive or client,
-                dimensions=dimensions, ledger=client.ledger.scoped, suffix=suffix, count_usage=False)
+                dimensions=dimensions, ledger=client.ledger.scoped, suffix=suffix, count_usage=False,
+                looker=looker, looks=looks, parse_retries=parse_retries)
     return _judge_apps(run, found, parallel)
 
 

@@ -1,15 +1,17 @@
 """``iwc rescore`` of a run scored the cluster way: the scoring Job's ``iwc score`` records
 the EvaluationRun's evaluation settings (not a local run's), and re-scoring keeps them —
-only the judge model changes."""
+``--judge`` changes the default judge only; every purpose with a model of its own keeps
+it, and appearance is judged again."""
 
 from __future__ import annotations
 
 import json
 
+from fakes.anthropic_server import tool_use
 from fakes.judge_evidence import TODO_TASK, ScriptedJudge, sample_files
 
 from iwcbench.pipeline import cli
-from iwcbench.pipeline.contracts import artifacts, metrics, results, settings
+from iwcbench.pipeline.contracts import artifacts, metrics, results, settings, task
 from iwcbench.pipeline.kits import store as store_mod
 
 CLUSTER = settings.Evaluation(
@@ -81,3 +83,66 @@ def test_a_local_run_is_rescored_with_its_own_run_settings(fake_anthropic, tmp_p
     written = json.loads(path.read_text())
     assert written["schema_version"] == results.SCHEMA_VERSION and "workers" not in written["run"]["configuration"]
     assert written["run"]["local"]["workers"] == 3
+
+
+class _TwoJudges:
+    """The run's judge answers as ScriptedJudge does; every request is noted with the
+    model it went to, and the appearance judge gets a rating."""
+
+    def __init__(self) -> None:
+        self.judge = ScriptedJudge(bases={"usability": [4] * 10, "aesthetics": [3] * 10})
+        self.seen: list[tuple[str, str]] = []
+
+    def __call__(self, body: dict):
+        names = {t["name"] for t in body.get("tools", [])}
+        if "rate_appearance" in names:
+            self.seen.append((body["model"], "appearance"))
+            return tool_use("rate_appearance", {"score": 5, "justification": "A tidy list."})
+        reply = self.judge(body)
+        self.seen.append((body["model"], self.judge.roles[-1]))
+        return reply
+
+
+def test_a_rescore_keeps_each_purposes_judge_and_judges_appearance_again(fake_anthropic, tmp_path):
+    """What the cluster's rescore Job runs (operator/planning.py rescore_args): the
+    EvaluationRun's settings as one document. Usability has a judge model of its own, and
+    keeps it; aesthetics goes to judging.model; the task's UI tests bring appearance."""
+    fake_anthropic.handler = judges = _TwoJudges()
+    two = settings.Evaluation(judging=settings.Judging(
+        model="claude-opus-test", usability_model="claude-usability-test", protocol="single",
+        dimensions=("aesthetics", "usability"), runs=2, min_usable_runs=1))
+    with_ui = TODO_TASK.model_copy(update={"ui_tests": (task.UITest(task="Add a task.", expected_result="It shows."),)})
+    store = store_mod.LocalStore(tmp_path / "store")
+    prefix = f"apps/model-a/{TODO_TASK.id}"
+    for key, data in sample_files().items():
+        store.put_bytes(f"{prefix}/{key}", data)
+    store_mod.put_model(store, f"{prefix}/{artifacts.RESULT.key}", results.AppResult(
+        model="model-a", task_id=TODO_TASK.id, outcome="evaluated", reason="explored", evidence=prefix,
+        scores={"appearance": metrics.score("appearance", 40.0, "judged by the first run")}))  # (an impossible 40: the check)
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(with_ui.model_dump_json() + "\n")
+    assert cli.main(["score", "--store", str(tmp_path / "store"), "--tasks", str(tasks),
+                     "--settings", two.document()]) == 0
+
+    assert cli.main(["rescore", str(tmp_path / "store"), "--tasks", str(tasks), "--settings", two.document()]) == 0
+
+    by_model: dict[str, set[str]] = {}
+    for model, role in judges.seen:
+        by_model.setdefault(model, set()).add(role.split(".")[0])
+    assert by_model["claude-usability-test"] == {"usability"}
+    assert "aesthetics" in by_model["claude-opus-test"] and "usability" not in by_model["claude-opus-test"]
+    assert "appearance" in by_model["claude-opus-test"]  # uitests.model defaults to the judge
+    after = results.RunResults.model_validate_json((tmp_path / "store" / artifacts.RESULTS.key).read_bytes())
+    assert after.run.configuration.judging.usability_model == "claude-usability-test"  # not blanked
+    scores = after.apps[0].scores
+    assert scores["usability"].raw["judge_model"] == "claude-usability-test"
+    assert scores["aesthetics"].raw["judge_model"] == "claude-opus-test"
+    assert scores["appearance"].value == 5.0  # judged again (WebGen-Bench's 1-5), not the stored 40
+
+    # --judge replaces the default judge only: usability keeps its own
+    judges.seen.clear()
+    assert cli.main(["rescore", str(tmp_path / "store"), "--tasks", str(tasks), "--judge", "claude-sonnet-test"]) == 0
+    assert {model for model, role in judges.seen if role.startswith("aesthetics")} == {"claude-sonnet-test"}
+    scores = results.RunResults.model_validate_json((tmp_path / "store" / artifacts.RESULTS.key).read_bytes()).apps[0].scores
+    assert scores["usability"].raw["judge_model"] == "claude-usability-test"  # (from the response cache)
+    assert scores["aesthetics"].raw["judge_model"] == "claude-sonnet-test"
