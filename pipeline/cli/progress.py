@@ -107,8 +107,10 @@ def print_leaderboard(run: results.RunResults, out: pathlib.Path, stream: TextIO
     name = ranking.name if ranking is not None else "overall"
     table = rich.table.Table(title=f"leaderboard: {name}", show_lines=False)
     table.add_column("rank", justify="right")
+    table.add_column("band", justify="right")
     table.add_column("model")
     table.add_column(f"{name} z", justify="right")
+    table.add_column("95 % interval", justify="right")
     table.add_column("apps", justify="right")
     table.add_column("outcomes")
     table.add_column("left out", justify="right")
@@ -118,14 +120,17 @@ def print_leaderboard(run: results.RunResults, out: pathlib.Path, stream: TextIO
         metrics = [row.metrics.get(n) for n in TERMINAL_METRICS]
         table.add_row(
             str(row.rank),
+            "–" if row.band is None else str(row.band),
             row.model,
             "–" if row.overall is None else f"{row.overall:+.3f}",
+            "–" if row.interval is None else f"{row.interval[0]:+.2f} … {row.interval[1]:+.2f}",
             str(row.apps),
             " ".join(f"{k} {v}" for k, v in sorted(row.outcomes.items())),
             str(row.left_out),
             *["–" if m is None else f"{m:.1f}" for m in metrics],
         )
     console.print(table)
+    _print_bands(console, run)
     if ranking is not None:
         _print_ranking(console, ranking)
     for row in run.leaderboard:
@@ -138,6 +143,23 @@ def print_leaderboard(run: results.RunResults, out: pathlib.Path, stream: TextIO
                       "their stored results were made from (each names its run in results.json: reused_from)")
     console.print(f"results: {out / artifacts.RESULTS.key}")
     console.print(f"report:  {out / 'report' / 'index.html'}")
+
+
+def _print_bands(console: rich.console.Console, run: results.RunResults) -> None:
+    """Which models tie (one band: their intervals overlap), and the metrics whose run noise
+    the intervals could not hold (no spread measured)."""
+    bands: dict[int, list[str]] = {}
+    for row in run.leaderboard:
+        if row.band is not None:
+            bands.setdefault(row.band, []).append(row.model)
+    for band, models in sorted(bands.items()):
+        if len(models) > 1:
+            console.print(f"band {band}: {', '.join(models)} tie — their 95 % intervals overlap, so the gap between "
+                          "them is within the noise (the apps' bootstrap and each metric's run-to-run spread)")
+    unmeasured = [m for m, source in (run.noise.sources if run.noise else {}).items() if source == "unmeasured"]
+    if bands and unmeasured:
+        console.print(f"no run-to-run spread measured for {', '.join(unmeasured)}: the intervals hold only their "
+                      "bootstrap (docs/usage.md)")
 
 
 def _print_ranking(console: rich.console.Console, ranking: results.Ranking) -> None:

@@ -1,7 +1,10 @@
 """Per-app results (``result.json``) and run results (``results.json``); the scores
 they hold are ``metrics.Score`` records.
 
-Schema 5 (this one) says what the leaderboard's overall ranks (``RunResults.ranking``:
+Schema 6 (this one) gives each leaderboard row a 95 % interval of its overall that holds
+both the apps' bootstrap and each metric's run-to-run spread (``interval``), and a rank
+band shared by models whose intervals overlap (``band``); ``RunResults.noise`` says which
+spreads were measured. Schema 5 says what the leaderboard's overall ranks (``RunResults.ranking``:
 offline or judged, never one name for both) and on which tasks (a task where some
 model's app cannot run here is left out by default), and counts per row the apps not
 runnable here and those left out. Schema 4 keeps every metric of a leaderboard row in its ``metrics`` and
@@ -22,7 +25,7 @@ from typing import Iterable, Literal
 
 import pydantic
 
-from iwcbench.pipeline.contracts import analyses, base, evidence, metrics, settings, uitests
+from iwcbench.pipeline.contracts import analyses, base, evidence, metrics, settings, spread, uitests
 
 Outcome = Literal["evaluated", "black_box", "start_failed", "not_runnable", "error"]
 # Outcomes that are the model's fault: the app takes the floor of every metric it could
@@ -36,8 +39,9 @@ OUR_FAULT: frozenset[str] = frozenset({"error"})
 # and counted per model, as the app's row and the report show.
 NOT_RUNNABLE_HERE: frozenset[str] = frozenset({"not_runnable"})
 NOT_SUBMITTED = "no app submitted for this task"  # the reason of a (model, task) without an app
-SCHEMA_VERSION = "5"  # of result.json and results.json (3: the run's Evaluation, its local part apart; 4: the
-# leaderboard holds WebGen-Bench's pooled Accuracy in ``metrics``, as every other metric; 5: ``ranking``)
+SCHEMA_VERSION = "6"  # of result.json and results.json (3: the run's Evaluation, its local part apart; 4: the
+# leaderboard holds WebGen-Bench's pooled Accuracy in ``metrics``, as every other metric; 5: ``ranking``;
+# 6: a row's ``interval`` and ``band``, the run's ``noise``)
 
 # What an overall is called, by what it stands on (``Ranking.kind``): an offline overall
 # (rule metrics and runtime figures alone) ranks runtime and code quality, not whether an
@@ -166,7 +170,10 @@ class LeaderboardRow(base.Model):
     z: dict[str, float | None] = {}  # model-level z-score per metric
     apps: int = 0
     outcomes: dict[str, int] = {}
-    rank_interval: tuple[int, int] | None = None  # bootstrap interval of the rank (best, worst)
+    rank_interval: tuple[int, int] | None = None  # bootstrap interval of the rank (best, worst), apps only
+    # 95 % interval of ``overall``: the apps' bootstrap and each metric's run noise (stages/aggregating/intervals.py)
+    interval: tuple[float, float] | None = None
+    band: int | None = None  # rank band, 1 best: models whose intervals overlap share one (None: no interval)
     # metric → the model's apps (our errors left out) without a value for a metric other apps
     # of the run have one for: unscored, pending or over budget; only metrics with one or more
     unscored: dict[str, int] = {}
@@ -395,3 +402,4 @@ class RunResults(base.Stored):
     ui_tests: tuple[UITestRow, ...] = ()  # WebGen-Bench Accuracy per model (tasks with UI tests)
     webcoder: WebCoderSummary | None = None  # WebCoderBench's Table 4 and 5; None: no metric it weighs was scored
     ranking: Ranking | None = None  # what the overall ranks, and on which tasks (None: a file before schema 5)
+    noise: spread.Noise | None = None  # the run noise the rows' intervals hold (None: a file before schema 6)

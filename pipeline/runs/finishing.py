@@ -18,7 +18,7 @@ from iwcbench.pipeline.contracts import artifacts, evidence, metrics, results, s
 from iwcbench.pipeline.kits import store as store_mod
 from iwcbench.pipeline.runs import app as app_run, evidence as stored, inputs, provenance, uitests
 from iwcbench.pipeline.stages import aggregating, reporting
-from iwcbench.pipeline.stages.aggregating import summaries, webcoder, webgen
+from iwcbench.pipeline.stages.aggregating import intervals, summaries, webcoder, webgen
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +102,7 @@ def finish(
         webcoder=webcoder.summarise(compared, wcb_weights, {t.id: t for t in tasks},
                                     reference.app_stats if reference is not None else None),
         ranking=ranking,
+        noise=intervals.noise(compared, weights, intervals.shipped()),  # what the rows' intervals hold
     )
     stored.RunFiles(store).save(artifacts.RESULTS, run_results)
     render_report(store, run_results, copier)

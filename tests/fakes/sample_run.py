@@ -358,7 +358,7 @@ def build_sample_run(tmp: pathlib.Path) -> tuple[results.RunResults, Callable[[s
             means[name] = sum(values) / len(values) if values else None
         return results.LeaderboardRow(rank=rank, model=model, overall=overall, metrics=means,
                                       z={k: sign * 1.0 for k in means}, apps=len(mine), rank_interval=(1, 2),
-                                      outcomes=outcomes)
+                                      interval=(overall - 1.0, overall + 1.0), band=1, outcomes=outcomes)
 
     config = settings.RunSettings(tasks="examples/tasks.jsonl", apps="examples/apps", out="out/sample")
     run = results.RunResults(

@@ -59,6 +59,9 @@ Rules:
 * Rank intervals: the leaderboard carries a bootstrap interval per model (tasks
   resampled with replacement, 2.5th–97.5th percentile of the rank), seeded, so the
   same results give the same intervals.
+* Noise: each model's overall gets a 95 % interval that holds the same bootstrap and each
+  metric's run-to-run spread (hack/bench-repeat's, shipped), and models whose intervals
+  overlap share a rank band (intervals.py has the formula and the band rule).
 """
 
 from __future__ import annotations
@@ -70,7 +73,8 @@ import random
 import statistics
 from typing import Mapping, Sequence
 
-from iwcbench.pipeline.contracts import metrics as metric_table, results, settings
+from iwcbench.pipeline.contracts import metrics as metric_table, results, settings, spread as spread_mod
+from iwcbench.pipeline.stages.aggregating import intervals as noise_intervals
 
 BOOTSTRAP_SAMPLES = 1000
 _TIE = 9  # overalls equal to this many decimals share a rank
@@ -310,6 +314,26 @@ def bootstrap_ranks(
 ) -> dict[str, tuple[int, int]]:
     """Model → (best, worst) rank over the middle 95 % of ``n`` bootstrap samples of
     the tasks (drawn with replacement; a task drawn twice counts twice)."""
+    return rank_intervals(bootstrap_samples(apps, weights, n, seed, reference))
+
+
+def rank_intervals(samples: Mapping[str, Sequence[tuple[int, float | None]]]) -> dict[str, tuple[int, int]]:
+    """Model → (best, worst) rank over the middle 95 % of its bootstrap samples."""
+    out = {}
+    for model, seen in samples.items():
+        ranks, n = sorted(rank for rank, _ in seen), len(seen)
+        out[model] = (ranks[int(math.floor(0.025 * (n - 1)))], ranks[int(math.ceil(0.975 * (n - 1)))])
+    return out
+
+
+def bootstrap_samples(
+    apps: Sequence[results.AppResult],
+    weights: Mapping[str, float] | None = None,
+    n: int = BOOTSTRAP_SAMPLES,
+    seed: int = 0,
+    reference: results.Reference | None = None,
+) -> dict[str, list[tuple[int, float | None]]]:
+    """Model → its (rank, overall) in each of ``n`` bootstrap samples of the tasks."""
     pooled = _pooled(with_floors(apps))
     fixed = reference.model_stats if reference is not None else None
     weights = dict(weights) if weights is not None else weights_for(pooled)
@@ -337,7 +361,7 @@ def bootstrap_ranks(
                 sums[a.model][j][index[a.task_id]] += v
                 counts[a.model][j][index[a.task_id]] += 1
     rng = random.Random(seed)
-    seen: dict[str, list[int]] = {model: [] for model in models}
+    seen: dict[str, list[tuple[int, float | None]]] = {model: [] for model in models}
     for _ in range(n):
         pick = operator.itemgetter(*(rng.randrange(len(tasks)) for _ in tasks))
         means: dict[str, dict[str, float | None]] = {}
@@ -348,19 +372,14 @@ def bootstrap_ranks(
                 row[m] = _total(pick(sums[model][j])) / count if count else None
             means[model] = row
         if table4:
-            ranks = _ranks({model: _table4_sum(means[model], weights) for model in models})
+            overall = {model: _table4_sum(means[model], weights) for model in models}
         else:
             z = _leaderboard_z(means, metrics, directions, fixed)
-            ranks = _ranks({model: weighted(z[model], weights) for model in models})
+            overall = {model: weighted(z[model], weights) for model in models}
+        ranks = _ranks(overall)
         for model in models:
-            seen[model].append(ranks[model])
-    out = {}
-    for model, ranks_seen in seen.items():
-        ranks_seen.sort()
-        lo = ranks_seen[int(math.floor(0.025 * (n - 1)))]
-        hi = ranks_seen[int(math.ceil(0.975 * (n - 1)))]
-        out[model] = (lo, hi)
-    return out
+            seen[model].append((ranks[model], overall[model]))
+    return seen
 
 
 def _columns(pooled: Sequence[results.AppResult], models: Sequence[str], metrics: Sequence[str],
@@ -390,13 +409,15 @@ def aggregate(
     reference: results.Reference | None = None,
     pooled_values: Mapping[str, Mapping[str, float | None]] | None = None,
     not_runnable: settings.NotRunnablePolicy = COMMON_TASKS,
+    spread: spread_mod.RunSpread | None = None,
 ) -> tuple[tuple[results.AppResult, ...], tuple[results.LeaderboardRow, ...]]:
     """Apps with their ``overall`` set (and floors filled in where the app is the
     model's fault), and the leaderboard (best first). ``bootstrap`` is the number of
     samples for rank intervals (0: none); ``reference`` fixes μ and σ; ``pooled_values``
     (model → metric) are the pooled UI-test figures (webgen.model_values);
     ``not_runnable`` how apps that cannot run here are ranked (``left_out``): the apps of
-    a task left out get no overall and are in no model's means."""
+    a task left out get no overall and are in no model's means; ``spread`` each metric's
+    run-to-run spread (None: the shipped file), which the rows' intervals hold."""
     apps = whole_tasks(with_floors(apps, not_runnable))
     aside = left_out(apps, not_runnable)
     pooled = [a for a in _pooled(apps) if a.task_id not in aside]
@@ -428,7 +449,12 @@ def aggregate(
                  for model in overall}
     every = set().union(*ranked_on.values()) if ranked_on else set()
     many = len(models) > 1
-    intervals = bootstrap_ranks(pooled, weights, bootstrap, reference=reference) if bootstrap and many else {}
+    samples = bootstrap_samples(pooled, weights, bootstrap, reference=reference) if bootstrap and many else {}
+    intervals = rank_intervals(samples)
+    fixed = None if reference is None else reference.app_stats if table4 else reference.model_stats
+    spans = noise_intervals.spans(pooled, overall, z, weights, table4, samples, spread or noise_intervals.shipped(),
+                                  fixed) if many else {}
+    bands = noise_intervals.bands(overall, spans)
     rows = []
     for model in sorted(overall, key=lambda m: (ranks[m], m)):
         every_app = [a for a in apps if a.model == model]
@@ -438,6 +464,7 @@ def aggregate(
             rank=ranks[model], model=model, overall=overall[model],
             metrics={m: values.get(model, {}).get(m) for m in metrics},
             z={m: z.get(model, {}).get(m) for m in metrics}, rank_interval=intervals.get(model),
+            interval=spans.get(model), band=bands.get(model),
             **_counted(every_app, mine),
             unscored=unscored, not_applicable=_without_value(mine, metrics, pooled_names, applicable=False),
             missing_dimensions=tuple(m for m in metrics if m in every - ranked_on[model]),

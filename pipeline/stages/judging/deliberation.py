@@ -279,10 +279,10 @@ def _combined(dimension: Dimension, runs: list[dict[str, Any]], single: bool, kn
     citations that name real evidence, the middle run's summary as the rationale."""
     values = [r["score"] for r in runs]
     if len(values) >= 3:
-        value = round(20 * trimmed_mean(values), 2)
+        value = round(metrics.JUDGE_SCALE * trimmed_mean(values), 2)
         how = f"trimmed mean of {len(values)} final-judge scores {sorted(values)} (highest and lowest dropped) × 20"
     else:
-        value = round(20 * sum(values) / len(values), 2)
+        value = round(metrics.JUDGE_SCALE * sum(values) / len(values), 2)
         how = f"mean of {len(values)} final-judge score{'s' * (len(values) != 1)} {sorted(values)} × 20"
         if single:
             how = f"single-round judge score {values[0]} × 20"

@@ -114,11 +114,13 @@ def _leaderboard(run: results.RunResults) -> str:
     zs = [abs(z) for r in rows for z in [r.overall, *r.z.values()] if z is not None and math.isfinite(z)]
     limit = max(1.0, max(zs, default=1.0))
     name = overall_name(run)
-    heads = ['<th data-sort class=num>rank</th>', '<th data-sort>model</th>',
-             f'<th data-sort title="weighted sum of z-scores across the model pool">{layout.esc(name)} z</th>']
+    heads = ['<th data-sort class=num title="rank, and rank band: models whose 95 % intervals overlap share one">'
+             'rank · band</th>', '<th data-sort>model</th>',
+             f'<th data-sort title="weighted sum of z-scores across the model pool, with its 95 % interval (the apps\' '
+             f'bootstrap and each metric\'s run-to-run spread)">{layout.esc(name)} z</th>']
     heads += [_metric_head(m, run.weights.get(m)) for m in metrics]
     heads += ['<th data-sort class=num>apps</th>', "<th>outcomes</th>"]
-    body = [f"<tr>{''.join(_leaderboard_cells(rows, r, metrics, limit))}</tr>" for r in rows]
+    body = [f'<tr class="{_band_class(r)}">{"".join(_leaderboard_cells(rows, r, metrics, limit))}</tr>' for r in rows]
     table = (f'<div class="scroll"><table class="sortable leaderboard"><thead><tr>{"".join(heads)}</tr></thead>'
              f'<tbody>{"".join(body)}</tbody></table></div>')
     flagged = [r for r in rows if r.missing_dimensions]
@@ -126,23 +128,53 @@ def _leaderboard(run: results.RunResults) -> str:
         table += "".join(f'<p class="note unscored"><b>{layout.esc(r.model)}</b> is ranked on fewer dimensions than '
                          f'the others: no score for {layout.esc(", ".join(r.missing_dimensions))}, so its overall is '
                          f'not comparable with theirs on those.</p>' for r in flagged)
-    table = _ranking_note(run) + table
+    table = _ranking_note(run) + table + _bands_note(run)
     return layout.card(f"Leaderboard: {name}", table, "model means of raw scores, with z across the model pool · "
                        f"bars: {name} z around 0, metric means on their scale · click a column to sort", "leaderboard")
 
 
 
+def _band_class(r: results.LeaderboardRow) -> str:
+    """Rows of one band share a shade; neighbouring bands alternate, so a tie reads as one block."""
+    return "" if r.band is None else f"band band-{'odd' if r.band % 2 else 'even'}"
+
+
+def _bands_note(run: results.RunResults) -> str:
+    """Which models tie and why; the metrics whose run noise no figure holds."""
+    bands: dict[int, list[str]] = {}
+    for r in run.leaderboard:
+        if r.band is not None:
+            bands.setdefault(r.band, []).append(r.model)
+    if not bands:
+        return ""
+    ties = [f"<li>band {b}: <b>{layout.esc(', '.join(models))}</b> tie</li>"
+            for b, models in sorted(bands.items()) if len(models) > 1]
+    out = ('<p class="note bands">Rank bands: models whose 95 % intervals overlap share a band, so the order '
+           'inside a band is within the noise: the apps\' bootstrap (which tasks were drawn) and each metric\'s '
+           'run-to-run spread (the same app evaluated again; <span class="mono">hack/bench-repeat</span>). '
+           + (f'</p><ul class="bands">{"".join(ties)}</ul>' if ties else "No two models tie.</p>"))
+    unmeasured = [m for m, source in (run.noise.sources if run.noise else {}).items() if source == "unmeasured"]
+    if unmeasured:
+        out += (f'<p class="faint">No run-to-run spread measured for {layout.esc(", ".join(unmeasured))}: the '
+                f'intervals hold only their bootstrap.</p>')
+    return out
+
+
 def _leaderboard_cells(rows: list[results.LeaderboardRow], r: results.LeaderboardRow, metrics: list[str], limit: float) -> list[str]:
     """One model's row of the leaderboard table."""
-    interval = (f"<small title='bootstrap interval of the rank'>[{r.rank_interval[0]}–{r.rank_interval[1]}]</small>"
-                if r.rank_interval else "")
+    interval = (f"<span class='chip band' title='rank band: models whose 95 % intervals overlap share one (bootstrap "
+                f"rank interval {r.rank_interval[0] if r.rank_interval else '–'}–"
+                f"{r.rank_interval[1] if r.rank_interval else '–'})'>band {r.band}</span>" if r.band is not None else "")
+    spread = (f'<small class="interval" title="95 % interval: the apps\' bootstrap and each metric\'s run-to-run '
+              f'spread">{layout.signed(r.interval[0])} … {layout.signed(r.interval[1])}</small>'
+              if r.interval else "")
     fewer = (f'<br><span class="chip unscored" title="other models were ranked on these too; this overall '
              f'stands on fewer dimensions">ranked without {layout.esc(", ".join(r.missing_dimensions))}</span>'
              if r.missing_dimensions else "")
     cells = [f'<td class="num" data-v="{r.rank}"><span class="rank">{r.rank}{interval}</span></td>',
              f'<td class="nowrap"><b>{layout.esc(r.model)}</b>{fewer}</td>',
              f'<td data-v="{layout.sort_value(r.overall)}" style="white-space:nowrap">'
-             f'{charting.diverging(r.overall, limit)}<span class="overall">{layout.signed(r.overall)}</span></td>']
+             f'{charting.diverging(r.overall, limit)}<span class="overall">{layout.signed(r.overall)}</span>{spread}</td>']
     for m in metrics:
         value, z = r.metrics.get(m), r.z.get(m)
         scale = _metric_scale(rows, m)

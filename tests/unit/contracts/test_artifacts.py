@@ -70,7 +70,7 @@ def test_schema_1_results_still_read_their_states_from_the_reason():
     assert {n: s.status for n, s in app.scores.items()} == {
         "states": "scored", "usability": "pending", "aesthetics": "over_budget", "alignment_visual": "unscored"}
     assert app.schema_version == "1"
-    assert results.AppResult(model="m", task_id="t", outcome="evaluated", reason="r").schema_version == "5"
+    assert results.AppResult(model="m", task_id="t", outcome="evaluated", reason="r").schema_version == "6"
 
 
 def test_the_recorded_configuration_reads_back_as_the_settings_it_was():

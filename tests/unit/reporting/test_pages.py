@@ -54,7 +54,9 @@ def test_index_shows_every_app_with_its_outcome(written):
         assert f'href="apps/{app.model}/{app.task_id}.html"' in text
     assert text.count('class="chip start_failed"') >= 1
     assert text.count('class="chip black_box"') >= 1
-    assert "[1–2]" in text  # the bootstrap rank interval
+    # the two models' intervals overlap: one band, and the page says they tie
+    assert text.count(">band 1</span>") == 2 and "band 1: <b>aurora-7b, brisk-3b</b> tie" in text
+    assert "−0.07 … +1.93" in text  # aurora-7b's 95 % interval of its overall
 
 
 def test_dom_snapshots_are_copied_as_text_never_as_pages(written, parse):

@@ -37,5 +37,5 @@ def test_a_leaderboard_mean_that_is_none_is_unscored(written, tmp_path):
     rows[1] = rows[1].model_copy(update={"metrics": {**rows[1].metrics, "aesthetics": None}})
     run = written.run.model_copy(update={"leaderboard": tuple(rows)})
     text = reporting.write_report(run, artifacts.Reader(written.read), tmp_path / "r").read_text(encoding="utf-8")
-    brisk = re.search(r"<tr>(?:(?!</tr>).)*brisk-3b.*?</tr>", text, re.S).group(0)
+    brisk = re.search(r"<tr[^>]*>(?:(?!</tr>).)*brisk-3b.*?</tr>", text, re.S).group(0)
     assert '<span class="unscored">unscored</span>' in brisk
