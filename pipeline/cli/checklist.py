@@ -7,6 +7,7 @@ import pathlib
 import sys
 
 from iwcbench.pipeline.cli import options
+from iwcbench.pipeline.contracts import protocols
 from iwcbench.pipeline.runs import checklists
 
 
@@ -15,8 +16,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tasks", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--judges", help="three judge models, comma-separated (provider/model; the first merges); "
-                   "default: judging.checklist_models of --settings or --seed-protocol")
-    p.add_argument("--settings", help="an evaluation settings document (its llm.endpoints, judging.checklist_models)")
+                   "default: --seed-protocol's")
+    p.add_argument("--settings", help="an evaluation settings document (its llm.endpoints)")
     p.add_argument("--seed-protocol", choices=["iwc"], help="IWC-Bench's proposers: Claude-Opus-4.8, GPT-5.6-Sol, "
                    "Grok-4.5")
     p.add_argument("--endpoint", action="append", metavar="PROVIDER=URL", help="base URL of a provider's API")
@@ -30,9 +31,9 @@ def add(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     evaluation = options.evaluation(args)
     models = ([m.strip() for m in args.judges.split(",") if m.strip()] if args.judges
-              else list(evaluation.judging.checklist_models))
+              else list(protocols.CHECKLIST_PROPOSERS.get(args.seed_protocol or "", ())))
     if not models:
-        raise options.UsageError("--judges: name three models (or judging.checklist_models in --settings)")
+        raise options.UsageError("--judges: name three models (or --seed-protocol iwc)")
     out = pathlib.Path(args.out)
     written, failed = checklists.fill(args.tasks, out, models, evaluation=evaluation, batch=args.batch)
     for task_id, reason in sorted(failed.items()):

@@ -56,7 +56,6 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "alignment_model": ("judging.alignment_model", lambda v: v),
     "webcoder_model": ("judging.webcoder_model", lambda v: v),
     "webcoder_alignment_model": ("judging.webcoder_alignment_model", lambda v: v),
-    "checklist_models": ("judging.checklist_models", lambda v: tuple(m.strip() for m in v.split(",")) if v else None),
     "appearance_model": ("uitests.appearance_model", lambda v: v),
     "endpoint": ("llm.endpoints", lambda v: endpoints(v)),
 }
@@ -131,8 +130,8 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     """A model per purpose (provider/model; a bare name is Anthropic's) and the endpoints."""
     p.add_argument("--seed-protocol", choices=sorted(protocols.SEED_PROTOCOLS),
                    help="the models a seed paper used (webgen: Qwen2.5-VL-32B agent on vLLM, GPT-4o appearance; "
-                   "webcoder: Gemini-2.5-pro and GPT-5-chat judges; iwc: Claude-Opus-4.8, three checklist "
-                   "proposers); flags and --settings still win; you supply the endpoints and keys")
+                   "webcoder: Gemini-2.5-pro and GPT-5-chat judges; iwc: Claude-Opus-4.8 and its LLM tester; its "
+                   "three checklist proposers: iwc checklist --seed-protocol iwc); flags and --settings still win; you supply the endpoints and keys")
     p.add_argument("--endpoint", action="append", metavar="PROVIDER=URL",
                    help="base URL of a provider's API, e.g. openai=http://127.0.0.1:8000/v1 for vLLM (repeatable; "
                    "default: OPENAI_BASE_URL, ANTHROPIC_BASE_URL, ... then the provider's public API)")
@@ -144,7 +143,6 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
                           ("webcoder-alignment", "WebCoderBench's alignment judges (default: --webcoder-model)"),
                           ("appearance", "WebGen-Bench's appearance judge (default: --uitest-model)")):
         p.add_argument(f"--{purpose}-model", metavar="PROVIDER/MODEL", help=what)
-    p.add_argument("--checklist-models", metavar="A,B,C", help="the three checklist proposers (the first merges)")
 
 
 def add_weights_option(p: argparse.ArgumentParser) -> None:

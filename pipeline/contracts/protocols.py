@@ -26,8 +26,12 @@ SEED_PROTOCOLS: dict[str, dict[str, Any]] = {
                              "webcoder_model": "google/gemini-2.5-pro",
                              "webcoder_alignment_model": "openai/gpt-5-chat-latest"}},
     "iwc": {"exploration": {"policy": "llm"},
-            "judging": {"model": "anthropic/claude-opus-4-8",
-                        "checklist_models": ("anthropic/claude-opus-4-8", "openai/gpt-5.6-sol", "grok/grok-4.5")}},
+            "judging": {"model": "anthropic/claude-opus-4-8"}},
+}
+# The three models a seed paper had propose checklists (``iwc checklist --seed-protocol``;
+# the first merges): a task's checklist is written once, before any run.
+CHECKLIST_PROPOSERS: dict[str, tuple[str, str, str]] = {
+    "iwc": ("anthropic/claude-opus-4-8", "openai/gpt-5.6-sol", "grok/grok-4.5"),
 }
 # IWC-Bench §5.4: the second judge of its robustness study
 ROBUSTNESS_JUDGE = "google/gemini-3.7-flash"

@@ -273,9 +273,17 @@ class Judging(Section):
         "wcb_visual_experience (default: model)")
     webcoder_alignment_model: str | None = pydantic.Field(
         None, min_length=1, description="WebCoderBench's three alignment judges (default: webcoder_model)")
-    checklist_models: tuple[str, ...] = pydantic.Field(
-        (), description="the three models that propose checklists (iwc checklist; the first merges); empty: "
-        "iwc checklist --judges names them")
+    # The checklist proposers are no setting of an evaluation: a checklist is part of the
+    # task (written once by ``iwc checklist --judges``, then the same for every model and
+    # part of what a stored result is reused for), never made anew by a run.
+
+    @pydantic.model_validator(mode="before")
+    @classmethod
+    def _no_checklist_models(cls, data: object) -> object:
+        """A results.json written before the field left (it never drove a run) still reads."""
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if k not in ("checklist_models", "checklistModels")}
+        return data
 
 
 class UITests(Section):

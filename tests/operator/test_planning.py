@@ -151,8 +151,8 @@ def test_an_openai_compatible_judge_gets_its_providers_key_and_endpoint_and_only
 
 def test_a_model_no_provider_serves_is_named_by_its_field_before_any_job():
     spec = api.EvaluationRunSpec.model_validate({**SPEC.wire(), "judging": {
-        "model": "openai/gpt-4o", "checklistModels": ["claude-a", "acme/b", "grok/c"]}})
-    assert planning.model_problem(spec) == "spec.judging.checklistModels: 'acme/b': unknown provider 'acme' " \
+        "model": "openai/gpt-4o", "webcoderModel": "acme/b"}})
+    assert planning.model_problem(spec) == "spec.judging.webcoderModel: 'acme/b': unknown provider 'acme' " \
         "(known: anthropic, openai, google, grok, openrouter, vllm, sglang, ollama, llama-cpp; a model on another " \
         "OpenAI-compatible server is openai/acme/b with OPENAI_BASE_URL set)"
     good = api.EvaluationRunSpec.model_validate({**SPEC.wire(), "uitests": {"model": "vllm/Qwen2.5-VL"}})

@@ -110,7 +110,7 @@ def test_seed_protocols_set_the_papers_models_and_flags_still_win():
     iwc = options.evaluation(parser.parse_args(["--seed-protocol", "iwc", "--judge", "claude-sonnet-4-5",
                                                 "--endpoint", "grok=http://127.0.0.1:1/v1"]))
     assert iwc.judging.model == "claude-sonnet-4-5" and iwc.exploration.policy == "llm"
-    assert iwc.judging.checklist_models == ("anthropic/claude-opus-4-8", "openai/gpt-5.6-sol", "grok/grok-4.5")
+    assert "checklist_models" not in iwc.judging.model_dump()  # a task's checklist is written before a run
     assert iwc.llm.endpoints == {"grok": "http://127.0.0.1:1/v1"}
 
 
@@ -153,3 +153,10 @@ def test_a_budget_works_for_a_priced_model_of_any_provider_and_refuses_an_unpric
     with pytest.raises(assistants.NoPrice, match=r"vllm/Qwen2.5-72B \(judging.usability_model\)"):
         assistants.check_prices(unpriced, spending)
     assistants.check_prices(unpriced, settings.Spending())  # no budget: tokens are counted, no price needed
+
+
+def test_a_results_file_that_named_checklist_models_still_reads():
+    """The field left the settings tree (it never drove a run): settings recorded with it
+    are read back without it, and a new one is refused nowhere."""
+    recorded = settings.Evaluation.model_validate({"judging": {"model": "claude-x", "checklistModels": ["a", "b", "c"]}})
+    assert recorded.judging.model == "claude-x" and "checklist_models" not in recorded.judging.model_dump()
