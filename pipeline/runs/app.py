@@ -170,18 +170,9 @@ def prepare_app(
     # the app as submitted, for the code metrics and the static judges (before instrumenting)
     files.save(artifacts.SOURCES, quality.keep_sources(src, evaluation.quality.max_source_bytes))
     site = work / SITE
-    shutil.rmtree(site, ignore_errors=True)
-    with telemetry.span("stage.instrument", model=app.model, task=app.task_id):
-        done = instrumenting.instrument(src, site, evaluation.instrumentation, evaluation.build)
+    done = _instrumented(app, src, work, evaluation)
     report = done.report
-    telemetry.record_stage("instrument", report.duration_s)
     shutil.rmtree(src_root, ignore_errors=True)
-    # Keep Istanbul's maps and the original sources out of the served folder: the app
-    # (and a curious page) must not be able to fetch them.
-    meta = work / instrumented_mod.FOLDER
-    shutil.rmtree(meta, ignore_errors=True)
-    if (site / instrumented_mod.FOLDER).is_dir():
-        shutil.move(str(site / instrumented_mod.FOLDER), str(meta))
     files.save(artifacts.INSTRUMENT, report)
     files.save_json(artifacts.COVERAGE_MAP, done.coverage_map or {})
     (work / REPORT).write_text(report.model_dump_json(indent=1))
@@ -197,6 +188,23 @@ def prepare_app(
         save_result(store, result)
         return result
     return Prepared(app=app, work=work, site=site, instrumented=done)
+
+
+def _instrumented(app: evidence.AppRef, src: pathlib.Path, work: pathlib.Path,
+                  evaluation: settings_mod.Evaluation) -> instrumented_mod.Instrumented:
+    """The app at ``src`` instrumented into ``work/site``, with Istanbul's maps and the
+    original sources moved out of the served folder: the app (and a curious page) must
+    not be able to fetch them."""
+    site = work / SITE
+    shutil.rmtree(site, ignore_errors=True)
+    with telemetry.span("stage.instrument", model=app.model, task=app.task_id):
+        done = instrumenting.instrument(src, site, evaluation.instrumentation, evaluation.build)
+    telemetry.record_stage("instrument", done.report.duration_s)
+    meta = work / instrumented_mod.FOLDER
+    shutil.rmtree(meta, ignore_errors=True)
+    if (site / instrumented_mod.FOLDER).is_dir():
+        shutil.move(str(site / instrumented_mod.FOLDER), str(meta))
+    return done
 
 
 def _unbuilt(app: evidence.AppRef, report: evidence.InstrumentationReport, started: float,
