@@ -21,20 +21,21 @@ CLUSTER = settings.Evaluation(
 )
 
 
-def _scored_like_the_cluster(tmp_path) -> tuple[str, str]:
+def _scored_like_the_cluster(tmp_path, evaluation: settings.Evaluation = CLUSTER, item: task.Task = TODO_TASK,
+                             scores: dict[str, metrics.Score] | None = None) -> tuple[str, str]:
     """A store as the app pods leave it, aggregated by ``iwc score --settings`` as the
     scoring Job runs it (operator/planning.py scoring_job)."""
     store = store_mod.LocalStore(tmp_path / "store")
-    prefix = f"apps/model-a/{TODO_TASK.id}"
+    prefix = f"apps/model-a/{item.id}"
     for key, data in sample_files().items():
         store.put_bytes(f"{prefix}/{key}", data)
     store_mod.put_model(store, f"{prefix}/{artifacts.RESULT.key}", results.AppResult(
-        model="model-a", task_id=TODO_TASK.id, outcome="evaluated", reason="explored", evidence=prefix,
-        scores={"states": metrics.score("states", 3.0, "3 states")}))
+        model="model-a", task_id=item.id, outcome="evaluated", reason="explored", evidence=prefix,
+        scores=scores or {"states": metrics.score("states", 3.0, "3 states")}))
     tasks = tmp_path / "tasks.jsonl"
-    tasks.write_text(TODO_TASK.model_dump_json() + "\n")
+    tasks.write_text(item.model_dump_json() + "\n")
     assert cli.main(["score", "--store", str(tmp_path / "store"), "--tasks", str(tasks),
-                     "--settings", CLUSTER.document()]) == 0
+                     "--settings", evaluation.document()]) == 0
     return str(tmp_path / "store"), str(tasks)
 
 
@@ -112,19 +113,10 @@ def test_a_rescore_keeps_each_purposes_judge_and_judges_appearance_again(fake_an
         model="claude-opus-test", usability_model="claude-usability-test", protocol="single",
         dimensions=("aesthetics", "usability"), runs=2, min_usable_runs=1))
     with_ui = TODO_TASK.model_copy(update={"ui_tests": (task.UITest(task="Add a task.", expected_result="It shows."),)})
-    store = store_mod.LocalStore(tmp_path / "store")
-    prefix = f"apps/model-a/{TODO_TASK.id}"
-    for key, data in sample_files().items():
-        store.put_bytes(f"{prefix}/{key}", data)
-    store_mod.put_model(store, f"{prefix}/{artifacts.RESULT.key}", results.AppResult(
-        model="model-a", task_id=TODO_TASK.id, outcome="evaluated", reason="explored", evidence=prefix,
-        scores={"appearance": metrics.score("appearance", 40.0, "judged by the first run")}))  # (an impossible 40: the check)
-    tasks = tmp_path / "tasks.jsonl"
-    tasks.write_text(with_ui.model_dump_json() + "\n")
-    assert cli.main(["score", "--store", str(tmp_path / "store"), "--tasks", str(tasks),
-                     "--settings", two.document()]) == 0
+    run, tasks = _scored_like_the_cluster(tmp_path, two, with_ui, {
+        "appearance": metrics.score("appearance", 40.0, "judged by the first run")})  # (an impossible 40: the check)
 
-    assert cli.main(["rescore", str(tmp_path / "store"), "--tasks", str(tasks), "--settings", two.document()]) == 0
+    assert cli.main(["rescore", run, "--tasks", tasks, "--settings", two.document()]) == 0
 
     by_model: dict[str, set[str]] = {}
     for model, role in judges.seen:
@@ -141,7 +133,7 @@ def test_a_rescore_keeps_each_purposes_judge_and_judges_appearance_again(fake_an
 
     # --judge replaces the default judge only: usability keeps its own
     judges.seen.clear()
-    assert cli.main(["rescore", str(tmp_path / "store"), "--tasks", str(tasks), "--judge", "claude-sonnet-test"]) == 0
+    assert cli.main(["rescore", run, "--tasks", tasks, "--judge", "claude-sonnet-test"]) == 0
     assert {model for model, role in judges.seen if role.startswith("aesthetics")} == {"claude-sonnet-test"}
     scores = results.RunResults.model_validate_json((tmp_path / "store" / artifacts.RESULTS.key).read_bytes()).apps[0].scores
     assert scores["usability"].raw["judge_model"] == "claude-usability-test"  # (from the response cache)
