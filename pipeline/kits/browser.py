@@ -30,6 +30,7 @@ from iwcbench.pipeline.kits.mirror import mediatypes
 
 CHROMIUM_ARGS = launching.CHROMIUM_ARGS
 PAGE = pathlib.Path(__file__).resolve().with_name("page")  # the page scripts of this kit
+ANIMATIONS = injecting.function(PAGE / "animations.mjs")
 chromium_path = launching.chromium_path
 Browser, launch = chromium.Browser, chromium.launch  # callers name them browser.*
 
@@ -204,6 +205,11 @@ class Session:
                 self._clocked = True
             _guarded(self, 10.0, "install the page's clock", lambda: page.add_init_script(path=PAGE / "timers.js"))
         cdp = _guarded(self, 10.0, "attach to the page", lambda: self.context.new_cdp_session(page))
+        if clocked:
+            # The document timeline frozen too (for every document the tab loads): its
+            # animations move only with the clock (Tab.fast_forward, page/animations.mjs).
+            _guarded(self, 10.0, "freeze the page's animations",
+                     lambda: cdp.send("Animation.setPlaybackRate", {"playbackRate": 0}))
         tools = devtools.Devtools(cdp, self.coverage_hashes)
         if self.coverage_hashes and not plain:
             _guarded(self, 10.0, "start V8 coverage", tools.start_coverage)
@@ -405,9 +411,24 @@ class Tab:
         """Run the page's timers and frames of the next ``ms`` (a tab with Playwright's clock) in
         slices, each a call of its own, jumps on a page too slow for every frame (pageclock.py)."""
         clock = self.page.clock
-        return pageclock.advance(ms, lambda n: self._call(f"let {n} ms pass", timeout_s, lambda: clock.run_for(n)),
-                                 lambda n: self._call(f"jump {n} ms ahead", timeout_s, lambda: clock.fast_forward(n)),
-                                 self.pace)
+
+        def run_for(n: int) -> None:
+            self._call(f"let {n} ms pass", timeout_s, lambda: clock.run_for(n))
+            self._animate(n, timeout_s)
+
+        def jump(n: int) -> None:
+            self._call(f"jump {n} ms ahead", timeout_s, lambda: clock.fast_forward(n))
+            self._animate(n, timeout_s)
+        return pageclock.advance(ms, run_for, jump, self.pace)
+
+    def _animate(self, ms: int, timeout_s: float) -> None:
+        """Move the page's animations (frozen with its clock) by the ``ms`` it just let pass."""
+        try:
+            self.isolated(ANIMATIONS, {"ms": ms}, timeout_s)
+        except (PageLost, BrowserGone):
+            raise
+        except BrowserError:
+            pass  # (a document between loads has no world to run in: nothing to move yet)
 
     def drag(self, selector: str, dx: float, dy: float, timeout_s: float) -> None:
         """Press in the middle of the element, move by (dx, dy) in steps, release."""

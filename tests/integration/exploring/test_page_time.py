@@ -21,3 +21,34 @@ def test_a_timer_driven_page_is_explored_the_same_way_twice(corpus):
     assert first.result.trace.virtual_time and second.result.trace.virtual_time
     assert _seen(first) == _seen(second)
     assert first.result.trace.final_coverage == second.result.trace.final_coverage
+
+
+TRANSITION = """<!doctype html><style>#b{width:0;height:10px;transition:width 1s linear}#b.on{width:1000px}
+@keyframes fade{from{opacity:0}to{opacity:1}} #b.on{animation:fade 400ms linear}</style><div id=b></div>
+<script>window.ended = []; document.addEventListener('transitionend', () => ended.push('transition'));
+document.addEventListener('animationend', () => ended.push('animation'));</script>"""
+
+
+def test_css_transitions_and_animations_move_with_the_page_clock_not_real_time():
+    """A 1 s transition and a 400 ms animation, started, then a real second spent
+    elsewhere: they have not moved; 250 ms of page time later they are a quarter
+    (and 250/400) done, and once the clock has let their length pass they end, with
+    their end events — the next look sees the same page whatever the machine's load."""
+    import base64
+    import time
+
+    from iwcbench.pipeline.kits import browser
+
+    read = "() => [getComputedStyle(b).width, getComputedStyle(b).opacity, ended.join()]"
+    with browser.Session(browser.ContextOptions()) as session:
+        session.virtual_time = True
+        tab = session.new_tab()
+        tab.goto("data:text/html;base64," + base64.b64encode(TRANSITION.encode()).decode(), 30)
+        tab.evaluate("() => document.getElementById('b').classList.add('on')", None, 10)
+        time.sleep(1.2)  # real time, not the page's: nothing may move
+        assert tab.evaluate(read, None, 10) == ["0px", "0", ""]
+        tab.fast_forward(250, 30)
+        width, opacity, ended = tab.evaluate(read, None, 10)
+        assert (width, round(float(opacity), 3), ended) == ("250px", 0.625, "")
+        tab.fast_forward(1000, 30)
+        assert tab.evaluate(read, None, 10) == ["1000px", "1", "animation,transition"]
