@@ -54,3 +54,23 @@ test('after the first run the in-page CPU benchmark answers the index that run m
   // Lighthouse's ExecutionContext.evaluate sends `(${fn})(args)` to the page.
   assert.equal(new Function(`return (${pageFunctions.computeBenchmarkIndex})();`)(), 3898.5);
 });
+
+test('performance is the median run: two equal scores settle it, else the middle of three', async () => {
+  const { median } = await import('../../pipeline/stages/quality/lighthouse.mjs');
+  assert.equal(median([96]), null, 'one run: run again');
+  assert.equal(median([96, 96]), 0, 'two equal: the median whatever a third gives');
+  assert.equal(median([89, 96]), null);
+  assert.equal(median([89, 96, 97]), 1);
+  assert.equal(median([97, 89, 96]), 2);
+  assert.equal(median([89, 96, 89]), 0);
+  assert.equal(median([70], 1), 0, 'one run allowed: that run');
+});
+
+test('the performance-only config keeps its weighted audits and none of the other categories', async () => {
+  const defaults = (await load('lighthouse/core/config/default-config.js')).default;
+  const config = weightedConfig(defaults, ['performance']);
+  assert.deepEqual(Object.keys(config.categories), ['performance']);
+  const kept = config.audits.map((a) => (typeof a === 'string' ? a : a.path).split('/').pop()).sort();
+  assert.deepEqual(kept, config.categories.performance.auditRefs.map((r) => r.id).sort());
+  assert.ok(!kept.includes('color-contrast') && !kept.includes('errors-in-console'));
+});

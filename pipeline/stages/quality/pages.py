@@ -94,6 +94,9 @@ def lighthouse(answer: dict | None, why_not: str | None, app_origin: str | None 
                         f"{label} {audits[a]['value']:.3f}"
                         for a, label, unit in PERF_METRICS if (audits.get(a) or {}).get("value") is not None]
             reason = f"Lighthouse {answer.get('version')} performance {100 * score:.0f}: " + ", ".join(measured)
+            runs = answer.get("performance_runs") or []
+            if len(runs) > 1:  # (lighthouse.mjs: the median of the runs, the metrics of the median run)
+                reason += f"; the median of {len(runs)} runs ({', '.join(str(r) for r in runs)})"
         else:
             reason = (f"Lighthouse {answer.get('version')} {category} {100 * score:.0f}"
                       + (f"; failing: {', '.join(failing[:6])}" if failing else "; every weighted audit passes")
