@@ -98,3 +98,9 @@ def test_a_judge_without_a_measured_spread_takes_it_from_its_repeats():
                                  {"alignment_visual": 1.0}, SPREAD)
     assert unmeasured.spread == {"alignment_visual": 0.0} and unmeasured.sources == {"alignment_visual": "unmeasured"}
 
+
+def test_the_shipped_spread_is_measured_and_names_table_metrics():
+    shipped = intervals.shipped()
+    assert shipped.runs >= 2 and shipped.metrics and "hack/bench-repeat" in shipped.measured
+    assert set(shipped.metrics) <= set(metrics.names())
+    assert all(m.sd >= 0 and m.moved <= m.apps for m in shipped.metrics.values())
