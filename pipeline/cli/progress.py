@@ -109,8 +109,8 @@ def print_leaderboard(run: results.RunResults, out: pathlib.Path, stream: TextIO
     table.add_column("rank", justify="right")
     table.add_column("band", justify="right")
     table.add_column("model")
-    table.add_column(f"{name} z", justify="right")
-    table.add_column("95 % interval", justify="right")
+    table.add_column(f"{name} z", justify="right", no_wrap=True)  # its name is what a reader looks for
+    table.add_column("95 % interval", justify="right", no_wrap=True)
     table.add_column("apps", justify="right")
     table.add_column("outcomes")
     table.add_column("left out", justify="right")

@@ -170,8 +170,9 @@ class LeaderboardRow(base.Model):
     z: dict[str, float | None] = {}  # model-level z-score per metric
     apps: int = 0
     outcomes: dict[str, int] = {}
-    rank_interval: tuple[int, int] | None = None  # bootstrap interval of the rank (best, worst), apps only
-    # 95 % interval of ``overall``: the apps' bootstrap and each metric's run noise (stages/aggregating/intervals.py)
+    # 95 % intervals of the rank (best, worst) and of ``overall`` over bootstrap samples of the tasks in which
+    # each metric's run-to-run spread moves the model's means too (stages/aggregating/intervals.py)
+    rank_interval: tuple[int, int] | None = None
     interval: tuple[float, float] | None = None
     band: int | None = None  # rank band, 1 best: models whose intervals overlap share one (None: no interval)
     # metric → the model's apps (our errors left out) without a value for a metric other apps

@@ -17,8 +17,7 @@ from iwcbench.pipeline.contracts import base
 # shipped file), the ``judge_repeats`` of this run's apps (a deliberated dimension's
 # final-judge runs), or ``unmeasured`` (0: no noise is invented for it).
 SpreadSource = Literal["measured", "judge_repeats", "unmeasured"]
-LEVEL = 0.95  # of every leaderboard interval
-Z_LEVEL = 1.959964  # the standard normal's 97.5th percentile: a two-sided 95 % interval
+LEVEL = 0.95  # of every leaderboard interval (of the overall and of the rank)
 
 
 class MetricSpread(base.Model):

@@ -56,12 +56,11 @@ Rules:
   left a judged dimension of some app undone (``over_budget``), that dimension of every
   app of the same task is set aside (unscored, its value kept in ``raw``), so each model
   is judged on the same tasks and none on fewer apps than another.
-* Rank intervals: the leaderboard carries a bootstrap interval per model (tasks
-  resampled with replacement, 2.5th–97.5th percentile of the rank), seeded, so the
-  same results give the same intervals.
-* Noise: each model's overall gets a 95 % interval that holds the same bootstrap and each
-  metric's run-to-run spread (hack/bench-repeat's, shipped), and models whose intervals
-  overlap share a rank band (intervals.py has the formula and the band rule).
+* Noise: the leaderboard carries, per model, a 95 % interval of its overall and of its rank
+  over bootstrap samples of the tasks (resampled with replacement) in which each model's
+  means also move by each metric's run-to-run spread (hack/bench-repeat's, shipped);
+  seeded, so the same results give the same intervals. Models whose intervals overlap
+  share a rank band (intervals.py has the procedure and the band rule).
 """
 
 from __future__ import annotations
@@ -332,8 +331,11 @@ def bootstrap_samples(
     n: int = BOOTSTRAP_SAMPLES,
     seed: int = 0,
     reference: results.Reference | None = None,
+    spread: Mapping[str, float] | None = None,
 ) -> dict[str, list[tuple[int, float | None]]]:
-    """Model → its (rank, overall) in each of ``n`` bootstrap samples of the tasks."""
+    """Model → its (rank, overall) in each of ``n`` bootstrap samples of the tasks; with
+    ``spread`` (metric → one app's run-to-run standard deviation) each model's mean of a
+    metric in a sample also moves as a rerun would move it (intervals.py)."""
     pooled = _pooled(with_floors(apps))
     fixed = reference.model_stats if reference is not None else None
     weights = dict(weights) if weights is not None else weights_for(pooled)
@@ -349,6 +351,11 @@ def bootstrap_samples(
     sums = {model: [[0.0] * len(tasks) for _ in metrics] for model in models}
     counts = {model: [[0] * len(tasks) for _ in metrics] for model in models}
     table4 = metric_table.ranks_as_table4(weights)
+    # one app's run noise in the unit averaged: the metric's, or for Table 4 its z's (σ over the apps)
+    apart = reference.app_stats if reference is not None else {
+        m: mean_sigma(vs) for m in metrics if (vs := [v for a in pooled if (v := _value(a.scores.get(m))) is not None])}
+    noise = [(spread or {}).get(m, 0.0) / (apart[m][1] if table4 else 1.0)
+             if not table4 or (m in apart and apart[m][1] > 0) else 0.0 for m in metrics]
     if table4:  # the apps' z over the whole pool, resampled as Table 4 averages them
         app_z = _app_z(pooled, metrics, directions, reference.app_stats if reference is not None else None)
         pooled = [a.model_copy(update={"scores": {m: metric_table.Score(value=z, reason="")
@@ -370,6 +377,8 @@ def bootstrap_samples(
             for j, m in enumerate(metrics):
                 count = _total(pick(counts[model][j]))
                 row[m] = _total(pick(sums[model][j])) / count if count else None
+                if count and noise[j]:  # a mean of ``count`` apps moves by s / √count
+                    row[m] += rng.gauss(0.0, noise[j] / math.sqrt(count))  # type: ignore[operator]
             means[model] = row
         if table4:
             overall = {model: _table4_sum(means[model], weights) for model in models}
@@ -449,11 +458,11 @@ def aggregate(
                  for model in overall}
     every = set().union(*ranked_on.values()) if ranked_on else set()
     many = len(models) > 1
-    samples = bootstrap_samples(pooled, weights, bootstrap, reference=reference) if bootstrap and many else {}
+    noise = noise_intervals.noise(pooled, weights, spread or noise_intervals.shipped())
+    samples = bootstrap_samples(pooled, weights, bootstrap, reference=reference,
+                                spread=noise.spread) if bootstrap and many else {}
     intervals = rank_intervals(samples)
-    fixed = None if reference is None else reference.app_stats if table4 else reference.model_stats
-    spans = noise_intervals.spans(pooled, overall, z, weights, table4, samples, spread or noise_intervals.shipped(),
-                                  fixed) if many else {}
+    spans = noise_intervals.spans(overall, samples)
     bands = noise_intervals.bands(overall, spans)
     rows = []
     for model in sorted(overall, key=lambda m: (ranks[m], m)):

@@ -3,20 +3,22 @@
 An overall moves for two reasons: which tasks happened to be in the run (the apps'
 bootstrap), and the run itself (the same app evaluated again scores a little
 differently: ``hack/bench-repeat`` measures that spread per metric, shipped as
-``spread.json`` beside this module). The interval holds both, as independent variances:
+``spread.json`` beside this module). The interval holds both, by simulation, so the
+z-scores are taken again in every sample exactly as the leaderboard takes them:
 
-    interval(M) = overall(M) ± 1.96 · √(b(M)² + r(M)²)
+* each of the 1,000 bootstrap samples draws the tasks with replacement (the same draw for
+  every model) and takes each model's mean of each weighted metric over its apps in them;
+* to each such mean it adds run noise e ~ Normal(0, s_m² / n): s_m is the metric's
+  run-to-run spread (one app's standard deviation, in its unit), n the model's apps in
+  the sample scored on it (a mean of n reruns moves by s_m / √n); under WebCoderBench's
+  Table 4 ranking, whose z is per app, the noise is s_m / σ_m in z units (σ_m over all apps);
+* z, overall and rank are then taken over the models as in the leaderboard;
+* the interval is the 2.5th–97.5th percentile of the model's sample overalls (and
+  ``rank_interval`` of its sample ranks).
 
-* b(M): the standard deviation of M's overall over the bootstrap samples (tasks drawn with
-  replacement, the same draw for every model, as the rank intervals; none without samples).
-* r(M)² = Σ_m (w_m · s_m / σ_m)² / n(M, m): the run noise propagated through the weights,
-  over the weighted metrics M has a z for. s_m is the metric's run-to-run spread (one app's
-  standard deviation, in its unit); n(M, m) the apps of M scored on m, so a mean of n apps
-  moves by s_m / √n; σ_m is the σ its z divides by, held fixed (first order, as a
-  reference pool holds it): the σ of the model means, or with WebCoderBench's Table 4
-  ranking the σ over all apps (its z is per app), or the reference's; w_m the weight
-  as the overall uses it (renormalised over M's metrics, or Table 4's as it stands).
-  A metric with σ_m = 0 gives every model z = 0 and adds nothing.
+A linear propagation (Σ (w·s/σ)² / n) was tried first and dropped: where two models nearly
+tie on a metric, σ is close to 0 and it made one metric's noise worth several z, while the
+z it stands for can only flip sign. Sampling keeps each z within what it can be.
 
 s_m comes, in this order, from the shipped file (``measured``), from this run's judge
 repeats for a deliberated dimension the file does not hold (``judge_repeats``: per app
@@ -43,6 +45,7 @@ from typing import Mapping, Sequence
 from iwcbench.pipeline.contracts import metrics as metric_table, results, spread as spread_mod
 
 SPREAD_FILE = "spread.json"
+LOW, HIGH = (1 - spread_mod.LEVEL) / 2, (1 + spread_mod.LEVEL) / 2  # percentiles of a 95 % interval
 
 
 @functools.cache
@@ -84,28 +87,18 @@ def noise(apps: Sequence[results.AppResult], weights: Mapping[str, float],
     return spread_mod.Noise(spread=found, sources=sources, measured=measured.measured)
 
 
-def run_sd(z: Mapping[str, float | None], weights: Mapping[str, float], sigma: Mapping[str, float],
-           counts: Mapping[str, int], spread: Mapping[str, float], renormalise: bool = True) -> float:
-    """r(M): how far run noise moves one model's overall (one standard deviation), from its
-    metric z (which metrics it is ranked on), the weights, each metric's σ, its apps
-    scored per metric and each metric's run-to-run spread."""
-    used = [m for m, v in z.items() if v is not None and weights.get(m, 0) > 0]
-    total = math.fsum(weights[m] for m in used) if renormalise else 1.0
-    terms = [(weights[m] / total * spread.get(m, 0.0) / sigma[m]) ** 2 / counts[m]
-             for m in used if sigma.get(m, 0) > 0 and counts.get(m, 0) > 0]
-    return math.sqrt(math.fsum(terms))
-
-
-def bootstrap_sd(samples: Sequence[float | None]) -> float:
-    """b(M): the standard deviation of a model's overall over the bootstrap samples (0
-    without two samples)."""
-    values = [v for v in samples if v is not None]
-    return statistics.pstdev(values) if len(values) > 1 else 0.0
-
-
-def interval(overall: float, boot: float, run: float) -> tuple[float, float]:
-    half = spread_mod.Z_LEVEL * math.sqrt(boot ** 2 + run ** 2)
-    return overall - half, overall + half
+def spans(overall: Mapping[str, float | None],
+          samples: Mapping[str, Sequence[tuple[int, float | None]]]) -> dict[str, tuple[float, float]]:
+    """Model → the 2.5th–97.5th percentile of its overall over the (noisy) bootstrap samples;
+    none for a model without an overall or samples."""
+    out = {}
+    for model, value in overall.items():
+        seen = sorted(v for _, v in samples.get(model, ()) if v is not None)
+        if value is None or not seen:
+            continue
+        n = len(seen)
+        out[model] = (seen[int(math.floor(LOW * (n - 1)))], seen[int(math.ceil(HIGH * (n - 1)))])
+    return out
 
 
 def bands(overall: Mapping[str, float | None], intervals: Mapping[str, tuple[float, float]]) -> dict[str, int]:
@@ -125,40 +118,3 @@ def bands(overall: Mapping[str, float | None], intervals: Mapping[str, tuple[flo
         out[model] = band
     return out
 
-
-def sigmas(values: Mapping[str, Mapping[str, Sequence[float]]], per_app: bool,
-           fixed: Mapping[str, tuple[float, float]] | None) -> dict[str, float]:
-    """Metric → the σ its z divides by: a reference's, or the population σ over the
-    models' means (over every app when the z is per app, ``per_app``)."""
-    names = {m for row in values.values() for m in row}
-    if fixed is not None:
-        return {m: fixed[m][1] for m in names if m in fixed}
-    pools = {m: [v for row in values.values() for v in row.get(m, ())] if per_app else
-             [statistics.fmean(row[m]) for row in values.values() if row.get(m)] for m in names}
-    return {m: statistics.pstdev(pool) for m, pool in pools.items() if pool}
-
-
-def spans(apps: Sequence[results.AppResult], overall: Mapping[str, float | None],
-          z: Mapping[str, Mapping[str, float | None]], weights: Mapping[str, float], table4: bool,
-          samples: Mapping[str, Sequence[tuple[int, float | None]]], measured: spread_mod.RunSpread,
-          fixed: Mapping[str, tuple[float, float]] | None) -> dict[str, tuple[float, float]]:
-    """Model → the 95 % interval of its overall, from the ranked apps, each model's z per
-    metric and its (rank, overall) per bootstrap sample. ``table4``: the overall is
-    WebCoderBench's Table 4 sum (per-app z, weights as they stand); ``fixed``: a
-    reference's (μ, σ) for the z used."""
-    spread = noise(apps, weights, measured).spread
-    values: dict[str, dict[str, list[float]]] = {}
-    for app in apps:
-        for m, score in app.scores.items():
-            if weights.get(m, 0) > 0 and score.value is not None and math.isfinite(score.value):
-                values.setdefault(app.model, {}).setdefault(m, []).append(float(score.value))
-    sigma = sigmas(values, table4, fixed)
-    out = {}
-    for model, value in overall.items():
-        if value is None:
-            continue
-        counts = {m: len(vs) for m, vs in values.get(model, {}).items()}
-        run = run_sd(z.get(model, {}), weights, sigma, counts, spread, renormalise=not table4)
-        boot = bootstrap_sd([v for _, v in samples.get(model, ())])
-        out[model] = interval(value, boot, run)
-    return out

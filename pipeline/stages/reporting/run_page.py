@@ -162,7 +162,7 @@ def _bands_note(run: results.RunResults) -> str:
 
 def _leaderboard_cells(rows: list[results.LeaderboardRow], r: results.LeaderboardRow, metrics: list[str], limit: float) -> list[str]:
     """One model's row of the leaderboard table."""
-    interval = (f"<span class='chip band' title='rank band: models whose 95 % intervals overlap share one (bootstrap "
+    interval = (f"<span class='chip band' title='rank band: models whose 95 % intervals overlap share one (95 % "
                 f"rank interval {r.rank_interval[0] if r.rank_interval else '–'}–"
                 f"{r.rank_interval[1] if r.rank_interval else '–'})'>band {r.band}</span>" if r.band is not None else "")
     spread = (f'<small class="interval" title="95 % interval: the apps\' bootstrap and each metric\'s run-to-run '
