@@ -351,11 +351,7 @@ def bootstrap_samples(
     sums = {model: [[0.0] * len(tasks) for _ in metrics] for model in models}
     counts = {model: [[0] * len(tasks) for _ in metrics] for model in models}
     table4 = metric_table.ranks_as_table4(weights)
-    # one app's run noise in the unit averaged: the metric's, or for Table 4 its z's (σ over the apps)
-    apart = reference.app_stats if reference is not None else {
-        m: mean_sigma(vs) for m in metrics if (vs := [v for a in pooled if (v := _value(a.scores.get(m))) is not None])}
-    noise = [(spread or {}).get(m, 0.0) / (apart[m][1] if table4 else 1.0)
-             if not table4 or (m in apart and apart[m][1] > 0) else 0.0 for m in metrics]
+    noise = noise_intervals.per_app(pooled, metrics, spread or {}, reference.app_stats if reference else None, table4)
     if table4:  # the apps' z over the whole pool, resampled as Table 4 averages them
         app_z = _app_z(pooled, metrics, directions, reference.app_stats if reference is not None else None)
         pooled = [a.model_copy(update={"scores": {m: metric_table.Score(value=z, reason="")
@@ -420,13 +416,11 @@ def aggregate(
     not_runnable: settings.NotRunnablePolicy = COMMON_TASKS,
     spread: spread_mod.RunSpread | None = None,
 ) -> tuple[tuple[results.AppResult, ...], tuple[results.LeaderboardRow, ...]]:
-    """Apps with their ``overall`` set (and floors filled in where the app is the
-    model's fault), and the leaderboard (best first). ``bootstrap`` is the number of
-    samples for rank intervals (0: none); ``reference`` fixes μ and σ; ``pooled_values``
-    (model → metric) are the pooled UI-test figures (webgen.model_values);
-    ``not_runnable`` how apps that cannot run here are ranked (``left_out``): the apps of
-    a task left out get no overall and are in no model's means; ``spread`` each metric's
-    run-to-run spread (None: the shipped file), which the rows' intervals hold."""
+    """Apps with their ``overall`` set (and floors filled in where the app is the model's fault), and the
+    leaderboard (best first). ``bootstrap``: samples for the intervals (0: none); ``reference`` fixes μ and σ;
+    ``pooled_values`` (model → metric): the pooled UI-test figures (webgen.model_values); ``not_runnable``: how
+    apps that cannot run here are ranked (``left_out``: the apps of a task left out get no overall and are in
+    no model's means); ``spread``: each metric's run-to-run spread (None: the shipped file)."""
     apps = whole_tasks(with_floors(apps, not_runnable))
     aside = left_out(apps, not_runnable)
     pooled = [a for a in _pooled(apps) if a.task_id not in aside]
@@ -458,12 +452,7 @@ def aggregate(
                  for model in overall}
     every = set().union(*ranked_on.values()) if ranked_on else set()
     many = len(models) > 1
-    noise = noise_intervals.noise(pooled, weights, spread or noise_intervals.shipped())
-    samples = bootstrap_samples(pooled, weights, bootstrap, reference=reference,
-                                spread=noise.spread) if bootstrap and many else {}
-    intervals = rank_intervals(samples)
-    spans = noise_intervals.spans(overall, samples)
-    bands = noise_intervals.bands(overall, spans)
+    noisy = _noise(pooled, overall, weights, bootstrap if many else 0, reference, spread)
     rows = []
     for model in sorted(overall, key=lambda m: (ranks[m], m)):
         every_app = [a for a in apps if a.model == model]
@@ -472,13 +461,23 @@ def aggregate(
         rows.append(results.LeaderboardRow(
             rank=ranks[model], model=model, overall=overall[model],
             metrics={m: values.get(model, {}).get(m) for m in metrics},
-            z={m: z.get(model, {}).get(m) for m in metrics}, rank_interval=intervals.get(model),
-            interval=spans.get(model), band=bands.get(model),
+            z={m: z.get(model, {}).get(m) for m in metrics}, **noisy.get(model, {}),
             **_counted(every_app, mine),
             unscored=unscored, not_applicable=_without_value(mine, metrics, pooled_names, applicable=False),
             missing_dimensions=tuple(m for m in metrics if m in every - ranked_on[model]),
         ))
     return scored_apps, tuple(rows)
+
+
+def _noise(pooled: Sequence[results.AppResult], overall: Mapping[str, float | None], weights: Mapping[str, float],
+           bootstrap: int, reference: results.Reference | None, spread: spread_mod.RunSpread | None) -> dict[str, dict]:
+    """Model → its row's ``rank_interval``, ``interval`` and ``band`` (intervals.py) from ``bootstrap``
+    samples moved by the run noise (none without samples)."""
+    noise = noise_intervals.noise(pooled, weights, spread or noise_intervals.shipped())
+    samples = bootstrap_samples(pooled, weights, bootstrap, reference=reference, spread=noise.spread) if bootstrap else {}
+    ranks, spans = rank_intervals(samples), noise_intervals.spans(overall, samples)
+    bands = noise_intervals.bands(overall, spans)
+    return {m: {"rank_interval": ranks.get(m), "interval": spans.get(m), "band": bands.get(m)} for m in overall}
 
 
 def _counted(every_app: Sequence[results.AppResult], mine: Sequence[results.AppResult]) -> dict:

@@ -87,6 +87,19 @@ def noise(apps: Sequence[results.AppResult], weights: Mapping[str, float],
     return spread_mod.Noise(spread=found, sources=sources, measured=measured.measured)
 
 
+def per_app(apps: Sequence[results.AppResult], metrics: Sequence[str], spread: Mapping[str, float],
+            fixed: Mapping[str, tuple[float, float]] | None, table4: bool) -> list[float]:
+    """Per metric, one app's run noise in the unit a bootstrap sample averages: the metric's
+    own, or under Table 4 its z's (the spread over the σ of all apps, or of ``fixed``'s;
+    σ 0: none)."""
+    if not table4:
+        return [spread.get(m, 0.0) for m in metrics]
+    sigma = {m: s for m, (_, s) in fixed.items()} if fixed is not None else {
+        m: statistics.pstdev(vs) for m in metrics
+        if (vs := [float(v) for a in apps if m in a.scores and (v := a.scores[m].value) is not None and math.isfinite(v)])}
+    return [spread.get(m, 0.0) / sigma[m] if sigma.get(m, 0) > 0 else 0.0 for m in metrics]
+
+
 def spans(overall: Mapping[str, float | None],
           samples: Mapping[str, Sequence[tuple[int, float | None]]]) -> dict[str, tuple[float, float]]:
     """Model → the 2.5th–97.5th percentile of its overall over the (noisy) bootstrap samples;
