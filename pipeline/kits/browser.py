@@ -30,7 +30,6 @@ from iwcbench.pipeline.kits.mirror import mediatypes
 
 CHROMIUM_ARGS = launching.CHROMIUM_ARGS
 PAGE = pathlib.Path(__file__).resolve().with_name("page")  # the page scripts of this kit
-ANIMATIONS = injecting.function(PAGE / "animations.mjs")
 chromium_path = launching.chromium_path
 Browser, launch = chromium.Browser, chromium.launch  # callers name them browser.*
 
@@ -196,21 +195,17 @@ class Session:
             page = _guarded(self, 15.0, "open a page", self.context.new_page)
         finally:
             self._opening = False
+        cdp = _guarded(self, 10.0, "attach to the page", lambda: self.context.new_cdp_session(page))
+        tools = devtools.Devtools(cdp, self.coverage_hashes)
         if clocked:  # (page/timers.js: a timer's error stays a page error under the clock)
             # Paused at a fixed instant: the page's time moves only when the explorer
             # lets it (Tab.fast_forward, a held key, a wait), by the same amounts in every
-            # run, whatever the machine's load; never in catch-up bursts of its own.
+            # run, whatever the machine's load; never in catch-up bursts. Its animations too.
             if not self._clocked:
                 _guarded(self, 10.0, "install the page's clock", lambda: pageclock.install(page))
                 self._clocked = True
             _guarded(self, 10.0, "install the page's clock", lambda: page.add_init_script(path=PAGE / "timers.js"))
-        cdp = _guarded(self, 10.0, "attach to the page", lambda: self.context.new_cdp_session(page))
-        if clocked:
-            # The document timeline frozen too (for every document the tab loads): its
-            # animations move only with the clock (Tab.fast_forward, page/animations.mjs).
-            _guarded(self, 10.0, "freeze the page's animations",
-                     lambda: cdp.send("Animation.setPlaybackRate", {"playbackRate": 0}))
-        tools = devtools.Devtools(cdp, self.coverage_hashes)
+            _guarded(self, 10.0, "freeze the page's animations", tools.freeze_animations)
         if self.coverage_hashes and not plain:
             _guarded(self, 10.0, "start V8 coverage", tools.start_coverage)
         self.tab = Tab(self, page, tools, clocked)
@@ -408,27 +403,11 @@ class Tab:
         self._call(what, timeout_s, lambda: [self.page.keyboard.up(key) for key in reversed(keys)])
 
     def fast_forward(self, ms: int, timeout_s: float) -> int:
-        """Run the page's timers and frames of the next ``ms`` (a tab with Playwright's clock) in
-        slices, each a call of its own, jumps on a page too slow for every frame (pageclock.py)."""
-        clock = self.page.clock
-
-        def run_for(n: int) -> None:
-            self._call(f"let {n} ms pass", timeout_s, lambda: clock.run_for(n))
-            self._animate(n, timeout_s)
-
-        def jump(n: int) -> None:
-            self._call(f"jump {n} ms ahead", timeout_s, lambda: clock.fast_forward(n))
-            self._animate(n, timeout_s)
-        return pageclock.advance(ms, run_for, jump, self.pace)
-
-    def _animate(self, ms: int, timeout_s: float) -> None:
-        """Move the page's animations (frozen with its clock) by the ``ms`` it just let pass."""
-        try:
-            self.isolated(ANIMATIONS, {"ms": ms}, timeout_s)
-        except (PageLost, BrowserGone):
-            raise
-        except BrowserError:
-            pass  # (a document between loads has no world to run in: nothing to move yet)
+        """Let ``ms`` of the page's time pass under its clock: timers, frames, animations (pageclock.advance)."""
+        clock, tools, call = self.page.clock, self.devtools, self._call
+        return pageclock.advance(ms, lambda n: call(f"let {n} ms pass", timeout_s, lambda: clock.run_for(n)),
+                                 lambda n: call(f"jump {n} ms ahead", timeout_s, lambda: clock.fast_forward(n)), self.pace,
+                                 lambda n: self._devtools(timeout_s, "move its animations", lambda: tools.animate(n)))
 
     def drag(self, selector: str, dx: float, dy: float, timeout_s: float) -> None:
         """Press in the middle of the element, move by (dx, dy) in steps, release."""

@@ -6,6 +6,8 @@
   that world's ``window`` lasts as long as the document.
 * ``main(expression)``: evaluate in the page's own world and return the value as V8
   serialises it (no page-side JavaScript runs to serialise it).
+* ``freeze_animations()`` / ``animate(ms)``: the document timeline frozen, and its running
+  animations moved by the page time the clock let pass (kits/pageclock.py).
 * ``start_coverage()`` / ``take_coverage()``: V8's precise block coverage, with the
   SHA-256 of each script's source (``Debugger.scriptParsed``), so coverage can be
   credited only where the genuine instrumented code ran (stages/exploring/crediting.py). The
@@ -18,11 +20,13 @@ not decide anything about exploring or scoring.
 
 from __future__ import annotations
 
+import pathlib
 from typing import Any
 
 from iwcbench.pipeline.kits import injecting
 
 WORLD = "iwc-observer"
+ANIMATIONS = injecting.function(pathlib.Path(__file__).resolve().with_name("page") / "animations.mjs")
 
 
 class ScriptError(Exception):
@@ -58,6 +62,26 @@ class Devtools:
         """Call the function expression ``source`` with ``arg`` (JSON) in the isolated
         world; await it if it returns a promise; return its value."""
         return self._evaluate({"expression": injecting.invoke(source, arg), "contextId": self._world()})
+
+    def freeze_animations(self) -> None:
+        """Freeze the document timeline, for every document the tab loads: the page's CSS
+        transitions and animations and Web Animations then move only by ``animate``."""
+        self.cdp.send("Animation.setPlaybackRate", {"playbackRate": 0})
+
+    def animate(self, ms: int) -> int:
+        """Move the running animations of a frozen timeline by ``ms`` (page/animations.mjs);
+        how many moved. 0 when the document has no world or lost it (between loads): the
+        next document's animations start where they are. A crash is raised, for the caller."""
+        try:
+            context = self._world()
+        except Exception:  # noqa: BLE001 - a frame between documents (a lost page fails the next call)
+            return 0
+        try:
+            return self._evaluate({"expression": injecting.invoke(ANIMATIONS, {"ms": ms}), "contextId": context}) or 0
+        except Exception as error:  # noqa: BLE001
+            if "context" in str(error).lower():  # (the document went away mid-call: a navigation)
+                return 0
+            raise
 
     def touch(self, x: float, y: float, dx: float, dy: float, moves: int = 6) -> None:
         """A finger down at (x, y), moved by (dx, dy) in ``moves`` steps, lifted."""

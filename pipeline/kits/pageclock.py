@@ -51,10 +51,12 @@ def turned(pace: Pace) -> str:
 
 
 def advance(ms: int, run_for: Callable[[int], Any], jump: Callable[[int], Any] | None = None,
-            pace: Pace | None = None) -> int:
+            pace: Pace | None = None, animate: Callable[[int], Any] | None = None) -> int:
     """Let ``ms`` of page time pass, ``run_for(slice)`` at a time — ``jump(slice)`` once
-    ``pace`` is coarse — until done or BUDGET_S of real time went on it (a page whose
-    frames are that slow has the rest cut); the ms that ran."""
+    ``pace`` is coarse — each slice followed by ``animate(slice)`` (the page's CSS and Web
+    Animations, whose timeline is frozen with the clock, moved by as much), until done or
+    BUDGET_S of real time went on it (a page whose frames are that slow has the rest
+    cut); the ms that ran."""
     ran, began = 0, time.monotonic()
     while ran < ms:
         part = min(SLICE_MS, ms - ran)
@@ -68,6 +70,8 @@ def advance(ms: int, run_for: Callable[[int], Any], jump: Callable[[int], Any] |
                 pace.coarse, pace.slowest_s = True, took
                 if pace.noted is not None:
                     pace.noted(turned(pace))
+        if animate is not None:
+            animate(part)
         ran += part
         if time.monotonic() - began > BUDGET_S:
             break

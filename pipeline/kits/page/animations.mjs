@@ -1,5 +1,5 @@
 // Under the page's clock (kits/pageclock.py) the document's animation timeline is frozen
-// (Animation.setPlaybackRate 0, Session.new_tab), so CSS transitions, CSS animations and
+// (Animation.setPlaybackRate 0: kits/devtools.py, freeze_animations), so CSS transitions, CSS animations and
 // the page's own Web Animations would never move; this moves each running one by the
 // page time the clock just let pass. They then move with the page's timers and frames,
 // by the same amounts in every run, instead of in real time between the explorer's
@@ -15,11 +15,14 @@ export default async function animations({ms}) {
   if (!document.getAnimations) return 0;
   let moved = 0, crossed = false;
   for (const a of document.getAnimations()) {
-    if (a.playState !== 'running') continue;
-    const before = iteration(a);
-    a.currentTime = (a.currentTime || 0) + ms * a.playbackRate;
-    crossed = crossed || a.playState === 'finished' || iteration(a) !== before;
-    moved += 1;
+    // (a scroll-driven animation follows its scroller, not time: left as it is)
+    if (a.playState !== 'running' || a.timeline !== document.timeline) continue;
+    try {
+      const before = iteration(a);
+      a.currentTime = (a.currentTime || 0) + ms * a.playbackRate;
+      crossed = crossed || a.playState === 'finished' || iteration(a) !== before;
+      moved += 1;
+    } catch { /* an animation that refuses a time of ours keeps its own */ }
   }
   if (crossed) {
     await new Promise((done) => { requestAnimationFrame(() => done()); setTimeout(done, FRAME_WAIT_MS); });

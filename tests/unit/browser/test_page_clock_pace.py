@@ -48,3 +48,14 @@ def test_without_a_pace_nothing_turns_coarse(monkeypatch):
     calls, run_for, jump = _clock(0.02)
     assert pageclock.advance(500, run_for) == 500
     assert calls == [("run", 250), ("run", 250)]
+
+
+def test_every_slice_moves_the_animations_by_its_own_page_time_run_or_jumped(monkeypatch):
+    """The page's CSS and Web Animations (their timeline frozen with the clock) move by
+    exactly the page time each slice let pass, after it, whether the slice ran every
+    frame or jumped: the same amounts in every run."""
+    monkeypatch.setattr(pageclock, "SLOW_SLICE_S", 0.05)
+    calls, run_for, jump = _clock(0.06)
+    animate = lambda ms: calls.append(("animate", ms))  # noqa: E731
+    assert pageclock.advance(600, run_for, jump, pageclock.Pace(), animate) == 600
+    assert calls == [("run", 250), ("animate", 250), ("jump", 250), ("animate", 250), ("jump", 100), ("animate", 100)]
