@@ -8,15 +8,15 @@
 // events are sent at the browser's next rendering frame, so when one crossed such a
 // boundary this waits for that frame (the isolated world's own requestAnimationFrame,
 // not the clock's; at most FRAME_WAIT_MS): the next look sees what their handlers did.
-// Runs in the observer's isolated world: the main frame's document only.
+// Runs in the observer's isolated world, on the main frame's document and its same-origin frames'.
 const FRAME_WAIT_MS = 200;
 
 export default async function animations({ms}) {
   if (!document.getAnimations) return 0;
   let moved = 0, crossed = false;
-  for (const a of document.getAnimations()) {
+  for (const a of documents(document).flatMap((d) => d.getAnimations())) {
     // (a scroll-driven animation follows its scroller, not time: left as it is)
-    if (a.playState !== 'running' || a.timeline !== document.timeline) continue;
+    if (a.playState !== 'running' || String(a.timeline) !== '[object DocumentTimeline]') continue;
     try {
       const before = iteration(a);
       a.currentTime = (a.currentTime || 0) + ms * a.playbackRate;
@@ -28,6 +28,18 @@ export default async function animations({ms}) {
     await new Promise((done) => { requestAnimationFrame(() => done()); setTimeout(done, FRAME_WAIT_MS); });
   }
   return moved;
+}
+
+// The document and those of its same-origin frames, which share its renderer and so its
+// frozen timeline (a frame from another origin runs elsewhere, in real time as before).
+function documents(doc) {
+  const found = [doc];
+  for (const frame of doc.querySelectorAll('iframe, frame')) {
+    try {
+      if (frame.contentDocument && frame.contentDocument.getAnimations) found.push(...documents(frame.contentDocument));
+    } catch { /* another origin */ }
+  }
+  return found;
 }
 
 function iteration(a) {

@@ -52,3 +52,20 @@ def test_css_transitions_and_animations_move_with_the_page_clock_not_real_time()
         assert (width, round(float(opacity), 3), ended) == ("250px", 0.625, "")
         tab.fast_forward(1000, 30)
         assert tab.evaluate(read, None, 10) == ["1000px", "1", "animation,transition"]
+
+
+def test_an_animation_in_a_same_origin_frame_moves_with_the_page_clock_too():
+    import base64
+
+    from iwcbench.pipeline.kits import browser
+
+    page = ('<iframe srcdoc="<style>@keyframes k{from{opacity:0}to{opacity:1}} p{animation:k 1s linear}</style>'
+            '<p id=p>y"></iframe>')
+    read = "() => getComputedStyle(document.querySelector('iframe').contentDocument.getElementById('p')).opacity"
+    with browser.Session(browser.ContextOptions()) as session:
+        session.virtual_time = True
+        tab = session.new_tab()
+        tab.goto("data:text/html;base64," + base64.b64encode(page.encode()).decode(), 30)
+        assert tab.evaluate(read, None, 10) == "0"
+        tab.fast_forward(250, 30)
+        assert tab.evaluate(read, None, 10) == "0.25"
