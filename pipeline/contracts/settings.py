@@ -220,7 +220,9 @@ class Quality(Section):
     max_states: int = pydantic.Field(
         8, ge=1, le=50, description="with states explored: the explored states whose DOM snapshots are "
         "rendered and probed (default 8)")
-    lighthouse_timeout_s: float = pydantic.Field(90.0, gt=0, description="seconds for one Lighthouse run (default 90)")
+    lighthouse_timeout_s: float = pydantic.Field(
+        90.0, gt=0, description="seconds for Lighthouse on one app, its runs together (the median of up to 3; "
+        "default 90)")
     tool_timeout_s: float = pydantic.Field(
         60.0, gt=0, description="seconds for the linters, duplication and spelling, and for Firefox (default 60)")
     max_source_bytes: int = pydantic.Field(
