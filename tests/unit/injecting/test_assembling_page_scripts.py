@@ -17,7 +17,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 ENTRIES = ["pipeline/kits/page/init.mjs", "pipeline/kits/page/quiet.mjs", "pipeline/kits/page/shows.mjs",
            "pipeline/kits/page/listened.mjs",
            "pipeline/kits/page/axe.mjs", "pipeline/stages/exploring/observe.mjs",
-           "pipeline/stages/exploring/snapshot.mjs", "pipeline/kits/page/probe.mjs"]
+           "pipeline/stages/exploring/snapshot.mjs", "pipeline/kits/page/probe.mjs",
+           "pipeline/kits/page/animations.mjs"]
 
 
 def _run(expression: str) -> object:
