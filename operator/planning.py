@@ -17,7 +17,8 @@ import pydantic.alias_generators
 
 from iwcbench.operator import api
 from iwcbench.pipeline.contracts import layout, settings
-from iwcbench.pipeline.kits import llm_providers, telemetry
+from iwcbench.pipeline.kits import telemetry
+from iwcbench.pipeline.kits.llm import providers as llm_providers
 
 LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
 MANAGED_BY = "iwc-operator"

@@ -9,7 +9,8 @@ import json
 
 from iwcbench.pipeline.cli import options
 from iwcbench.pipeline.contracts import artifacts, results, settings as settings_mod, task
-from iwcbench.pipeline.kits import llm_accounting, store as store_mod, telemetry
+from iwcbench.pipeline.kits import store as store_mod, telemetry
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting
 from iwcbench.pipeline.runs import finishing, inputs, judging_pass, provenance
 
 

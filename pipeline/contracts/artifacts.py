@@ -5,7 +5,7 @@ Two levels. An app's evidence lives under ``apps/<model>/<task_id>/`` (keys here
 relative to that prefix); a run's files live at the root of its store. A declaration
 with a model is validated whenever it is read (``Reader.load``) and carries
 ``schema_version``; one without a model is a format that is not ours (Istanbul's
-coverage JSON, the batch journal of kits/llm_batches, HTML, PNG) or a folder of files
+coverage JSON, the batch journal of kits/llm/batches, HTML, PNG) or a folder of files
 (a key ending in "/").
 
 Adding a stored artifact: one declaration here (key, model, producer), its model
@@ -99,7 +99,7 @@ RESULTS = _run("results.json", results.RunResults, "runs.finishing", "the run's 
 RUN_MARKER = _run("run.json", results.RunMarker, "runs.local",
                   "config hash of the run writing this folder (iwc run --resume)", schema="run-marker")
 BATCHES = _run("llm-batches.json", None, "runs.judging_pass",
-               "the Message Batches submitted and collected (kits/llm_batches' journal)")
+               "the Message Batches submitted and collected (kits/llm/batches' journal)")
 REPLAYS = _run("replays/", uitests.Replay, "stages.uitesting",
                "a passing UI test case's replay: replays/<task_id>/<key>.json", schema="replay")
 AGREEMENT = _run(analyses.AGREEMENT, analyses.Agreement, "stages.analysing", "iwc analyse agreement",

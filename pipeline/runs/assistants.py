@@ -25,7 +25,8 @@ from __future__ import annotations
 import pathlib
 
 from iwcbench.pipeline.contracts import artifacts, metrics, results, settings as settings_mod, task
-from iwcbench.pipeline.kits import llm, llm_accounting, llm_providers
+from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting, providers as llm_providers
 from iwcbench.pipeline.runs import app as app_run
 from iwcbench.pipeline.stages import judging
 from iwcbench.pipeline.stages.exploring import guidance, llm_policy

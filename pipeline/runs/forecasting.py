@@ -24,7 +24,8 @@ import pathlib
 from typing import Iterable, Mapping, TextIO
 
 from iwcbench.pipeline.contracts import artifacts, results, settings as settings_mod
-from iwcbench.pipeline.kits import llm_accounting, llm_providers, store as store_mod
+from iwcbench.pipeline.kits import store as store_mod
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting, providers as llm_providers
 from iwcbench.pipeline.runs import assistants, calibration, finishing, local
 from iwcbench.pipeline.stages import judging
 

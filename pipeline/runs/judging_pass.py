@@ -30,7 +30,8 @@ import logging
 from typing import Any, Callable, Iterable, Iterator
 
 from iwcbench.pipeline.contracts import artifacts, metrics, results, settings as settings_mod, task
-from iwcbench.pipeline.kits import llm, llm_accounting, llm_batches, store as store_mod
+from iwcbench.pipeline.kits import llm, store as store_mod
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting, batches as llm_batches
 from iwcbench.pipeline.runs import assistants, evidence as stored, uitests as uitest_run
 from iwcbench.pipeline.stages import judging
 

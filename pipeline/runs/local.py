@@ -24,7 +24,8 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable
 
 from iwcbench.pipeline.contracts import artifacts, evidence, results, settings as settings_mod, task
-from iwcbench.pipeline.kits import browser, llm_accounting, store as store_mod, telemetry
+from iwcbench.pipeline.kits import browser, store as store_mod, telemetry
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting
 from iwcbench.pipeline.runs import app as app_run, assistants, evidence as stored, finishing, judging_pass, reusing
 from iwcbench.pipeline.stages import ingesting, quality, reporting
 

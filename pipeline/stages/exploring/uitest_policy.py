@@ -10,7 +10,7 @@ page each turn (only the newest stays in the conversation; scaled down to
 (``llm_policy.TOOLS`` without finish) or ends with ``verdict``.
 
 Prompt caching: every call resends the conversation so far and is marked for the API's
-prompt cache (``reuse``, kits/llm_caching), so the tools, the system prompt, the test
+prompt cache (``reuse``, kits/llm/caching), so the tools, the system prompt, the test
 case and the earlier steps are a growing prefix that the next step reads back at a tenth
 of the price. Each turn only appends, except that the previous turn's screenshot becomes
 a line of text; so the cache entry a step writes ends just before its screenshot
@@ -42,7 +42,8 @@ from typing import Any, Protocol
 import pydantic
 
 from iwcbench.pipeline.contracts import evidence, settings, uitests
-from iwcbench.pipeline.kits import llm, llm_images
+from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.kits.llm import images as llm_images
 from iwcbench.pipeline.stages.exploring import llm_policy, observing, policy
 
 VERDICT_TOOL: dict[str, Any] = {

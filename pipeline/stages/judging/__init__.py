@@ -10,7 +10,7 @@ evidence (runs/judging_pass) calls ``judge_app`` on each stored app.
 
 The dimensions of an app are judged at the same time. Judges whose every call depends
 on the answer before (``INTERACTIVE``: the alignment agent) take the ``interactive``
-client; the others may be given a batched one (kits/llm_batches) — their calls are the
+client; the others may be given a batched one (kits/llm/batches) — their calls are the
 same either way.
 
 This stage reads evidence only through the ``artifacts.Reader`` it is given (never the

@@ -8,7 +8,7 @@ of the delivered app, never implementation details or wishes the user did not st
 It must not look at any app: checklists come from the requirement alone.
 
 The three proposals are asked for at the same time, and ``fill`` works on ``parallel``
-tasks at a time, so that batched clients (kits/llm_batches) need two batch rounds in all.
+tasks at a time, so that batched clients (kits/llm/batches) need two batch rounds in all.
 """
 
 from __future__ import annotations

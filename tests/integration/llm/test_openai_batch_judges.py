@@ -42,7 +42,7 @@ def test_judges_batch_through_openai_where_served_and_fall_back_where_not(tmp_pa
     fake_openai.handler = scripted_llm.ScriptedModel()
     fake_openai.batches.served = served
     config = _config(tmp_path)
-    with caplog.at_level(logging.WARNING, logger="iwcbench.pipeline.kits.llm_batches"):
+    with caplog.at_level(logging.WARNING, logger="iwcbench.pipeline.kits.llm.batches"):
         done = local.execute(config)
     assert fake_openai.refusals == []
     for app in done.apps:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from fakes.anthropic_server import text, tool_use
 
 from iwcbench.pipeline.contracts import evidence
-from iwcbench.pipeline.kits import llm, llm_caching
+from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.kits.llm import caching as llm_caching
 from iwcbench.pipeline.stages.exploring import llm_policy, observing, policy
 
 UNCOVERED = "function secretExport() { download(csv) }  // app.js:120-140"

@@ -8,7 +8,8 @@ import pytest
 from fakes.anthropic_server import text, tool_use
 from fakes.judge_evidence import TODO_TASK, ScriptedJudge, reader, role_of, sample_files, verdict
 
-from iwcbench.pipeline.kits import llm, llm_accounting
+from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting
 from iwcbench.pipeline.contracts import settings
 from iwcbench.pipeline.stages import judging
 from iwcbench.pipeline.stages.judging import deliberation

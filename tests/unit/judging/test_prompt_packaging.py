@@ -15,7 +15,8 @@ import re
 from PIL import Image
 from fakes.judge_evidence import TODO_TASK, ScriptedJudge, reader, sample_files
 
-from iwcbench.pipeline.kits import llm, llm_batches, llm_caching
+from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.kits.llm import batches as llm_batches, caching as llm_caching
 from iwcbench.pipeline.stages import judging
 
 # The judges' protocol on the sample evidence: 2 advocates, 2 critics, 2 × 5 final judges

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from fakes.anthropic_server import Message, text
 
-from iwcbench.pipeline.kits import llm, llm_accounting
+from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting
 
 MSG = [{"role": "user", "content": "hi"}]
 

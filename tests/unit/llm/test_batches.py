@@ -9,7 +9,8 @@ import threading
 import pytest
 from fakes.anthropic_server import text
 
-from iwcbench.pipeline.kits import llm, llm_batches
+from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.kits.llm import batches as llm_batches
 
 FAST = llm_batches.Timing(poll_s=0.02, poll_max_s=0.05, quiet_s=0.05)
 

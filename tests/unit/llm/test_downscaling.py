@@ -1,4 +1,4 @@
-"""Screenshots scaled down for a model (kits/llm_images): the longest side as asked, the
+"""Screenshots scaled down for a model (kits/llm/images): the longest side as asked, the
 aspect ratio kept, the format kept, the same bytes for the same picture, and what is
 already small enough or not a picture left as it is."""
 
@@ -8,7 +8,7 @@ import io
 
 from PIL import Image, ImageDraw
 
-from iwcbench.pipeline.kits import llm_images
+from iwcbench.pipeline.kits.llm import images as llm_images
 
 
 def _picture(width: int, height: int, fmt: str = "PNG") -> bytes:

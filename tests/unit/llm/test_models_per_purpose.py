@@ -13,7 +13,7 @@ from fakes.openai_server import FakeOpenAI
 from iwcbench.pipeline import cli
 from iwcbench.pipeline.cli import options
 from iwcbench.pipeline.contracts import settings
-from iwcbench.pipeline.kits import llm_accounting
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting
 from iwcbench.pipeline.runs import assistants
 
 

@@ -13,7 +13,8 @@ from PIL import Image
 from fakes.anthropic_server import Fault, text, tool_use
 from fakes.openai_server import FakeOpenAI
 
-from iwcbench.pipeline.kits import llm, llm_accounting
+from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting
 
 GRADE = {"name": "grade", "description": "give a grade", "strict": True,
          "input_schema": {"type": "object", "properties": {"score": {"type": "integer"}},

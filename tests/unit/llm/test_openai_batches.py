@@ -14,7 +14,8 @@ import time
 import pytest
 from fakes.anthropic_server import text
 
-from iwcbench.pipeline.kits import llm, llm_accounting, llm_batches, llm_openai_batches, llm_providers
+from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting, batches as llm_batches, chat_batches as llm_openai_batches, providers as llm_providers
 
 FAST = llm_batches.Timing(poll_s=0.02, poll_max_s=0.05, quiet_s=0.05)
 GPT_4O = llm_accounting.DEFAULT_PRICES["openai/gpt-4o"]
@@ -78,7 +79,7 @@ def test_an_endpoint_without_a_batch_api_gets_ordinary_calls_and_the_reason_is_l
     fake_openai.handler = _echo
     fake_openai.batches.served = False  # vLLM's and Ollama's servers: 404
     client = _client(tmp_path)
-    with caplog.at_level(logging.WARNING, logger="iwcbench.pipeline.kits.llm_batches"):
+    with caplog.at_level(logging.WARNING, logger="iwcbench.pipeline.kits.llm.batches"):
         with llm_batches.Batchers(timing=FAST) as batchers:
             batched = client.batched(batchers)
             first = _ask_in_threads(batched, ["a", "b", "c"])

@@ -87,7 +87,8 @@ def test_batch_files_and_batches_are_refused_as_the_api_refuses_them(fake_openai
 def test_a_batch_answers_each_line_by_custom_id_and_a_failed_one_sends_each_again(fake_openai):
     import openai
 
-    from iwcbench.pipeline.kits import llm, llm_openai, llm_openai_batches, llm_providers
+    from iwcbench.pipeline.kits import llm
+    from iwcbench.pipeline.kits.llm import chat as llm_openai, chat_batches as llm_openai_batches, providers as llm_providers
 
     fake_openai.handler = lambda body: text(f"re: {body['messages'][-1]['content'][0]['text']}")
     fake_openai.batches.fault = lambda cid, body: "invalid" if cid == "b" else None

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from fakes.anthropic_server import text
 
-from iwcbench.pipeline.kits import llm, llm_accounting, llm_caching
+from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting, caching as llm_caching
 
 LONG = "The page shows a list of tasks with a checkbox each. " * 120  # ~1,600 tokens: cacheable
 

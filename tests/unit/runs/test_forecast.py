@@ -10,7 +10,7 @@ import pytest
 from fakes import runs
 from iwcbench.pipeline import cli
 from iwcbench.pipeline.contracts import results, settings as settings_mod
-from iwcbench.pipeline.kits import llm_accounting
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting
 from iwcbench.pipeline.runs import calibration, forecasting
 from iwcbench.pipeline.stages import ingesting
 

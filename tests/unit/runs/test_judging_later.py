@@ -12,7 +12,8 @@ from fakes.anthropic_server import tool_use
 from fakes.judge_evidence import TODO_TASK, ScriptedJudge, png, sample_files
 
 from iwcbench.pipeline.contracts import artifacts, metrics, results, settings as settings_mod
-from iwcbench.pipeline.kits import llm_accounting, store as store_mod
+from iwcbench.pipeline.kits import store as store_mod
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting
 from iwcbench.pipeline.runs import assistants, judging_pass, uitests
 
 MODELS = ("model-a", "model-b", "model-c")

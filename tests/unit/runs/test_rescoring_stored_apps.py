@@ -5,7 +5,8 @@ from __future__ import annotations
 from fakes.judge_evidence import TODO_TASK, ScriptedJudge, sample_files
 
 from iwcbench.pipeline.contracts import metrics, results
-from iwcbench.pipeline.kits import llm, llm_accounting
+from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting
 from iwcbench.pipeline.kits import store as store_mod
 from iwcbench.pipeline.runs import judging_pass
 

@@ -13,7 +13,8 @@ from fakes.anthropic_server import tool_use
 from PIL import Image, ImageDraw
 
 from iwcbench.pipeline.contracts import evidence
-from iwcbench.pipeline.kits import llm, llm_caching
+from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.kits.llm import caching as llm_caching
 from iwcbench.pipeline.stages.exploring import llm_policy, observing, policy, uitest_policy
 
 TEST, EXPECTED = "Add the notes 'a', 'b' and 'c'.", "Three notes are listed."

@@ -9,7 +9,8 @@ import pathlib
 import pytest
 
 from iwcbench.pipeline.contracts import evidence, metrics, results, settings, task
-from iwcbench.pipeline.kits import llm, llm_accounting, store as store_mod
+from iwcbench.pipeline.kits import llm, store as store_mod
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting
 from iwcbench.pipeline.runs import assistants, uitests as uitest_run
 from iwcbench.pipeline.stages import aggregating
 from iwcbench.pipeline.stages.aggregating import webgen

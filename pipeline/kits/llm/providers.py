@@ -15,7 +15,7 @@ provider's environment variable (``OPENAI_BASE_URL``, ...), else its public defa
 self-hosted provider (``vllm``) has no default and must be given one. A key comes from
 the provider's environment variable; self-hosted servers may take none.
 
-What it must not do: send a model request (kits/llm and kits/llm_openai do), or know
+What it must not do: send a model request (kits/llm and kits/llm/chat do), or know
 what a purpose is (the caller names the settings field a problem is reported under).
 """
 

@@ -3,7 +3,7 @@ the tokens of one reply as the API reports them (``Usage``, priced as the API bi
 cache writes, cache reads and batches), and the sums: one ``Entry`` per call in a
 ``Ledger`` (per app, per run), optionally charged to a shared ``Budget``.
 
-Pure bookkeeping: it sends nothing and knows no client (kits/llm.py records into it).
+Pure bookkeeping: it sends nothing and knows no client (kits/llm/__init__.py records into it).
 """
 
 from __future__ import annotations

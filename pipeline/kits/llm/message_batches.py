@@ -1,4 +1,4 @@
-"""Anthropic's Message Batches API, as kits/llm_batches' ``Batcher`` drives it: a batch is
+"""Anthropic's Message Batches API, as kits/llm/batches' ``Batcher`` drives it: a batch is
 one request of ``{custom_id, params}`` items; once its ``processing_status`` is ``ended``
 its results are read, each item ``succeeded`` (a Message), ``errored``, ``expired`` or
 ``canceled``. What it must not do: retry (the batcher holds the policy) or cache.

@@ -1,7 +1,7 @@
 """The LLM response cache: replies on disk, keyed by the hash of the call.
 
 A key covers the provider and endpoint, the model, the prompt, the tools and every
-parameter of the request as the caller made it — before its prompt-cache packaging (kits/llm_caching), so a reply stays
+parameter of the request as the caller made it — before its prompt-cache packaging (kits/llm/caching), so a reply stays
 found whether or not the request carried ``cache_control`` — plus the sample index the
 caller named. Files are written atomically (several worker processes share a folder).
 Beside the replies lives the fence secret callers derive unguessable but reproducible
@@ -34,7 +34,7 @@ class ResponseCache:
 
     @staticmethod
     def key(params: Mapping[str, Any], sample: int | None, endpoint: str = "") -> str:
-        """``endpoint``: the provider and base URL that answer (kits/llm_providers)."""
+        """``endpoint``: the provider and base URL that answer (kits/llm/providers)."""
         blob = json.dumps({"v": VERSION, "params": params, "sample": sample, "endpoint": endpoint},
                           sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()

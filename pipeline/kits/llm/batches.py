@@ -1,7 +1,7 @@
 """Batch APIs behind ``llm.Client.create``: half price, answers within 24 hours.
 
-Two wires, one behaviour: Anthropic's Message Batches (kits/llm_message_batches) and
-OpenAI's batch API (kits/llm_openai_batches), used where an OpenAI-compatible endpoint
+Two wires, one behaviour: Anthropic's Message Batches (kits/llm/message_batches) and
+OpenAI's batch API (kits/llm/chat_batches), used where an OpenAI-compatible endpoint
 serves it; one that does not (vLLM, Ollama: HTTP 404) has its requests sent one by one,
 with the reason logged once, and the run goes on. ``Batchers`` keeps one ``Batcher`` per
 endpoint, made when a client first sends through it, all journaling into one ``Journal``.
@@ -39,7 +39,8 @@ import threading
 import time
 from typing import Any, Callable, Protocol
 
-from iwcbench.pipeline.kits import llm, llm_message_batches, llm_openai_batches, retrying
+from iwcbench.pipeline.kits import llm, retrying
+from iwcbench.pipeline.kits.llm import message_batches as llm_message_batches, chat_batches as llm_openai_batches
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +49,8 @@ _KEY = re.compile(r"^[0-9a-f]{64}$")  # a response-cache key (sha256 hex)
 
 
 class Api(Protocol):
-    """One endpoint's batch API, for the ``Batcher`` (kits/llm_message_batches.MessageBatches,
-    kits/llm_openai_batches.Batches)."""
+    """One endpoint's batch API, for the ``Batcher`` (kits/llm/message_batches.MessageBatches,
+    kits/llm/chat_batches.Batches)."""
 
     kind: str  # what a batch is called in the log
     endpoint: str  # the journal records each batch's

@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
-from iwcbench.pipeline.kits import llm_accounting, llm_providers
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting, providers as llm_providers
 
 _STOP = {"tool_calls": "tool_use", "function_call": "tool_use", "stop": "end_turn", "length": "max_tokens",
          "content_filter": "refusal"}
@@ -197,7 +197,7 @@ class ChatCompletions:
 
     @property
     def client(self) -> Any:
-        """The ``openai.OpenAI`` client (kits/llm_openai_batches sends batches through it)."""
+        """The ``openai.OpenAI`` client (kits/llm/chat_batches sends batches through it)."""
         return self._sdk
 
     def reach(self) -> None:

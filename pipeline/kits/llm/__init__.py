@@ -2,28 +2,28 @@
 
 What it gives the stages: ``Client.create`` (system prompt, messages with text, image
 and tool blocks, tools, a forced tool choice) returning a plain ``Reply``, whichever
-provider serves the model. A model is named ``provider/model`` (kits/llm_providers; a
+provider serves the model. A model is named ``provider/model`` (kits/llm/providers; a
 bare name is Anthropic's): Anthropic's models go to the Messages API (this module),
 every other provider's to an OpenAI-compatible Chat Completions endpoint
-(kits/llm_openai, which translates the request and the reply). Stages never learn
+(kits/llm/chat, which translates the request and the reply). Stages never learn
 which; a client may route each call ``purpose`` to another model (``routed``). With it:
 one retry policy (kits/retrying, on 429 / 5xx / timeouts / broken connections,
 honouring ``retry-after``); token and cost
-accounting in a ``Ledger`` (kits/llm_accounting: per call, per app, per run, priced as
+accounting in a ``Ledger`` (kits/llm/accounting: per call, per app, per run, priced as
 the API bills cache writes, cache reads and batches), optionally held to a ``Budget``;
 and a response cache
 on disk so that re-running or re-scoring the same evidence is reproducible and free.
 
 Prompt caching: a caller that will send a prompt again (``create(reuse=True)``: the
 next turn of a conversation, the next sample of a judge) gets ``cache_control``
-breakpoints on it (kits/llm_caching); the content sent is the same either way.
+breakpoints on it (kits/llm/caching); the content sent is the same either way.
 Batching: a client made with ``batched(batchers)`` hands its requests to the
-kits/llm_batches ``Batcher`` of its endpoint (Anthropic's Message Batches, or OpenAI's
+kits/llm/batches ``Batcher`` of its endpoint (Anthropic's Message Batches, or OpenAI's
 batch API where the endpoint serves it: half price) instead of sending them itself;
 everything else about the call is the same.
 
 What it must not do: know what a judge or an explorer is, parse a judge's answer, or
-import stages. Nothing else in the project imports ``anthropic`` (and kits/llm_openai
+import stages. Nothing else in the project imports ``anthropic`` (and kits/llm/chat
 alone imports ``openai``).
 
 Caching rule: a reply is cached only when the call is deterministic (temperature 0
@@ -43,7 +43,8 @@ import time
 import uuid
 from typing import Any, Callable, Literal, Mapping, Protocol, Sequence
 
-from iwcbench.pipeline.kits import llm_accounting, llm_caching, llm_openai, llm_providers, llm_responses, retrying
+from iwcbench.pipeline.kits import retrying
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting, caching as llm_caching, chat as llm_openai, providers as llm_providers, responses as llm_responses
 
 log = logging.getLogger(__name__)
 
@@ -218,7 +219,7 @@ def check(model: str, base_url: str | None = None, timeout_s: float = 10.0) -> N
 
 
 class Batched(Protocol):
-    """Where a batched client's requests go (kits/llm_batches.Batcher: one endpoint's)."""
+    """Where a batched client's requests go (kits/llm/batches.Batcher: one endpoint's)."""
 
     def submit(self, custom_id: str, params: dict[str, Any]) -> tuple[Reply, bool]: ...
 
@@ -227,7 +228,7 @@ class Batched(Protocol):
 
 class Batching(Protocol):
     """What ``Client.batched`` takes: the batcher of each client's endpoint, or None
-    (kits/llm_batches.Batchers; a lone Batcher serves its own endpoint only)."""
+    (kits/llm/batches.Batchers; a lone Batcher serves its own endpoint only)."""
 
     def lane(self, client: Client) -> Batched | None: ...
 
@@ -310,8 +311,8 @@ class Client:
         return self._batcher is not None
 
     def batches_api(self) -> Any:
-        """What kits/llm_batches sends batches through: the SDK's Message Batches
-        resource, or the endpoint's Chat Completions (kits/llm_openai.ChatCompletions)."""
+        """What kits/llm/batches sends batches through: the SDK's Message Batches
+        resource, or the endpoint's Chat Completions (kits/llm/chat.ChatCompletions)."""
         return self._chat if self._chat is not None else self._sdk.messages.batches
 
     # ------------------------------------------------------------------ the call

@@ -1,8 +1,8 @@
-"""OpenAI's batch API behind kits/llm_batches: the same ``Batcher``, another wire.
+"""OpenAI's batch API behind kits/llm/batches: the same ``Batcher``, another wire.
 
 A batch is a JSONL file uploaded with ``purpose="batch"`` (one line a request:
 ``{"custom_id", "method": "POST", "url": "/v1/chat/completions", "body"}``, the body
-translated by kits/llm_openai as an interactive call's would be), then
+translated by kits/llm/chat as an interactive call's would be), then
 ``batches.create(endpoint="/v1/chat/completions", completion_window="24h")``. Once the
 batch is ``completed`` (or ``expired``, ``cancelled``: what finished is in the output
 file all the same) its output and error files are read and each line is mapped back to
@@ -13,7 +13,7 @@ each goes again on its own.
 
 Many OpenAI-compatible servers (vLLM's, Ollama's, llama.cpp's) serve no ``/v1/files`` or
 ``/v1/batches``: a 404 (405, 501) there raises ``llm.NoBatches`` and the batcher sends that
-endpoint's requests one by one from then on. This module must not retry (kits/llm_batches
+endpoint's requests one by one from then on. This module must not retry (kits/llm/batches
 holds the policy), cache, or decide what is batched.
 """
 
@@ -23,7 +23,8 @@ import dataclasses
 import json
 from typing import Any, Mapping
 
-from iwcbench.pipeline.kits import llm, llm_openai
+from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.kits.llm import chat as llm_openai
 
 URL = "/v1/chat/completions"
 MAX_REQUESTS = 50_000  # the API's limit per batch
@@ -65,7 +66,7 @@ def outcome(item: Mapping[str, Any], name: str) -> tuple[str, Any]:
 
 
 class Batches:
-    """One endpoint's batch API, as kits/llm_batches' ``Batcher`` drives it."""
+    """One endpoint's batch API, as kits/llm/batches' ``Batcher`` drives it."""
 
     kind = "OpenAI batch"
     falls_back = True  # a batch that cannot be made leaves its requests to interactive calls
