@@ -6,9 +6,12 @@
 Cluster defaults (runner image, service accounts, ConfigMap and Secret names) come
 from the environment the chart sets: IWC_RUNNER_IMAGE, IWC_IMAGE_PULL_POLICY,
 IWC_APP_SERVICE_ACCOUNT, IWC_SCORING_SERVICE_ACCOUNT, IWC_CONFIG_MAP,
-IWC_STORE_SECRET, IWC_ANTHROPIC_SECRET, IWC_JOB_TTL_SECONDS, IWC_PRIORITY_CLASS, IWC_SECCOMP_PROFILE
+IWC_STORE_SECRET, IWC_JOB_TTL_SECONDS, IWC_PRIORITY_CLASS, IWC_SECCOMP_PROFILE
 (app pods' Localhost seccomp profile; an empty value means "none"), IWC_POD_RESOURCES (JSON: {instrument|app|explorer|scoring: {requests, limits}}) and
-IWC_PROVIDER_SECRETS: a Secret per other LLM provider, ``openai=iwc-openai,google=iwc-google``.
+IWC_PROVIDER_SECRETS: the Secret of each LLM provider whose key the pods get,
+``anthropic=iwc-anthropic,openai=iwc-openai`` (empty: none; unset: the bare model name's
+provider's, iwc-anthropic). The chart writes it from llm.providers and its generated
+provider map (provider_map).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Mapping, Sequence
 
 import pydantic
 
-from iwcbench.operator import planning
+from iwcbench.operator import planning, provider_map
 
 EXIT_CONFIG = 2
 EXIT_INFRA = 75
@@ -46,9 +49,8 @@ def defaults_from(env: Mapping[str, str]) -> planning.Defaults:
         or base.scoring_service_account,
         config_map=pick("IWC_CONFIG_MAP", base.config_map),
         store_secret=pick("IWC_STORE_SECRET", base.store_secret),
-        anthropic_secret=pick("IWC_ANTHROPIC_SECRET", base.anthropic_secret),
-        provider_secrets=tuple((p.strip(), s.strip()) for p, _, s in (
-            item.partition("=") for item in env.get("IWC_PROVIDER_SECRETS", "").split(",")) if p.strip() and s.strip()),
+        provider_secrets=provider_map.parse_secrets(env["IWC_PROVIDER_SECRETS"]) if "IWC_PROVIDER_SECRETS" in env
+        else base.provider_secrets,
         job_ttl_seconds=_int_or_none(pick("IWC_JOB_TTL_SECONDS", _text(base.job_ttl_seconds))),
         priority_class=pick("IWC_PRIORITY_CLASS", base.priority_class),
         resources=json.loads(env["IWC_POD_RESOURCES"]) if env.get("IWC_POD_RESOURCES") else base.resources,

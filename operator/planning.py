@@ -15,7 +15,7 @@ from typing import Iterable, Sequence
 import pydantic
 import pydantic.alias_generators
 
-from iwcbench.operator import api
+from iwcbench.operator import api, provider_map
 from iwcbench.pipeline.contracts import layout, settings
 from iwcbench.pipeline.kits import telemetry
 from iwcbench.pipeline.kits.llm import providers as llm_providers
@@ -66,9 +66,10 @@ class Defaults:
     scoring_service_account: str = "iwc-scoring"
     config_map: str | None = "iwc-config"  # AWS_ENDPOINT_URL, AWS_REGION, OTLP endpoint...
     store_secret: str | None = "iwc-store-credentials"  # AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY
-    anthropic_secret: str | None = "iwc-anthropic"  # ANTHROPIC_API_KEY
-    # a Secret (key apiKey) per other provider: openai → OPENAI_API_KEY, google → GEMINI_API_KEY, ...
-    provider_secrets: tuple[tuple[str, str], ...] = ()
+    # a Secret (key apiKey) per provider whose key the LLM pods get (anthropic → ANTHROPIC_API_KEY,
+    # openai → OPENAI_API_KEY, ...: provider_map); by default the bare model name's provider's, as the chart's
+    provider_secrets: tuple[tuple[str, str], ...] = (
+        (provider_map.BARE_NAME_PROVIDER, provider_map.secret_name(provider_map.BARE_NAME_PROVIDER)),)
     job_ttl_seconds: int | None = 86400  # finished Jobs (and their pods) go after this; None: kept
     priority_class: str | None = None  # PriorityClass of every pod (a run's spec may name another)
     resources: dict | None = None  # {instrument|app|explorer|scoring: {requests, limits}} from the chart
@@ -283,10 +284,7 @@ def _llm_keys(spec: api.EvaluationRunSpec, defaults: Defaults) -> list[dict]:
     """The explorer's API keys, one optional Secret per provider (none without an LLM)."""
     if not spec.uses_llm():
         return []
-    secrets = [("anthropic", defaults.anthropic_secret)] if defaults.anthropic_secret else []
-    secrets += [(p, s) for p, s in defaults.provider_secrets if p in llm_providers.PROVIDERS and p != "anthropic"]
-    return [{"name": llm_providers.PROVIDERS[provider].key_env[0], "valueFrom": {"secretKeyRef": {
-        "name": secret, "key": "apiKey", "optional": True}}} for provider, secret in secrets]
+    return provider_map.key_env(defaults.provider_secrets)
 
 
 def _job_spec(spec: api.EvaluationRunSpec, defaults: Defaults) -> dict:

@@ -112,8 +112,8 @@ def test_failure_policy_separates_defects_from_infrastructure():
 
 
 def test_defaults_come_from_the_environment():
-    d = operator_cli.defaults_from({"IWC_RUNNER_IMAGE": "r:1", "IWC_ANTHROPIC_SECRET": "", "IWC_CONFIG_MAP": "cfg"})
-    assert (d.runner_image, d.anthropic_secret, d.config_map) == ("r:1", None, "cfg")
+    d = operator_cli.defaults_from({"IWC_RUNNER_IMAGE": "r:1", "IWC_PROVIDER_SECRETS": "", "IWC_CONFIG_MAP": "cfg"})
+    assert (d.runner_image, d.provider_secrets, d.config_map) == ("r:1", (), "cfg")
     assert d.store_secret == planning.Defaults().store_secret
 
 
@@ -136,7 +136,8 @@ def test_an_openai_compatible_judge_gets_its_providers_key_and_endpoint_and_only
     from iwcbench.operator import cli as operator_cli
     spec = api.EvaluationRunSpec.model_validate({**SPEC.wire(), "judging": {"model": "openai/Qwen2.5-VL-32B-Instruct"},
                                                  "llm": {"endpoints": {"openai": "http://vllm.gpu.svc:8000/v1"}}})
-    defaults = operator_cli.defaults_from({"IWC_PROVIDER_SECRETS": "openai=iwc-openai,google=iwc-gemini"})
+    defaults = operator_cli.defaults_from(
+        {"IWC_PROVIDER_SECRETS": "anthropic=iwc-anthropic,openai=iwc-openai,google=iwc-gemini"})
     pod = planning.app_job(OWNER, spec, planning.AppPair("m", "t"), defaults)["spec"]["template"]["spec"]
     (explorer,) = pod["containers"]
     keys = {e["name"]: e["valueFrom"]["secretKeyRef"]["name"] for e in explorer.get("env", []) if "valueFrom" in e
