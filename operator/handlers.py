@@ -46,10 +46,6 @@ def _list_store(uri: str) -> list[str]:
     return list(store_mod.open_store(uri).list(""))
 
 
-def _now() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def register(registry: kopf.OperatorRegistry, options: Options,
              connect: Callable[[], cluster_kit.Cluster] = cluster_kit.connect,
              lister: Callable[[str], list[str]] = _list_store,
