@@ -149,8 +149,8 @@ def chart_values(served: list[str], store_endpoint: str, **extra: Any) -> dict[s
     return {"image": {"operator": {"repository": "localhost/iwc-bench/operator", **image},
                       "runner": {"repository": "localhost/iwc-bench/runner", **image}},
             "namespaces": served, "interval": 2, "store": {"endpoint": store_endpoint},
-            # OpenAI-compatible models go to the stand-in on the pods' forwarded loopback port
-            "llm": {"apiKeySecret": "", "providers": {"openai": {
+            # OpenAI-compatible models go to the stand-in on the pods' forwarded loopback port (no Anthropic)
+            "llm": {"providers": {"anthropic": None, "openai": {
                 "apiKeySecret": OPENAI_SECRET, "baseUrl": f"http://127.0.0.1:{LLM_PORT}/v1"}}},
             "operator": {"nodeSelector": ON_KUBELET}, **extra}
 

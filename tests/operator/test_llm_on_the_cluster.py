@@ -126,6 +126,11 @@ def test_the_deprecated_anthropic_values_still_work():
     assert _named(docs, "ConfigMap", "iwc-config")["data"]["ANTHROPIC_BASE_URL"] == "http://gateway.llm.svc:8080"
     assert _policies(docs)["iwc-app-llm-egress"] == [{"ports": [{"port": 8080, "protocol": "TCP"}], "to": [
         {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "llm"}}}]}]
+    notes = helm_python.Chart.load(str(CHART)).render({"llm": {"apiKeySecret": "old-key"}}, name="iwc",
+                                                       namespace="iwc-system")["iwc-operator/templates/NOTES.txt"]
+    assert "DEPRECATED: llm.apiKeySecret and llm.baseUrl" in notes and "anthropic: old-key" in notes
+    assert "DEPRECATED" not in helm_python.Chart.load(str(CHART)).render(
+        {}, name="iwc", namespace="iwc-system")["iwc-operator/templates/NOTES.txt"]
     # `apiKeySecret: ""` meant "no Anthropic" (tests/fakes/real_cluster.py's values say it so)
     none = _render({**IN_CLUSTER, "llm": {"apiKeySecret": "", "providers": {"vllm": VLLM}}})
     assert _operator_env(none)["IWC_PROVIDER_SECRETS"] == ""
