@@ -16,7 +16,7 @@ import urllib.parse
 from iwcbench.pipeline.cli import options
 from iwcbench.pipeline.contracts import evidence, layout, results, settings
 from iwcbench.pipeline.kits import store as store_mod, telemetry
-from iwcbench.pipeline.runs import app as app_run, assistants, inputs, reusing
+from iwcbench.pipeline.runs import app as app_run, assistants, inputs, preparing, reusing
 from iwcbench.pipeline.stages import serving
 
 log = logging.getLogger(__name__)
@@ -72,7 +72,7 @@ def instrument(args: argparse.Namespace) -> int:
             store = store_mod.open_store(args.store)
             with tempfile.TemporaryDirectory() as tmp:
                 app = inputs.locate_app(args.apps, args.model, args.task, pathlib.Path(tmp))
-                prepared = app_run.prepare_app(app, work, store, evaluation, origin=origin)
+                prepared = preparing.prepare_app(app, work, store, evaluation, origin=origin)
     except Exception as exc:  # noqa: BLE001 - app defects never reach here
         log.exception("instrumenting failed on our side")
         print(f"iwc app instrument: infrastructure failure: {exc}", file=sys.stderr)
@@ -109,7 +109,7 @@ def explore(args: argparse.Namespace) -> int:
                               mirror_dir=args.mirror_dir,
                               assistants=assistants.factory(evaluation, args.llm_cache,
                                                             settings.Spending(batch_judges=args.batch_judges)))
-        prepared = app_run.load_prepared(app, work)
+        prepared = preparing.load_prepared(app, work)
         assistant = ctx.assistants(prepared) if ctx.assistants is not None else None
     except Exception as exc:  # noqa: BLE001
         log.exception("explorer set-up failed")
@@ -122,8 +122,8 @@ def explore(args: argparse.Namespace) -> int:
     telemetry.setup("iwc-app")
     failure = serving.failure_at(args.url)  # a server build whose own server did not start: the app's defect
     if failure is not None:
-        result = app_run.failed_result(app, "start_failed", failure, prepared.report)
-        app_run.save_result(ctx.store, result)
+        result = preparing.failed_result(app, "start_failed", failure, prepared.report)
+        preparing.save_result(ctx.store, result)
         print(f"{app.key}: {result.outcome}: {result.reason}")
         return 0
     started = time.monotonic()

@@ -6,9 +6,9 @@ every failure into a recorded outcome. It must not implement any stage itself.
 The per-app work is split in three pieces so that the Kubernetes pod (init container,
 sidecar, explorer container) runs exactly the same code as ``iwc run``:
 
-    prepare_app   materialise + instrument          (init container)
-    serving.serve                                   (sidecar)
-    explore_app   explore + abstract + score + save (explorer container)
+    preparing.prepare_app   materialise + instrument          (init container)
+    serving.serve                                             (sidecar)
+    explore_app             explore + abstract + score + save (explorer container)
 """
 
 from __future__ import annotations
@@ -28,15 +28,12 @@ from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.kits import clock, llm, store as store_mod, telemetry
 from iwcbench.pipeline.kits import browser as browser_kit
 from iwcbench.pipeline.kits.mirror import cdn, routing
-from iwcbench.pipeline.runs import evidence as stored, reusing, uitests as uitest_run
-from iwcbench.pipeline.stages import abstracting, exploring, ingesting, instrumenting, quality, scoring, serving
+from iwcbench.pipeline.runs import evidence as stored, preparing, reusing, uitests as uitest_run
+from iwcbench.pipeline.stages import abstracting, exploring, quality, scoring, serving
 from iwcbench.pipeline.stages.exploring import policy as policies
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-SITE = "site"  # the instrumented copy inside an app's work folder
-REPORT = artifacts.INSTRUMENT.key  # in the work folder too: what the other containers read
 
 
 class AppAssistant(Protocol):
@@ -64,7 +61,7 @@ class AppAssistant(Protocol):
         ...
 
 
-AssistantFactory = Callable[["Prepared"], AppAssistant]
+AssistantFactory = Callable[[preparing.Prepared], AppAssistant]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,177 +77,6 @@ class Context:
     quality_tools: quality.Tools | None = None  # the worker's; None: each app opens its own
     browser: browser_kit.Browser | None = None  # the worker's Chromium; None: each exploration starts its own
     run: str = ""  # this run in a user's words: what a result reused later names (reusing.Origin)
-
-
-@dataclasses.dataclass(frozen=True)
-class Prepared:
-    """An app ready to serve: its instrumented copy and what instrumenting found
-    (the report and the files the explorer is given)."""
-
-    app: evidence.AppRef
-    work: pathlib.Path
-    site: pathlib.Path
-    instrumented: instrumented_mod.Instrumented
-
-    @property
-    def report(self) -> evidence.InstrumentationReport:
-        return self.instrumented.report
-
-
-def _summary(report: evidence.InstrumentationReport | None) -> results.InstrumentationSummary:
-    if report is None:
-        return results.InstrumentationSummary()
-    return results.InstrumentationSummary(
-        framework=report.framework,
-        mode=report.mode,
-        reason=report.reason,
-        files_instrumented=report.files_instrumented,
-        build=report.build.result if report.build else None,
-        build_s=round(report.build.install_s + report.build.build_s, 3) if report.build else None,
-    )
-
-
-def failed_result(
-    app: evidence.AppRef,
-    outcome: results.Outcome,
-    reason: str,
-    report: evidence.InstrumentationReport | None = None,
-    exploration: results.ExplorationSummary | None = None,
-    timings: dict[str, float] | None = None,
-) -> results.AppResult:
-    """The result of an app that could not be evaluated, with its floor/unscored scores."""
-    return results.AppResult(
-        model=app.model,
-        task_id=app.task_id,
-        outcome=outcome,
-        reason=reason,
-        instrumentation=_summary(report),
-        exploration=exploration or results.ExplorationSummary(),
-        scores=scoring.failure_scores(outcome, reason),
-        evidence=app.key,
-        timings=timings or {},
-    )
-
-
-def save_result(store: store_mod.Store, result: results.AppResult) -> None:
-    stored.AppEvidence(store, result.evidence).save(artifacts.RESULT, result)
-
-
-def prepare_app(
-    app: evidence.AppRef,
-    work: pathlib.Path,
-    store: store_mod.Store,
-    evaluation: settings_mod.Evaluation,
-    tools: quality.Tools | None = None,
-    origin: reusing.Origin = reusing.Origin(),
-) -> Prepared | results.AppResult:
-    """Materialise and instrument one app into ``work/site``.
-
-    Returns the Prepared app, or the recorded result when the app itself is defective
-    (the result is also written to the store), or a stored result made from the same
-    inputs (``origin``: the app's task and this run; reused). An app whose build failed
-    still has its source scored by the metrics that read source alone (``tools``: the
-    worker's quality tools; None: its own, for that)."""
-    started = time.monotonic()
-    files = stored.AppEvidence.of(store, app)
-    src_root = work / "src"
-    shutil.rmtree(src_root, ignore_errors=True)
-    src_root.mkdir(parents=True)
-    with telemetry.span("stage.materialize", model=app.model, task=app.task_id):
-        try:
-            src = ingesting.materialize(app, src_root, evaluation.input)
-        except ingesting.AppDefect as exc:
-            result = failed_result(app, "start_failed", str(exc))
-            save_result(store, result)
-            return result
-    earlier = reusing.take(files, src, evaluation, origin)
-    if earlier is not None:
-        save_result(store, earlier)
-        return earlier
-    # the app as submitted, for the code metrics and the static judges (before instrumenting)
-    files.save(artifacts.SOURCES, quality.keep_sources(src, evaluation.quality.max_source_bytes))
-    site = work / SITE
-    done = _instrumented(app, src, work, evaluation)
-    report = done.report
-    shutil.rmtree(src_root, ignore_errors=True)
-    files.save(artifacts.INSTRUMENT, report)
-    files.save_json(artifacts.COVERAGE_MAP, done.coverage_map or {})
-    (work / REPORT).write_text(report.model_dump_json(indent=1))
-    if report.build is not None and report.build.result == "failed":
-        result = _score_source(_unbuilt(app, report, started, evaluation), files, evaluation, tools)
-        save_result(store, result)
-        return result
-    if report.entry is None:
-        result = failed_result(
-            app, "start_failed", f"no start page: {report.reason}", report,
-            timings={"instrument": round(time.monotonic() - started, 3)},
-        )
-        save_result(store, result)
-        return result
-    return Prepared(app=app, work=work, site=site, instrumented=done)
-
-
-def _instrumented(app: evidence.AppRef, src: pathlib.Path, work: pathlib.Path,
-                  evaluation: settings_mod.Evaluation) -> instrumented_mod.Instrumented:
-    """The app at ``src`` instrumented into ``work/site``, with Istanbul's maps and the
-    original sources moved out of the served folder: the app (and a curious page) must
-    not be able to fetch them."""
-    site = work / SITE
-    shutil.rmtree(site, ignore_errors=True)
-    with telemetry.span("stage.instrument", model=app.model, task=app.task_id):
-        done = instrumenting.instrument(src, site, evaluation.instrumentation, evaluation.build)
-    telemetry.record_stage("instrument", done.report.duration_s)
-    meta = work / instrumented_mod.FOLDER
-    shutil.rmtree(meta, ignore_errors=True)
-    if (site / instrumented_mod.FOLDER).is_dir():
-        shutil.move(str(site / instrumented_mod.FOLDER), str(meta))
-    return done
-
-
-def _unbuilt(app: evidence.AppRef, report: evidence.InstrumentationReport, started: float,
-             evaluation: settings_mod.Evaluation) -> results.AppResult:
-    """The result of an app whose build failed: start_failed when the app is at fault
-    (floors come in aggregation), not_runnable when this environment is (its build needs
-    the network, a git dependency): then every metric the run measures is unscored with
-    the reason, until its source is scored."""
-    assert report.build is not None
-    timings = {"instrument": round(time.monotonic() - started, 3)}
-    if report.build.cause != "environment":
-        return failed_result(app, "start_failed", f"the app could not be built: {report.build.reason}", report,
-                             timings=timings)
-    result = failed_result(app, "not_runnable", f"not runnable here: {report.build.reason}", report, timings=timings)
-    measured = [*evaluation.quality.selected(), *(metrics.names("judging") if evaluation.judging.model else ())]
-    lacking = metrics.unscored([n for n in measured if n not in result.scores], f"not scored: {result.reason}")
-    return result.model_copy(update={"scores": {**result.scores, **lacking}})
-
-
-def _score_source(result: results.AppResult, files: stored.AppEvidence, evaluation: settings_mod.Evaluation,
-                  tools: quality.Tools | None) -> results.AppResult:
-    """A never-built app's result with what its source scores on (quality.SOURCE_ONLY):
-    WebCoderBench's static metrics need no server; the rest stays at the floor
-    (start_failed) or unscored (not_runnable)."""
-    if not set(quality.SOURCE_ONLY) & set(evaluation.quality.selected()):
-        return result
-    try:
-        with contextlib.ExitStack() as own:
-            chosen = tools if tools is not None else own.enter_context(quality.Tools())
-            found, report = quality.measure_source(files, evaluation.quality, chosen)
-    except Exception:  # noqa: BLE001 - our tools failing leaves the app's outcome as it was
-        log.exception("scoring the source of %s failed", result.model + "/" + result.task_id)
-        return result
-    if not found:
-        return result
-    files.save(artifacts.QUALITY, report)
-    scored = [n for n, s in found.items() if s.value is not None]
-    reason = f"{result.reason}; its source as submitted was scored on {', '.join(scored) or 'nothing'}"
-    return result.model_copy(update={"reason": reason, "scores": {**result.scores, **found}})
-
-
-def load_prepared(app: evidence.AppRef, work: pathlib.Path) -> Prepared:
-    """Read back what ``prepare_app`` left in a work folder (another container's)."""
-    report = evidence.InstrumentationReport.model_validate_json((work / REPORT).read_text())
-    return Prepared(app=app, work=work, site=work / SITE,
-                    instrumented=instrumenting.load(work / instrumented_mod.FOLDER, report))
 
 
 def mirror_for(sandbox: settings_mod.Sandbox, folder: str | None) -> cdn.Mirror:
@@ -278,7 +104,7 @@ def _exploration_summary(
 class _Exploring:
     """One app's exploration under way: where its evidence goes and what it took."""
 
-    prepared: Prepared
+    prepared: preparing.Prepared
     ctx: Context
     files: stored.AppEvidence
     start_url: str
@@ -297,7 +123,7 @@ class _Exploring:
 
 
 def explore_app(
-    prepared: Prepared,
+    prepared: preparing.Prepared,
     url: str,
     ctx: Context,
     assistant: AppAssistant | None = None,
@@ -311,7 +137,7 @@ def explore_app(
         return _explore_app(prepared, url, ctx, assistant, tools)
 
 
-def _explore_app(prepared: Prepared, url: str, ctx: Context, assistant: AppAssistant | None,
+def _explore_app(prepared: preparing.Prepared, url: str, ctx: Context, assistant: AppAssistant | None,
                  tools: quality.Tools) -> results.AppResult:
     app, report = prepared.app, prepared.report
     store, evaluation = ctx.store, ctx.evaluation
@@ -334,9 +160,9 @@ def _explore_app(prepared: Prepared, url: str, ctx: Context, assistant: AppAssis
     if trace.load_error or explored.blank:
         reason = (f"the app did not load: {trace.load_error}" if trace.load_error
                   else f"blank page: {_blank_reason(prepared, explored.blank)}")
-        result = failed_result(app, "start_failed", reason, report,
+        result = preparing.failed_result(app, "start_failed", reason, report,
                                exploration=_exploration_summary(trace, None), timings=timings)
-        save_result(store, result)
+        preparing.save_result(store, result)
         return result
     graph = doing.timed("abstract", lambda: _abstract(doing, trace))
     scores = doing.timed("score", lambda: _scores(doing, assistant, report, explored, graph))
@@ -353,7 +179,7 @@ def _explore_app(prepared: Prepared, url: str, ctx: Context, assistant: AppAssis
     if evaluation.quality.selected():
         scores.update(doing.timed("quality", lambda: _quality(doing, trace, graph, mirror, tools)))
     result = _result(doing, report, trace, graph, scores, assistant, tested)
-    save_result(store, result)
+    preparing.save_result(store, result)
     return result
 
 
@@ -420,7 +246,7 @@ def _result(doing: _Exploring, report: evidence.InstrumentationReport, trace: ev
         outcome="black_box" if black_box else "evaluated",
         reason=(f"explored without coverage: {report.reason}" if black_box
                 else f"explored {len(trace.steps) - 1} steps; {trace.stop_reason}"),
-        instrumentation=_summary(report),
+        instrumentation=preparing.summary(report),
         exploration=_exploration_summary(trace, graph),
         scores=scores,
         evidence=app.key,
@@ -447,7 +273,7 @@ def _explored_report(report: evidence.InstrumentationReport, explored: exploring
     return report.model_copy(update=update) if update else report
 
 
-def _blank_reason(prepared: Prepared, seen: str | None) -> str:
+def _blank_reason(prepared: preparing.Prepared, seen: str | None) -> str:
     entry = prepared.site / (prepared.report.entry or "index.html")
     try:
         if entry.is_file() and not entry.read_bytes().strip():
@@ -457,7 +283,7 @@ def _blank_reason(prepared: Prepared, seen: str | None) -> str:
     return f"the page shows nothing after it loaded: {seen}"
 
 
-def _served_and_explored(prepared: Prepared, ctx: Context) -> results.AppResult:
+def _served_and_explored(prepared: preparing.Prepared, ctx: Context) -> results.AppResult:
     """Serve the prepared app and explore it; an app whose own server (a server build)
     does not start is start_failed with the server's reason."""
     app = prepared.app
@@ -465,15 +291,15 @@ def _served_and_explored(prepared: Prepared, ctx: Context) -> results.AppResult:
         try:
             served = stack.enter_context(serving.serve(prepared.site))
         except serving.ServerFailed as exc:
-            result = failed_result(app, "start_failed", str(exc), prepared.report,
+            result = preparing.failed_result(app, "start_failed", str(exc), prepared.report,
                                    timings={"instrument": prepared.report.duration_s})
-            save_result(ctx.store, result)
+            preparing.save_result(ctx.store, result)
             return result
         assistant = ctx.assistants(prepared) if ctx.assistants is not None else None
         if assistant is not None and assistant.stop_reason:
             # our side's limit, not the app's fault: left out, evaluated again on --resume
-            result = failed_result(app, "error", assistant.stop_reason, prepared.report)
-            save_result(ctx.store, result)
+            result = preparing.failed_result(app, "error", assistant.stop_reason, prepared.report)
+            preparing.save_result(ctx.store, result)
             return result
         result = explore_app(prepared, served.url, ctx, assistant)
         timings = dict(result.timings)
@@ -488,19 +314,19 @@ def evaluate_app(app: evidence.AppRef, ctx: Context, work_root: pathlib.Path | N
     with telemetry.span("app", model=app.model, task=app.task_id):
         work = pathlib.Path(tempfile.mkdtemp(prefix="iwc-app-", dir=work_root))
         try:
-            prepared = prepare_app(app, work, ctx.store, ctx.evaluation, ctx.quality_tools,
+            prepared = preparing.prepare_app(app, work, ctx.store, ctx.evaluation, ctx.quality_tools,
                                    reusing.Origin(ctx.tasks.get(app.task_id), ctx.run))
             if isinstance(prepared, results.AppResult):
                 result = prepared
             else:
                 result = _served_and_explored(prepared, ctx)
-        except Exception as exc:  # noqa: BLE001 - the run goes on; the reason is kept
+        except Exception as exc:  # the run goes on; the reason is kept
             log.exception("app %s failed", app.key)
             stored.AppEvidence.of(ctx.store, app).put(artifacts.ERROR.key, traceback.format_exc().encode())
-            result = failed_result(app, "error", f"evaluation failed on our side: {type(exc).__name__}: {exc}")
+            result = preparing.failed_result(app, "error", f"evaluation failed on our side: {type(exc).__name__}: {exc}")
             try:
-                save_result(ctx.store, result)
-            except Exception:  # noqa: BLE001
+                preparing.save_result(ctx.store, result)
+            except Exception:
                 log.exception("could not save the result of %s", app.key)
         finally:
             shutil.rmtree(work, ignore_errors=True)

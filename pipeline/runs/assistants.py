@@ -27,7 +27,7 @@ import pathlib
 from iwcbench.pipeline.contracts import artifacts, metrics, results, settings as settings_mod, task
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.kits.llm import accounting as llm_accounting, providers as llm_providers
-from iwcbench.pipeline.runs import app as app_run
+from iwcbench.pipeline.runs import app as app_run, preparing
 from iwcbench.pipeline.stages import judging
 from iwcbench.pipeline.stages.exploring import guidance, llm_policy
 
@@ -231,7 +231,7 @@ class Wiring:
             {"uitest.appearance": client(evaluation, looks, cache)} if looks and looks != uitest_model else {}
         ) if uitest_model else None
 
-    def for_app(self, prepared: app_run.Prepared) -> AppLLM:
+    def for_app(self, prepared: preparing.Prepared) -> AppLLM:
         return AppLLM(self, prepared.app.key, prepared.instrumented.coverage_map, prepared.instrumented.sources)
 
 

@@ -16,7 +16,7 @@ from typing import Sequence
 
 from iwcbench.pipeline.contracts import artifacts, evidence, metrics, results, settings as settings_mod, task
 from iwcbench.pipeline.kits import store as store_mod
-from iwcbench.pipeline.runs import app as app_run, evidence as stored, inputs, provenance, uitests
+from iwcbench.pipeline.runs import evidence as stored, inputs, preparing, provenance, uitests
 from iwcbench.pipeline.stages import aggregating, reporting
 from iwcbench.pipeline.stages.aggregating import intervals, summaries, webcoder, webgen
 
@@ -42,11 +42,11 @@ def complete_results(found: list[results.AppResult], expected: list[tuple[str, s
                 continue
             app = evidence.AppRef(model=model, task_id=task_id, source="")
             if (model, task_id) in submitted:
-                added.append(app_run.failed_result(
+                added.append(preparing.failed_result(
                     app, "error", "no result was recorded: the app's evaluation failed on our side "
                     "(see the EvaluationRun's status.failures)"))
             else:
-                added.append(app_run.failed_result(app, "start_failed", results.NOT_SUBMITTED))
+                added.append(preparing.failed_result(app, "start_failed", results.NOT_SUBMITTED))
     return [*found, *added]
 
 

@@ -26,7 +26,7 @@ from typing import Any, Callable
 from iwcbench.pipeline.contracts import artifacts, evidence, results, settings as settings_mod, task
 from iwcbench.pipeline.kits import browser, store as store_mod, telemetry
 from iwcbench.pipeline.kits.llm import accounting as llm_accounting
-from iwcbench.pipeline.runs import app as app_run, assistants, evidence as stored, finishing, judging_pass, reusing
+from iwcbench.pipeline.runs import app as app_run, assistants, evidence as stored, finishing, judging_pass, preparing, reusing
 from iwcbench.pipeline.stages import ingesting, quality, reporting
 
 log = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ def plan(config: settings_mod.RunSettings) -> tuple[list[task.Task], list[eviden
         if wanted and model not in wanted:
             continue
         app = evidence.AppRef(model=model, task_id=task_id, source="", packaging="folder")
-        decided.append(app_run.failed_result(app, "start_failed", results.NOT_SUBMITTED))
+        decided.append(preparing.failed_result(app, "start_failed", results.NOT_SUBMITTED))
     skipped = [results.SkippedInput(path=f"{p.model}/{p.name}" if p.model else p.name, reason=p.reason)
                for p in discovery.problems]
     return tasks, apps, decided, skipped
@@ -131,14 +131,14 @@ def _run_pool(
                         # The first casualty is the app that killed its worker; the
                         # others never ran and go round again.
                         broken = True
-                        result = app_run.failed_result(
+                        result = preparing.failed_result(
                             app, "error", "the worker process evaluating this app died "
                             "(out of memory or a crash in the browser)")
                     else:
                         pending.append(app)
                         continue
                 except Exception as exc:  # noqa: BLE001
-                    result = app_run.failed_result(app, "error", f"worker failed: {type(exc).__name__}: {exc}")
+                    result = preparing.failed_result(app, "error", f"worker failed: {type(exc).__name__}: {exc}")
                 done.append(result)
                 on_done(result)
         except BaseException:
@@ -221,7 +221,7 @@ def execute(
         kept = _reusable(store, config, apps, tasks, resume)
         on_plan(len(apps) + len(decided))
         for result in decided:
-            app_run.save_result(store, result)
+            preparing.save_result(store, result)
         for result in [*decided, *kept.values()]:
             on_done(result)
         todo = [a for a in apps if a.key not in kept]

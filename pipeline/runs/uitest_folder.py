@@ -2,7 +2,7 @@
 cases on it; ``iwc uitest replay APP --task ID --from RUN`` re-runs the replays a run
 stored for that task against it — no LLM — and says which still reach their end state.
 
-Both prepare the app as a run does (``runs.app.prepare_app``: materialise, instrument)
+Both prepare the app as a run does (``runs.preparing.prepare_app``: materialise, instrument)
 and serve it (the serving stage) before the UI tests of ``runs.uitests``; evidence goes
 to an output store of their own, under ``apps/<model>/<task_id>/``. An app that does not
 start is reported as such, with its reason. No stage logic here.
@@ -20,7 +20,7 @@ from typing import Iterator
 from iwcbench.pipeline.contracts import artifacts, evidence, layout, results, settings as settings_mod, task, uitests
 from iwcbench.pipeline.kits import store as store_mod
 from iwcbench.pipeline.kits.mirror import routing
-from iwcbench.pipeline.runs import app as app_run, assistants, evidence as stored, uitests as uitest_run
+from iwcbench.pipeline.runs import app as app_run, assistants, evidence as stored, preparing, uitests as uitest_run
 from iwcbench.pipeline.stages import serving
 from iwcbench.pipeline.stages.uitesting import replays
 
@@ -44,12 +44,12 @@ def app_ref(path: pathlib.Path, model: str, task_id: str) -> evidence.AppRef:
 
 @contextlib.contextmanager
 def served(app: evidence.AppRef, store: store_mod.Store, evaluation: settings_mod.Evaluation,
-           mirror_dir: str | None) -> Iterator[tuple[app_run.Prepared | str, str, routing.Hermetic | None]]:
+           mirror_dir: str | None) -> Iterator[tuple[preparing.Prepared | str, str, routing.Hermetic | None]]:
     """(prepared app, its start URL, a hermetic router) while it is served; (the reason
     it cannot start, "", None) when it cannot."""
     work = pathlib.Path(tempfile.mkdtemp(prefix="iwc-uitest-"))
     try:
-        prepared = app_run.prepare_app(app, work, store, evaluation)
+        prepared = preparing.prepare_app(app, work, store, evaluation)
         if isinstance(prepared, results.AppResult):
             yield prepared.reason, "", None
             return
@@ -65,7 +65,7 @@ def served(app: evidence.AppRef, store: store_mod.Store, evaluation: settings_mo
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _bench(app: evidence.AppRef, prepared: app_run.Prepared, start: str, router: routing.Hermetic,
+def _bench(app: evidence.AppRef, prepared: preparing.Prepared, start: str, router: routing.Hermetic,
            store: store_mod.Store, evaluation: settings_mod.Evaluation, client) -> uitest_run.Bench:
     # one router per case: its records are drained per step, its mirror shared
     return uitest_run.Bench(app=app, site=prepared.site, start_url=start,

@@ -5,7 +5,7 @@ a layout, the package.json files of its subfolders) and names the first row of
 ``UNSUPPORTED`` that fits, before anything is installed or built. Such an app cannot run
 here through no fault of its own: its build makes a server bundle, an adapter's output or
 a folder we do not serve, or its app sits where the build step does not look. The run
-records it ``not_runnable`` with the reason this module writes (runs/app.py), so our gap
+records it ``not_runnable`` with the reason this module writes (runs/preparing.py), so our gap
 lifts and lowers no model.
 
 A framework the build step does support must never be caught: Svelte, Vue, Solid, Preact

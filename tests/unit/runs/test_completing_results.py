@@ -3,13 +3,13 @@ whose evaluation never finished is `error`, a task without an app is `start_fail
 
 from __future__ import annotations
 
-from iwcbench.pipeline.runs import app as app_run, finishing, inputs
+from iwcbench.pipeline.runs import finishing, inputs, preparing
 from iwcbench.pipeline.contracts import evidence
 
 
 def _done(model: str, task_id: str):
     app = evidence.AppRef(model=model, task_id=task_id, source="")
-    return app_run.failed_result(app, "start_failed", "no index.html")
+    return preparing.failed_result(app, "start_failed", "no index.html")
 
 
 def test_missing_results_are_recorded_with_reasons():

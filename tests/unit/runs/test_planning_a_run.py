@@ -9,7 +9,7 @@ import pytest
 
 from iwcbench.pipeline.contracts import evidence, settings as settings_mod
 from iwcbench.pipeline.kits import store as store_mod
-from iwcbench.pipeline.runs import app as app_run, evidence as stored, local, provenance, reusing
+from iwcbench.pipeline.runs import evidence as stored, local, preparing, provenance, reusing
 
 
 def test_plan_reports_strays_and_missing_apps(tmp_path):
@@ -47,12 +47,12 @@ def _fake_pool(calls):
         like a worker, records what each app was evaluated from and saves its result."""
         calls.append([a.key for a in apps])
         store, by_id = store_mod.LocalStore(config.out), {t.id: t for t in tasks}
-        done = [app_run.failed_result(a, "start_failed", "fake: evaluated") for a in apps]
+        done = [preparing.failed_result(a, "start_failed", "fake: evaluated") for a in apps]
         for app, r in zip(apps, done):
             files = stored.AppEvidence.of(store, app)
             reusing.begin(files, reusing.key(pathlib.Path(app.source), config.evaluation(),
                                              reusing.Origin(by_id[app.task_id], run)))
-            app_run.save_result(store, r)
+            preparing.save_result(store, r)
             on_done(r)
         return done
     return pool
@@ -67,7 +67,7 @@ def test_resume_evaluates_only_what_is_missing_or_failed_on_our_side(tmp_path, m
     store = store_mod.LocalStore(tmp_path / "out")
     # t1 was interrupted (no result); t2 failed on our side: both go again.
     (tmp_path / "out" / "apps/m1/t1/result.json").unlink()
-    app_run.save_result(store, app_run.failed_result(
+    preparing.save_result(store, preparing.failed_result(
         evidence.AppRef(model="m1", task_id="t2", source=""), "error", "worker died"))
     local.execute(config, resume=True)
     assert calls[1] == ["apps/m1/t1", "apps/m1/t2"]

@@ -1,7 +1,7 @@
 """Reuse: an app whose stored result was made from the same inputs (its files, its task's
 record, the evaluation settings, this project's version and the tools' versions) is not
 evaluated again (the same code path for `iwc run` and the cluster's instrument
-container, runs.app.prepare_app); its result is taken, marked reused and names the run
+container, runs.preparing.prepare_app); its result is taken, marked reused and names the run
 that made it. Any one input changed alone, or a stored `error`, is evaluated afresh."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from iwcbench.pipeline.contracts import artifacts, evidence, results, settings, task
 from iwcbench.pipeline.kits import store as store_mod
-from iwcbench.pipeline.runs import app as app_run, evidence as stored, provenance, reusing
+from iwcbench.pipeline.runs import evidence as stored, preparing, provenance, reusing
 
 pytestmark = pytest.mark.node  # instrumenting runs Istanbul
 
@@ -31,13 +31,13 @@ TASK = task.Task(id="t1", prompt="A page that greets the visitor.",
 
 def _prepare(app, tmp_path, store, evaluation, item=TASK, run="out/run1"):
     work = tmp_path / "work"
-    return app_run.prepare_app(app, work, store, evaluation, origin=reusing.Origin(item, run))
+    return preparing.prepare_app(app, work, store, evaluation, origin=reusing.Origin(item, run))
 
 
 def _finish(store, app, outcome="evaluated"):
     """What the rest of an evaluation leaves: the app's result, with its LLM bill."""
     usage = results.LLMUsage(calls=3, cost_usd=0.25)
-    app_run.save_result(store, results.AppResult(model=app.model, task_id=app.task_id, outcome=outcome, reason="",
+    preparing.save_result(store, results.AppResult(model=app.model, task_id=app.task_id, outcome=outcome, reason="",
                                                  evidence=f"apps/{app.model}/{app.task_id}", llm_usage=usage))
 
 

@@ -13,7 +13,7 @@ from iwcbench.pipeline import cli
 from iwcbench.pipeline.cli import app as app_cli
 from iwcbench.pipeline.contracts import evidence, metrics, results, settings, task
 from iwcbench.pipeline.kits import store as store_mod
-from iwcbench.pipeline.runs import app as app_run, finishing
+from iwcbench.pipeline.runs import finishing, preparing
 
 NOW = datetime.datetime.now(datetime.timezone.utc)
 SVELTEKIT = {  # what `npx sv create` writes, trimmed to the files that tell it apart
@@ -54,7 +54,7 @@ def _evaluation(**scoring) -> settings.Evaluation:
 def _unsupported_app(tmp_path: pathlib.Path) -> results.AppResult:
     source = _write(tmp_path / "apps" / "b" / "t2", SVELTEKIT)
     app = evidence.AppRef(model="b", task_id="t2", source=str(source))
-    done = app_run.prepare_app(app, tmp_path / "work", store_mod.LocalStore(tmp_path / "evidence"), _evaluation())
+    done = preparing.prepare_app(app, tmp_path / "work", store_mod.LocalStore(tmp_path / "evidence"), _evaluation())
     assert isinstance(done, results.AppResult)
     return done
 
