@@ -67,23 +67,17 @@ from __future__ import annotations
 
 import collections
 import math
-import operator
-import random
-import statistics
 from typing import Mapping, Sequence
 
 from iwcbench.pipeline.contracts import metrics as metric_table, results, settings, spread as spread_mod
-from iwcbench.pipeline.stages.aggregating import intervals as noise_intervals
+from iwcbench.pipeline.stages.aggregating import intervals as noise_intervals, standardising
 
-BOOTSTRAP_SAMPLES = 1000
-_TIE = 9  # overalls equal to this many decimals share a rank
-
-
+BOOTSTRAP_SAMPLES = noise_intervals.BOOTSTRAP_SAMPLES
 def weights_for(apps: Sequence[results.AppResult]) -> dict[str, float]:
     """The weights ``aggregate`` uses by default for these apps: the IWC set when any
     app has a scored judged dimension, else the offline default set."""
     iwc = metric_table.weights("iwc")
-    judged = any(s.value is not None for a in _pooled(apps) for n, s in a.scores.items() if n in iwc)
+    judged = any(s.value is not None for a in standardising.pooled(apps) for n, s in a.scores.items() if n in iwc)
     return iwc if judged else metric_table.weights("default")
 
 
@@ -91,12 +85,8 @@ def overall_kind(apps: Sequence[results.AppResult], weights: Mapping[str, float]
     """``judged`` when a weighted judged metric (kind llm) was scored for some app, else
     ``offline``: the overall then stands on rule metrics and runtime figures alone."""
     judged = {n for n, w in weights.items() if w > 0 and (m := metric_table.find(n)) is not None and m.kind == "llm"}
-    found = any(_value(a.scores.get(n)) is not None for a in _pooled(apps) for n in judged)
+    found = any(standardising.value(a.scores.get(n)) is not None for a in standardising.pooled(apps) for n in judged)
     return "judged" if found else "offline"
-
-
-def _pooled(apps: Sequence[results.AppResult]) -> list[results.AppResult]:
-    return [a for a in apps if a.outcome not in results.OUR_FAULT]
 
 
 COMMON_TASKS, FLOOR = "common_tasks", "floor"  # settings.Scoring.not_runnable
@@ -122,7 +112,7 @@ def with_floors(apps: Sequence[results.AppResult], not_runnable: settings.NotRun
     value for while another app of the run has one (the metric table's floor; a metric
     without a floor stays unscored); with ``not_runnable`` ``floor``, apps that cannot
     run here too. Other apps unchanged."""
-    present = set(_metrics(_pooled(apps)))
+    present = set(standardising.scored_metrics(standardising.pooled(apps)))
     faults = results.MODEL_FAULT | (results.NOT_RUNNABLE_HERE if not_runnable == FLOOR else frozenset())
     out = []
     for app in apps:
@@ -131,7 +121,7 @@ def with_floors(apps: Sequence[results.AppResult], not_runnable: settings.NotRun
             continue
         # UI-test rows apply only to tasks with UI test cases: the run floors those itself
         # (runs/uitests.with_start_failures), knowing the tasks
-        missing = [m for m in metric_table.names() if m in present and _value(app.scores.get(m)) is None
+        missing = [m for m in metric_table.names() if m in present and standardising.value(app.scores.get(m)) is None
                    and metric_table.BY_NAME[m].floor is not None
                    and metric_table.BY_NAME[m].producer != "uitesting"]
         if not missing:
@@ -147,11 +137,11 @@ def whole_tasks(apps: Sequence[results.AppResult]) -> list[results.AppResult]:
     (status ``over_budget``) with those dimensions set aside in every app of that task
     (unscored; the value kept in ``raw["set_aside"]``); other apps unchanged."""
     undone: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)  # task → dimension → apps
-    for app in _pooled(apps):
+    for app in standardising.pooled(apps):
         undone[app.task_id].update(n for n, score in app.scores.items() if score.status == "over_budget")
     out = []
     for app in apps:
-        names = [n for n in undone.get(app.task_id, {}) if _value(app.scores.get(n)) is not None]
+        names = [n for n in undone.get(app.task_id, {}) if standardising.value(app.scores.get(n)) is not None]
         if not names:
             out.append(app)
             continue
@@ -180,130 +170,6 @@ def _code_never_ran(app: results.AppResult) -> results.AppResult:
     return app.model_copy(update={"scores": {**app.scores, **metric_table.floors(BEHAVIOUR, why)}})
 
 
-def _value(score: metric_table.Score | None) -> float | None:
-    if score is None or score.value is None or not math.isfinite(score.value):
-        return None
-    return float(score.value)
-
-
-def _directions(apps: Sequence[results.AppResult]) -> dict[str, bool]:
-    """Metric → higher is better: the table's, or a score's own for names outside it."""
-    found: dict[str, bool] = {}
-    for app in apps:
-        for name, score in app.scores.items():
-            if name not in found:
-                metric = metric_table.find(name)
-                found[name] = metric.higher_is_better if metric is not None else score.higher_is_better
-    return found
-
-
-def _metrics(apps: Sequence[results.AppResult]) -> list[str]:
-    """Metrics with at least one scored value, known ones in a fixed order first."""
-    names = {n for a in apps for n, s in a.scores.items() if _value(s) is not None}
-    known = [n for n in metric_table.names() if n in names]
-    return known + sorted(names - set(known))
-
-
-def mean_sigma(values: Sequence[float]) -> tuple[float, float]:
-    """μ and the population σ (plain float arithmetic: statistics.pstdev is exact but
-    far too slow for the thousands of bootstrap samples)."""
-    mu = math.fsum(values) / len(values)
-    return mu, math.sqrt(math.fsum((v - mu) ** 2 for v in values) / len(values))
-
-
-def zscores(values: Mapping[str, float], higher_is_better: bool = True,
-            fixed: tuple[float, float] | None = None) -> dict[str, float]:
-    """z of each value against all of them, or against ``fixed`` (μ, σ) of a reference
-    pool (population σ; σ = 0 → 0), signed so that positive is better."""
-    if not values:
-        return {}
-    mu, sigma = fixed if fixed is not None else mean_sigma(list(values.values()))
-    sign = 1.0 if higher_is_better else -1.0
-    return {k: (sign * (v - mu) / sigma if sigma > 0 else 0.0) for k, v in values.items()}
-
-
-def weighted(z: Mapping[str, float | None], weights: Mapping[str, float]) -> float | None:
-    """Σ w·z / Σ w over the metrics with a z and a positive weight; None if none."""
-    pairs = [(weights[m], v) for m, v in z.items() if v is not None and weights.get(m, 0) > 0]
-    total = sum(w for w, _ in pairs)
-    return sum(w * v for w, v in pairs) / total if total > 0 else None
-
-
-def _model_table(apps: Sequence[results.AppResult], metrics: Sequence[str]) -> dict[str, dict[str, float | None]]:
-    """Model → metric → mean raw score over its scored apps (None: none scored)."""
-    sums: dict[str, dict[str, list[float]]] = {}
-    for app in _pooled(apps):
-        row = sums.setdefault(app.model, {m: [] for m in metrics})
-        for m in metrics:
-            v = _value(app.scores.get(m))
-            if v is not None:
-                row[m].append(v)
-    return {model: {m: (statistics.fmean(vs) if vs else None) for m, vs in row.items()}
-            for model, row in sums.items()}
-
-
-def _leaderboard_z(means: Mapping[str, Mapping[str, float | None]], metrics: Sequence[str],
-                   directions: Mapping[str, bool],
-                   fixed: Mapping[str, tuple[float, float]] | None = None) -> dict[str, dict[str, float | None]]:
-    z: dict[str, dict[str, float | None]] = {model: {} for model in means}
-    for m in metrics:
-        present = {model: row[m] for model, row in means.items() if row.get(m) is not None}
-        if fixed is not None and m not in fixed:
-            present = {}  # the reference pool never scored this metric: no z
-        scored = zscores(present, directions.get(m, True), fixed.get(m) if fixed is not None else None)
-        for model in means:
-            z[model][m] = scored.get(model)
-    return z
-
-
-def _app_z(pooled: Sequence[results.AppResult], metrics: Sequence[str], directions: Mapping[str, bool],
-           fixed: Mapping[str, tuple[float, float]] | None) -> list[dict[str, float | None]]:
-    """Per app (in order), metric → its z against every pooled app that scored it (or
-    against ``fixed`` μ and σ; a metric the reference lacks gets none)."""
-    app_z: list[dict[str, float | None]] = [{} for _ in pooled]
-    for m in metrics:
-        values = {str(i): v for i, a in enumerate(pooled) if (v := _value(a.scores.get(m))) is not None}
-        if fixed is not None and m not in fixed:
-            values = {}
-        scored = zscores(values, directions.get(m, True), fixed.get(m) if fixed is not None else None)
-        for i, row in enumerate(app_z):
-            row[m] = scored.get(str(i))
-    return app_z
-
-
-def _mean_sample_z(pooled: Sequence[results.AppResult], app_z: Sequence[Mapping[str, float | None]],
-                   metrics: Sequence[str]) -> dict[str, dict[str, float | None]]:
-    """Model → metric → the mean z of its apps that have one (Table 4's); None: none has."""
-    found: dict[str, dict[str, list[float]]] = {}
-    for a, zs in zip(pooled, app_z):
-        row = found.setdefault(a.model, {m: [] for m in metrics})
-        for m in metrics:
-            if zs.get(m) is not None:
-                row[m].append(zs[m])
-    return {model: {m: (statistics.fmean(v) if v else None) for m, v in row.items()} for model, row in found.items()}
-
-
-def _table4_sum(z: Mapping[str, float | None], weights: Mapping[str, float]) -> float | None:
-    """Σ weight · z over the weighted metrics with a z (WebCoderBench's sum, not
-    renormalised); None if none has one."""
-    present = [weights[m] * v for m, v in z.items() if v is not None and weights.get(m, 0) > 0]
-    return math.fsum(present) if present else None
-
-
-def _ranks(overall: Mapping[str, float | None]) -> dict[str, int]:
-    """Competition ranks: 1 is best, ties share the lowest rank, None last."""
-    scored = sorted((round(v, _TIE) for v in overall.values() if v is not None), reverse=True)
-    ranks = {}
-    for model, v in overall.items():
-        ranks[model] = scored.index(round(v, _TIE)) + 1 if v is not None else len(scored) + 1
-    return ranks
-
-
-def _total(picked: tuple | float) -> float:
-    """Sum of what ``itemgetter`` picked (a bare item when it picked one)."""
-    return sum(picked) if isinstance(picked, tuple) else picked
-
-
 def bootstrap_ranks(
     apps: Sequence[results.AppResult],
     weights: Mapping[str, float] | None = None,
@@ -313,78 +179,9 @@ def bootstrap_ranks(
 ) -> dict[str, tuple[int, int]]:
     """Model → (best, worst) rank over the middle 95 % of ``n`` bootstrap samples of
     the tasks (drawn with replacement; a task drawn twice counts twice)."""
-    return rank_intervals(bootstrap_samples(apps, weights, n, seed, reference))
-
-
-def rank_intervals(samples: Mapping[str, Sequence[tuple[int, float | None]]]) -> dict[str, tuple[int, int]]:
-    """Model → (best, worst) rank over the middle 95 % of its bootstrap samples."""
-    out = {}
-    for model, seen in samples.items():
-        ranks, n = sorted(rank for rank, _ in seen), len(seen)
-        out[model] = (ranks[int(math.floor(0.025 * (n - 1)))], ranks[int(math.ceil(0.975 * (n - 1)))])
-    return out
-
-
-def bootstrap_samples(
-    apps: Sequence[results.AppResult],
-    weights: Mapping[str, float] | None = None,
-    n: int = BOOTSTRAP_SAMPLES,
-    seed: int = 0,
-    reference: results.Reference | None = None,
-    spread: Mapping[str, float] | None = None,
-) -> dict[str, list[tuple[int, float | None]]]:
-    """Model → its (rank, overall) in each of ``n`` bootstrap samples of the tasks; with
-    ``spread`` (metric → one app's run-to-run standard deviation) each model's mean of a
-    metric in a sample also moves as a rerun would move it (intervals.py)."""
-    pooled = _pooled(with_floors(apps))
-    fixed = reference.model_stats if reference is not None else None
+    pooled = standardising.pooled(with_floors(apps))
     weights = dict(weights) if weights is not None else weights_for(pooled)
-    metrics = [m for m in _metrics(pooled) if weights.get(m, 0) > 0]
-    directions = _directions(pooled)
-    models = sorted({a.model for a in pooled})
-    tasks = sorted({a.task_id for a in pooled})
-    if not models or not tasks or n < 1:
-        return {}
-    # per model and metric, the sum and count of scored values of each task (in task
-    # order), so a sample is a C-speed gather and sum instead of a pass over the apps
-    index = {t: i for i, t in enumerate(tasks)}
-    sums = {model: [[0.0] * len(tasks) for _ in metrics] for model in models}
-    counts = {model: [[0] * len(tasks) for _ in metrics] for model in models}
-    table4 = metric_table.ranks_as_table4(weights)
-    noise = noise_intervals.per_app(pooled, metrics, spread or {}, reference.app_stats if reference else None, table4)
-    if table4:  # the apps' z over the whole pool, resampled as Table 4 averages them
-        app_z = _app_z(pooled, metrics, directions, reference.app_stats if reference is not None else None)
-        pooled = [a.model_copy(update={"scores": {m: metric_table.Score(value=z, reason="")
-                                                  for m, z in zs.items() if z is not None}})
-                  for a, zs in zip(pooled, app_z)]
-    for a in pooled:
-        for j, m in enumerate(metrics):
-            v = _value(a.scores.get(m))
-            if v is not None:
-                sums[a.model][j][index[a.task_id]] += v
-                counts[a.model][j][index[a.task_id]] += 1
-    rng = random.Random(seed)
-    seen: dict[str, list[tuple[int, float | None]]] = {model: [] for model in models}
-    for _ in range(n):
-        pick = operator.itemgetter(*(rng.randrange(len(tasks)) for _ in tasks))
-        means: dict[str, dict[str, float | None]] = {}
-        for model in models:
-            row: dict[str, float | None] = {}
-            for j, m in enumerate(metrics):
-                count = _total(pick(counts[model][j]))
-                row[m] = _total(pick(sums[model][j])) / count if count else None
-                if count and noise[j]:  # a mean of ``count`` apps moves by s / √count
-                    row[m] += rng.gauss(0.0, noise[j] / math.sqrt(count))  # type: ignore[operator]
-            means[model] = row
-        if table4:
-            overall = {model: _table4_sum(means[model], weights) for model in models}
-        else:
-            z = _leaderboard_z(means, metrics, directions, fixed)
-            overall = {model: weighted(z[model], weights) for model in models}
-        ranks = _ranks(overall)
-        for model in models:
-            seen[model].append((ranks[model], overall[model]))
-    return seen
+    return noise_intervals.rank_intervals(noise_intervals.bootstrap_samples(pooled, weights, n, seed, reference))
 
 
 def _columns(pooled: Sequence[results.AppResult], models: Sequence[str], metrics: Sequence[str],
@@ -397,11 +194,11 @@ def _columns(pooled: Sequence[results.AppResult], models: Sequence[str], metrics
     model's app values; the z is over the models' values, or, when the leaderboard ranks
     as WebCoderBench's Table 4, ``sample_z`` (the mean of the model's apps' z over all apps)."""
     pooled_names = set(metric_table.names_aggregated(*metric_table.POOLED))
-    means = _model_table(pooled, [m for m in metrics if m not in pooled_names])
+    means = standardising.model_means(pooled, [m for m in metrics if m not in pooled_names])
     values = {model: {m: (given.get(model, {}).get(m) if m in pooled_names else means.get(model, {}).get(m))
                       for m in metrics} for model in models}
     by_values = [m for m in metrics if sample_z is None or m in pooled_names]
-    z = _leaderboard_z(values, by_values, directions, fixed)
+    z = standardising.leaderboard_z(values, by_values, directions, fixed)
     for model in models:
         z[model].update({m: (sample_z or {}).get(model, {}).get(m) for m in metrics if m not in by_values})
     return values, z
@@ -423,31 +220,32 @@ def aggregate(
     no model's means); ``spread``: each metric's run-to-run spread (None: the shipped file)."""
     apps = whole_tasks(with_floors(apps, not_runnable))
     aside = left_out(apps, not_runnable)
-    pooled = [a for a in _pooled(apps) if a.task_id not in aside]
+    pooled = [a for a in standardising.pooled(apps) if a.task_id not in aside]
     weights = dict(weights) if weights is not None else weights_for(pooled)
     given = pooled_values or {}
     pooled_names = metric_table.names_aggregated(*metric_table.POOLED)
-    metrics = _metrics(pooled)
+    metrics = standardising.scored_metrics(pooled)
     metrics += [m for m in pooled_names if m not in metrics and any(row.get(m) is not None for row in given.values())]
-    directions = _directions(pooled)  # the pooled UI-test rows: higher is better, the default
+    directions = standardising.directions(pooled)  # the pooled UI-test rows: higher is better, the default
     models = sorted({a.model for a in pooled})
     app_fixed = reference.app_stats if reference is not None else None
     model_fixed = reference.model_stats if reference is not None else None
 
     table4 = metric_table.ranks_as_table4(weights)
-    app_z = _app_z(pooled, metrics, directions, app_fixed)
-    overall_of = iter((_table4_sum(row, weights) if table4 else weighted(row, weights)) for row in app_z)
+    app_z = standardising.per_app_z(pooled, metrics, directions, app_fixed)
+    overall_of = iter((standardising.table4_sum(row, weights) if table4 else standardising.weighted(row, weights))
+                      for row in app_z)
     # pooled keeps the order of apps, so the pooled apps take the overalls in turn
     scored_apps = tuple(a.model_copy(update={
         "overall": next(overall_of) if a.outcome not in results.OUR_FAULT and a.task_id not in aside else None})
         for a in apps)
 
-    sample_z = _mean_sample_z(pooled, app_z, metrics) if table4 else None
+    sample_z = standardising.mean_sample_z(pooled, app_z, metrics) if table4 else None
     values, z = _columns(pooled, models, metrics, directions, sample_z, given, model_fixed)
-    overall = {model: (_table4_sum if table4 else weighted)(z[model], weights) for model in models}
+    overall = {model: (standardising.table4_sum if table4 else standardising.weighted)(z[model], weights) for model in models}
     for a in apps:  # a model whose every app failed on our side still gets a row
         overall.setdefault(a.model, None)
-    ranks = _ranks(overall)
+    ranks = standardising.competition_ranks(overall)
     ranked_on = {model: {m for m in metrics if weights.get(m, 0) > 0 and z.get(model, {}).get(m) is not None}
                  for model in overall}
     every = set().union(*ranked_on.values()) if ranked_on else set()
@@ -474,8 +272,9 @@ def _noise(pooled: Sequence[results.AppResult], overall: Mapping[str, float | No
     """Model → its row's ``rank_interval``, ``interval`` and ``band`` (intervals.py) from ``bootstrap``
     samples moved by the run noise (none without samples)."""
     noise = noise_intervals.noise(pooled, weights, spread or noise_intervals.shipped())
-    samples = bootstrap_samples(pooled, weights, bootstrap, reference=reference, spread=noise.spread) if bootstrap else {}
-    ranks, spans = rank_intervals(samples), noise_intervals.spans(overall, samples)
+    samples = noise_intervals.bootstrap_samples(standardising.pooled(with_floors(pooled)), weights, bootstrap,
+                                                reference=reference, spread=noise.spread) if bootstrap else {}
+    ranks, spans = noise_intervals.rank_intervals(samples), noise_intervals.spans(overall, samples)
     bands = noise_intervals.bands(overall, spans)
     return {m: {"rank_interval": ranks.get(m), "interval": spans.get(m), "band": bands.get(m)} for m in overall}
 
@@ -494,7 +293,7 @@ def _without_value(mine: Sequence[results.AppResult], metrics: Sequence[str], po
     to (``applicable``: unscored, pending, over budget) or those it does not apply to."""
     def counts(score: metric_table.Score | None) -> bool:
         absent = score is not None and score.status == "not_applicable"
-        return _value(score) is None and absent != applicable
+        return standardising.value(score) is None and absent != applicable
     return {m: n for m in metrics if m not in pooled_names
             and (n := sum(1 for a in mine if a.outcome not in results.OUR_FAULT and counts(a.scores.get(m))))}
 
@@ -507,11 +306,11 @@ def reference_stats(run: results.RunResults, uri: str, digest: str) -> results.R
     for m in sorted(names):
         values = [v for row in run.leaderboard if (v := row.metrics.get(m)) is not None and math.isfinite(v)]
         if values:
-            model_stats[m] = mean_sigma(values)
+            model_stats[m] = standardising.mean_sigma(values)
     app_stats: dict[str, tuple[float, float]] = {}
-    pooled = _pooled(run.apps)
-    for m in _metrics(pooled):
-        values = [v for a in pooled if (v := _value(a.scores.get(m))) is not None]
-        app_stats[m] = mean_sigma(values)
+    pooled = standardising.pooled(run.apps)
+    for m in standardising.scored_metrics(pooled):
+        values = [v for a in pooled if (v := standardising.value(a.scores.get(m))) is not None]
+        app_stats[m] = standardising.mean_sigma(values)
     return results.Reference(uri=uri, digest=digest, models=tuple(r.model for r in run.leaderboard),
                              model_stats=model_stats, app_stats=app_stats)

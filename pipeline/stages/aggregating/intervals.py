@@ -39,11 +39,15 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import math
+import operator
+import random
 import statistics
 from typing import Mapping, Sequence
 
 from iwcbench.pipeline.contracts import metrics as metric_table, results, spread as spread_mod
+from iwcbench.pipeline.stages.aggregating import standardising
 
+BOOTSTRAP_SAMPLES = 1000
 SPREAD_FILE = "spread.json"
 LOW, HIGH = (1 - spread_mod.LEVEL) / 2, (1 + spread_mod.LEVEL) / 2  # percentiles of a 95 % interval
 
@@ -131,3 +135,80 @@ def bands(overall: Mapping[str, float | None], intervals: Mapping[str, tuple[flo
         out[model] = band
     return out
 
+
+def _total(picked: tuple | float) -> float:
+    """Sum of what ``itemgetter`` picked (a bare item when it picked one)."""
+    return sum(picked) if isinstance(picked, tuple) else picked
+
+
+def rank_intervals(samples: Mapping[str, Sequence[tuple[int, float | None]]]) -> dict[str, tuple[int, int]]:
+    """Model → (best, worst) rank over the middle 95 % of its bootstrap samples."""
+    out = {}
+    for model, seen in samples.items():
+        ranks, n = sorted(rank for rank, _ in seen), len(seen)
+        out[model] = (ranks[int(math.floor(0.025 * (n - 1)))], ranks[int(math.ceil(0.975 * (n - 1)))])
+    return out
+
+
+def bootstrap_samples(
+    pooled: Sequence[results.AppResult],
+    weights: Mapping[str, float],
+    n: int = BOOTSTRAP_SAMPLES,
+    seed: int = 0,
+    reference: results.Reference | None = None,
+    spread: Mapping[str, float] | None = None,
+) -> dict[str, list[tuple[int, float | None]]]:
+    """Model → its (rank, overall) in each of ``n`` bootstrap samples of the tasks; with
+    ``spread`` (metric → one app's run-to-run standard deviation) each model's mean of a
+    metric in a sample also moves as a rerun would move it (the module docstring).
+    ``pooled``: the apps that count, their floors filled in (aggregating.with_floors)."""
+    fixed = reference.model_stats if reference is not None else None
+    weights = dict(weights)
+    metrics = [m for m in standardising.scored_metrics(pooled) if weights.get(m, 0) > 0]
+    directions = standardising.directions(pooled)
+    models = sorted({a.model for a in pooled})
+    tasks = sorted({a.task_id for a in pooled})
+    if not models or not tasks or n < 1:
+        return {}
+    # per model and metric, the sum and count of scored values of each task (in task
+    # order), so a sample is a C-speed gather and sum instead of a pass over the apps
+    index = {t: i for i, t in enumerate(tasks)}
+    sums = {model: [[0.0] * len(tasks) for _ in metrics] for model in models}
+    counts = {model: [[0] * len(tasks) for _ in metrics] for model in models}
+    table4 = metric_table.ranks_as_table4(weights)
+    noise = per_app(pooled, metrics, spread or {}, reference.app_stats if reference else None, table4)
+    if table4:  # the apps' z over the whole pool, resampled as Table 4 averages them
+        app_z = standardising.per_app_z(pooled, metrics, directions,
+                                        reference.app_stats if reference is not None else None)
+        pooled = [a.model_copy(update={"scores": {m: metric_table.Score(value=z, reason="")
+                                                  for m, z in zs.items() if z is not None}})
+                  for a, zs in zip(pooled, app_z)]
+    for a in pooled:
+        for j, m in enumerate(metrics):
+            v = standardising.value(a.scores.get(m))
+            if v is not None:
+                sums[a.model][j][index[a.task_id]] += v
+                counts[a.model][j][index[a.task_id]] += 1
+    rng = random.Random(seed)
+    seen: dict[str, list[tuple[int, float | None]]] = {model: [] for model in models}
+    for _ in range(n):
+        pick = operator.itemgetter(*(rng.randrange(len(tasks)) for _ in tasks))
+        means: dict[str, dict[str, float | None]] = {}
+        for model in models:
+            row: dict[str, float | None] = {}
+            for j, m in enumerate(metrics):
+                count = _total(pick(counts[model][j]))
+                mean = _total(pick(sums[model][j])) / count if count else None
+                if mean is not None and noise[j]:  # a mean of ``count`` apps moves by s / √count
+                    mean += rng.gauss(0.0, noise[j] / math.sqrt(count))
+                row[m] = mean
+            means[model] = row
+        if table4:
+            overall = {model: standardising.table4_sum(means[model], weights) for model in models}
+        else:
+            z = standardising.leaderboard_z(means, metrics, directions, fixed)
+            overall = {model: standardising.weighted(z[model], weights) for model in models}
+        ranks = standardising.competition_ranks(overall)
+        for model in models:
+            seen[model].append((ranks[model], overall[model]))
+    return seen

@@ -8,6 +8,7 @@ import pytest
 
 from iwcbench.pipeline.contracts import metrics, results
 from iwcbench.pipeline.stages import aggregating, judging, scoring
+from iwcbench.pipeline.stages.aggregating import standardising
 
 
 def score(value: float | None, higher: bool = True) -> metrics.Score:
@@ -63,11 +64,11 @@ def test_judge_scores_switch_to_the_iwc_weights():
 
 
 def test_zscores_helper():
-    z = aggregating.zscores({"a": 1.0, "b": 2.0, "c": 3.0})
+    z = standardising.zscores({"a": 1.0, "b": 2.0, "c": 3.0})
     assert z["a"] == pytest.approx(-math.sqrt(1.5)) and z["b"] == 0.0
-    assert aggregating.zscores({"a": 1.0, "b": 3.0}, higher_is_better=False) == {"a": 1.0, "b": -1.0}
-    assert aggregating.zscores({"a": 5.0}) == {"a": 0.0}
-    assert aggregating.zscores({}) == {}
+    assert standardising.zscores({"a": 1.0, "b": 3.0}, higher_is_better=False) == {"a": 1.0, "b": -1.0}
+    assert standardising.zscores({"a": 5.0}) == {"a": 0.0}
+    assert standardising.zscores({}) == {}
 
 
 def spread_run() -> list[results.AppResult]:
