@@ -3,7 +3,7 @@ the tokens of one reply as the API reports them (``Usage``, priced as the API bi
 cache writes, cache reads and batches), and the sums: one ``Entry`` per call in a
 ``Ledger`` (per app, per run), optionally charged to a shared ``Budget``.
 
-Pure bookkeeping: it sends nothing and knows no client (kits/llm/__init__.py records into it).
+Pure bookkeeping: it sends nothing and knows no client (kits/llm/client records into it).
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 import threading
 from typing import Any, Mapping
+
+from iwcbench.pipeline.kits.llm import providers
 
 
 # --------------------------------------------------------------------------- prices
@@ -79,12 +81,16 @@ def batched_share(price: Price) -> float:
 def price_of(model: str, prices: Mapping[str, Price]) -> Price | None:
     """The price of ``model`` (``provider/model`` or a bare Anthropic name), None when
     its provider lists no family it belongs to."""
-    provider, slash, name = model.lower().partition("/")
-    if not slash:
-        provider, name = "anthropic", provider
+    try:
+        provider, name = providers.split(model.lower())
+    except providers.ModelProblem:
+        return None
     for family, price in prices.items():
-        owner, mark, tail = family.lower().rpartition("/")
-        if (owner if mark else "anthropic") == provider and tail in name:
+        try:
+            owner, tail = providers.split(family.lower())  # a bare family is Anthropic's, as a bare model is
+        except providers.ModelProblem:
+            continue
+        if owner == provider and tail in name:
             return price
     return None
 

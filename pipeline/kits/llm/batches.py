@@ -40,7 +40,7 @@ import time
 from typing import Any, Callable, Protocol
 
 from iwcbench.pipeline.kits import llm, retrying
-from iwcbench.pipeline.kits.llm import message_batches as llm_message_batches, chat_batches as llm_openai_batches
+from iwcbench.pipeline.kits.llm import message_batches as llm_message_batches
 
 log = logging.getLogger(__name__)
 
@@ -72,10 +72,7 @@ class Api(Protocol):
 
 def api_for(client: llm.Client) -> Api:
     """The batch API of ``client``'s endpoint."""
-    resource = client.batches_api()
-    if client.target.provider.api == "openai":
-        return llm_openai_batches.Batches(resource)
-    return llm_message_batches.MessageBatches(resource, client.target.endpoint)
+    return client.wire.batches()
 
 
 class StillPending(llm.LLMError):

@@ -27,11 +27,10 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
-from iwcbench.pipeline.kits.llm import accounting as llm_accounting, providers as llm_providers
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting, providers as llm_providers, replies, wire
 
 _STOP = {"tool_calls": "tool_use", "function_call": "tool_use", "stop": "end_turn", "length": "max_tokens",
          "content_filter": "refusal"}
-_RETRY_STATUS = {408, 409, 429}
 
 
 def sdk() -> Any:
@@ -185,15 +184,29 @@ def reply_parts(completion: Any) -> tuple[str, list[dict[str, Any]], str | None,
 # --------------------------------------------------------------------------- sending
 
 class ChatCompletions:
-    """One endpoint's Chat Completions, for ``llm.Client``: ``send`` is one attempt."""
+    """One endpoint's Chat Completions, as a wire of the kit (kits/llm/wire): ``send`` is
+    one attempt. Its API forces a tool whatever the configuration (``required`` or a
+    named function), caches prompt prefixes by itself, and has no thinking switch (a
+    reasoning model's effort is ``reasoning_effort``)."""
+
+    marks_prompts = False
 
     def __init__(self, target: llm_providers.Target, timeout_s: float) -> None:
         self.target = target
         self._sdk = sdk().OpenAI(api_key=target.api_key or llm_providers.NO_KEY, base_url=target.base_url,
                                  timeout=timeout_s, max_retries=0)  # kits/retrying is the single retry policy
 
-    def send(self, params: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]], str | None, llm_accounting.Usage]:
-        return reply_parts(self._sdk.chat.completions.create(**request(params, self.target)))
+    @staticmethod
+    def forcing(config: Any, name: str | None = None) -> dict[str, Any] | None:
+        return {"type": "tool", "name": name} if name else {"type": "any"}
+
+    @staticmethod
+    def options(config: Any) -> dict[str, Any]:
+        return {} if config.temperature is None else {"temperature": config.temperature}
+
+    def send(self, params: Mapping[str, Any], model: str) -> replies.Reply:
+        served, content, stop, usage = reply_parts(self._sdk.chat.completions.create(**request(params, self.target)))
+        return replies.Reply(model=served or model, content=tuple(content), stop_reason=stop, usage=usage)
 
     @property
     def client(self) -> Any:
@@ -208,6 +221,18 @@ class ChatCompletions:
     def errors() -> tuple[type[BaseException], ...]:
         return (sdk().OpenAIError, json.JSONDecodeError, ValueError)
 
+    @staticmethod
+    def transient(exc: BaseException) -> bool:
+        return transient(exc)
+
+    @staticmethod
+    def unreachable(exc: BaseException) -> bool:
+        return isinstance(exc, sdk().APIConnectionError)
+
+    def batches(self) -> Any:
+        from iwcbench.pipeline.kits.llm import chat_batches
+        return chat_batches.Batches(self)
+
 
 def transient(exc: BaseException) -> bool:
     """Worth another try: rate limits, overload, server errors, timeouts, broken replies."""
@@ -215,13 +240,6 @@ def transient(exc: BaseException) -> bool:
     if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError)):
         return True
     if isinstance(exc, openai.APIStatusError):
-        return exc.status_code in _RETRY_STATUS or exc.status_code >= 500
+        return wire.status_transient(exc.status_code)
     return isinstance(exc, (openai.APIResponseValidationError, json.JSONDecodeError))
 
-
-def unreachable(exc: BaseException) -> bool:
-    return isinstance(exc, (sdk().APIConnectionError, sdk().APITimeoutError))
-
-
-def refused_key(exc: BaseException) -> bool:
-    return isinstance(exc, (sdk().AuthenticationError, sdk().PermissionDeniedError))

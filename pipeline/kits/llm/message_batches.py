@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from iwcbench.pipeline.kits import llm
+from iwcbench.pipeline.kits.llm import messages
 
 MAX_REQUESTS = 100_000  # the API's limit per batch
 MAX_BYTES = 200_000_000  # the API allows 256 MB per batch; this leaves room for the framing
@@ -35,11 +36,11 @@ class MessageBatches:
 
     @staticmethod
     def failures() -> tuple[type[BaseException], ...]:
-        return (llm.sdk().AnthropicError, json.JSONDecodeError)
+        return (messages.sdk().AnthropicError, json.JSONDecodeError)
 
     @staticmethod
     def transient(exc: BaseException) -> bool:
-        return llm.transient(exc)
+        return messages.transient(exc)
 
     def create(self, requests: list[tuple[str, dict[str, Any]]]) -> str:
         return self._api.create(requests=[{"custom_id": cid, "params": params} for cid, params in requests]).id
@@ -49,7 +50,7 @@ class MessageBatches:
             if self._api.retrieve(batch_id).processing_status != "ended":
                 return None
             items = list(self._api.results(batch_id))
-        except llm.sdk().NotFoundError as exc:  # archived results, another workspace
+        except messages.sdk().NotFoundError as exc:  # archived results, another workspace
             raise llm.BatchGone(f"Message Batch {batch_id}: {llm.short(exc, 120)}") from exc
         counts: dict[str, int] = {}
         outcomes: dict[str, tuple[str, Any]] = {}
@@ -61,7 +62,7 @@ class MessageBatches:
     @staticmethod
     def _outcome(result: Any) -> tuple[str, Any]:
         if result.type == "succeeded":
-            return ("ok", llm.reply_of(result.message, result.message.model))
+            return ("ok", messages.reply_of(result.message, result.message.model))
         if result.type == "errored":
             error = getattr(getattr(result, "error", None), "error", None)
             kind = getattr(error, "type", "api_error")

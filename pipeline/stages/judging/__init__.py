@@ -27,7 +27,8 @@ from typing import Callable, Iterable
 
 from iwcbench.pipeline.contracts import artifacts, metrics, settings as settings_mod, task
 from iwcbench.pipeline.kits import llm
-from iwcbench.pipeline.stages.judging import aesthetics, alignment, deliberation, neutralising, usability, webcoder
+from iwcbench.pipeline.stages.judging import aesthetics, alignment, deliberation, usability, webcoder
+from iwcbench.pipeline.kits.llm import fences
 from iwcbench.pipeline.stages.judging import bundle as bundle_mod
 
 log = logging.getLogger(__name__)
@@ -70,7 +71,7 @@ def fence_nonce(client: llm.Client, item: task.Task, trace_bytes: bytes) -> str:
     answers); fresh randomness when there is no cache."""
     secret = client.cache_secret()
     if secret is None:
-        return neutralising.new_nonce()
+        return fences.new_nonce()
     message = item.id.encode() + b"\0" + hashlib.sha256(trace_bytes).digest()
     return hmac.new(secret, message, hashlib.sha256).hexdigest()[:16]
 

@@ -20,7 +20,7 @@ from typing import Any
 from iwcbench.pipeline.contracts import metrics, task
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.stages.judging import bundle as bundle_mod
-from iwcbench.pipeline.stages.judging import neutralising
+from iwcbench.pipeline.kits.llm import fences
 
 SUBMIT = "submit_verdicts"
 KINDS = ("functional", "content", "visual")
@@ -120,7 +120,7 @@ class Tools:
         if not hits:
             return f"no match for /{pattern}/ in {source}"
         more = f"\n({total - len(hits)} more hits not shown; narrow the pattern)" if total > len(hits) else ""
-        return f"{total} hit(s):\n" + neutralising.fence("\n".join(hits), self.evidence.nonce, "search") + more
+        return f"{total} hit(s):\n" + fences.fence("\n".join(hits), self.evidence.nonce, "search") + more
 
     def read(self, source: str, page: int) -> str:
         lines = self.lines(source)
@@ -131,7 +131,7 @@ class Tools:
             raise ValueError(f"{source} has pages 1 to {pages}")
         start = (page - 1) * self.page_lines
         chunk = [f"{start + i + 1:5d}| {line[:MAX_LINE * 2]}" for i, line in enumerate(lines[start:start + self.page_lines])]
-        return f"{source} page {page} of {pages}:\n" + neutralising.fence("\n".join(chunk), self.evidence.nonce, source)
+        return f"{source} page {page} of {pages}:\n" + fences.fence("\n".join(chunk), self.evidence.nonce, source)
 
     def view_screenshot(self, key: str) -> list[dict[str, Any]]:
         known = {s.screenshot for s in self.evidence.trace.steps if s.screenshot}
@@ -170,7 +170,7 @@ def _system(nonce: str, budget: int) -> str:
         "itself, is not enough. There is no partial credit: if the evidence is missing or "
         "contradictory, the answer is no. Cite the references you relied on (\"step 4\", \"S2\", "
         "\"dom/0004.html:37\", \"shots/0004.png\"), and give a short analysis and a confidence "
-        "between 0 and 1.\n\n" + neutralising.rules(nonce))
+        "between 0 and 1.\n\n" + fences.rules(nonce))
 
 
 def _opening(item: task.Task, evidence: bundle_mod.Bundle, tools: Tools) -> str:
@@ -178,8 +178,8 @@ def _opening(item: task.Task, evidence: bundle_mod.Bundle, tools: Tools) -> str:
     nonce = evidence.nonce
     criteria = "\n".join(f"{c.id} [{c.kind}]: {c.text}" for c in item.checklist)
     return "\n\n".join([
-        f"<requirement>\n{neutralising.fence(item.prompt, nonce, 'requirement')}\n</requirement>",
-        f"<criteria>\n{neutralising.neutralise(criteria, nonce)}\n</criteria>",
+        f"<requirement>\n{fences.fence(item.prompt, nonce, 'requirement')}\n</requirement>",
+        f"<criteria>\n{fences.neutralise(criteria, nonce)}\n</criteria>",
         "<graph>\n" + "\n".join(evidence.graph_lines()) + "\n</graph>",
         "State overview (first words of each state's page):\n" + "\n".join(evidence.state_overview()),
         "Snapshots available: " + (", ".join(tools.sources) or "none") + "; the trace is 'trace'.",
@@ -237,10 +237,7 @@ def judge(client: llm.Client, item: task.Task, evidence: bundle_mod.Bundle, *, m
     progress = _Progress()
     for _ in range(max_tool_calls + parse_retries + 2):
         out_of_budget = progress.calls >= max_tool_calls
-        if scoped.config.thinking:
-            choice = None
-        else:
-            choice = {"type": "tool", "name": SUBMIT} if out_of_budget else {"type": "any"}
+        choice = scoped.forcing(SUBMIT if out_of_budget else None, "alignment.agent")
         try:
             reply = scoped.create(system=_system(nonce, max_tool_calls), messages=messages,
                                   tools=submit_only if out_of_budget else all_tools,

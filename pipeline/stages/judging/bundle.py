@@ -12,7 +12,7 @@ import dataclasses
 import html.parser
 
 from iwcbench.pipeline.contracts import artifacts, evidence
-from iwcbench.pipeline.stages.judging import neutralising
+from iwcbench.pipeline.kits.llm import fences
 
 
 class MissingEvidence(ValueError):
@@ -125,7 +125,7 @@ class Bundle:
         return lines
 
     def _inline(self, value: str, limit: int = 300) -> str:
-        return neutralising.inline(value, self.nonce, limit)
+        return fences.inline(value, self.nonce, limit)
 
 
 def _visible_text(markup: str) -> str:

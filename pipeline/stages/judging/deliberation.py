@@ -29,7 +29,7 @@ from typing import Any, Collection, Sequence
 
 from iwcbench.pipeline.contracts import metrics
 from iwcbench.pipeline.kits import llm
-from iwcbench.pipeline.stages.judging import neutralising
+from iwcbench.pipeline.kits.llm import fences
 
 TOOL = "submit_verdict"
 
@@ -104,7 +104,11 @@ def parse_verdict(reply: llm.Reply, dimension: Dimension, max_adjustment: float)
     uses = [u for u in reply.tool_uses if u.get("name") == TOOL]
     if not uses:
         raise ParseError(f"no {TOOL} call in the answer")
-    data = uses[-1].get("input")
+    return verdict_of(uses[-1].get("input"), dimension, max_adjustment)
+
+
+def verdict_of(data: Any, dimension: Dimension, max_adjustment: float) -> tuple[float, dict[str, Any]]:
+    """(score on 0–5, the verdict) of a verdict tool call's input, or ParseError."""
     if not isinstance(data, dict):
         raise ParseError("the verdict is not an object")
     base = data.get("base")
@@ -167,7 +171,7 @@ def _role_prompt(role: str, dimension: Dimension, nonce: str) -> str:
             f"Answer only by calling {TOOL}."),
     }
     return (f"{jobs[role]}\n\nAspects to consider: {aspects}.\n\nEvidence rules: {dimension.rules}\n\n"
-            f"{neutralising.rules(nonce)}")
+            f"{fences.rules(nonce)}")
 
 
 def deliberate(client: llm.Client, dimension: Dimension, requirement: str,
@@ -175,7 +179,7 @@ def deliberate(client: llm.Client, dimension: Dimension, requirement: str,
                options: Options = Options()) -> metrics.Score:
     """Run the protocol over ``evidence`` (content blocks) and return the score."""
     scoped = client.derive(ledger=client.ledger.scoped(dimension.name))
-    head = [llm.text_block(f"<requirement>\n{neutralising.fence(requirement, nonce, 'requirement')}\n</requirement>"),
+    head = [llm.text_block(f"<requirement>\n{fences.fence(requirement, nonce, 'requirement')}\n</requirement>"),
             llm.text_block("<evidence>"), *evidence, llm.text_block("</evidence>")]
     digest = hashlib.sha256(json.dumps([_role_prompt("judge", dimension, nonce), head],
                                        sort_keys=True).encode()).hexdigest()
@@ -195,8 +199,7 @@ def deliberate(client: llm.Client, dimension: Dimension, requirement: str,
                llm.text_block(f"<critic_report>\n{reports['critic']}\n</critic_report>"),
                llm.text_block(f"Verify both reports against the evidence and submit your verdict with {TOOL}.")]
     judge = scoped if options.judge_temperature is None else scoped.derive(temperature=options.judge_temperature)
-    forced = None if client.config.thinking else {"type": "tool", "name": TOOL}  # thinking forbids forcing
-    final = _Final(judge, dimension, nonce, ask, forced, options)
+    final = _Final(judge, dimension, nonce, ask, options)
     outcomes = [final(0)]
     if options.runs > 1:
         with concurrent.futures.ThreadPoolExecutor(options.runs - 1) as pool:
@@ -234,7 +237,7 @@ def _reports(scoped: llm.Client, dimension: Dimension, head: list[dict[str, Any]
         if not reply.text.strip():
             return _unscored(dimension.name, f"the {role} gave an empty report", raw, scoped)
         # a report may quote app text: keep it from closing our tags or fences
-        reports[role] = neutralising.neutralise(reply.text, nonce)
+        reports[role] = fences.neutralise(reply.text, nonce)
         raw[role] = reply.text
     return reports
 
@@ -247,30 +250,28 @@ class _Final:
     dimension: Dimension
     nonce: str
     ask: list[dict[str, Any]]
-    forced: dict[str, str] | None
     options: Options
 
     def __call__(self, sample: int) -> tuple[str, dict[str, Any]]:
         options, dimension = self.options, self.dimension
-        tool = verdict_tool(dimension, options.max_adjustment)
-        messages: list[dict[str, Any]] = [{"role": "user", "content": self.ask}]
-        for attempt in range(options.parse_retries + 1):
+
+        def problem(data: dict[str, Any]) -> str | None:
             try:
-                reply = self.judge.create(system=_role_prompt("judge", dimension, self.nonce), messages=messages,
-                                          tools=[tool], tool_choice=self.forced, sample=sample,
-                                          purpose=f"{dimension.name}.judge", reuse=options.runs > 1)
-            except llm.LLMError as exc:
-                return "dropped", {"sample": sample, "reason": f"call failed: {exc}"}
-            try:
-                score, verdict = parse_verdict(reply, dimension, options.max_adjustment)
+                verdict_of(data, dimension, options.max_adjustment)
             except ParseError as exc:
-                if attempt == options.parse_retries:
-                    return "dropped", {"sample": sample, "reason": f"unreadable after {attempt + 1} answers: {exc}",
-                                       "reply": reply.to_json()["content"]}
-                messages = [*messages, reply.as_message(), _correction(reply, str(exc))]
-                continue
-            return "run", {"sample": sample, "score": score, "attempts": attempt + 1, "verdict": verdict}
-        return "dropped", {"sample": sample, "reason": "no answer"}
+                return str(exc)
+            return None
+
+        answer = llm.ask_tool(self.judge, system=_role_prompt("judge", dimension, self.nonce), content=self.ask,
+                              tool=verdict_tool(dimension, options.max_adjustment), purpose=f"{dimension.name}.judge",
+                              check=problem, retries=options.parse_retries, sample=sample, reuse=options.runs > 1)
+        if answer.failed:
+            return "dropped", {"sample": sample, "reason": f"call failed: {answer.problem}"}
+        if answer.value is None:
+            return "dropped", {"sample": sample, "reason": f"unreadable after {answer.calls} answers: {answer.problem}",
+                               "reply": answer.replies[-1].to_json()["content"] if answer.replies else []}
+        score, verdict = verdict_of(answer.value, dimension, options.max_adjustment)
+        return "run", {"sample": sample, "score": score, "attempts": answer.calls, "verdict": verdict}
 
 
 def _combined(dimension: Dimension, runs: list[dict[str, Any]], single: bool, known_refs: Collection[str],
@@ -298,14 +299,6 @@ def _combined(dimension: Dimension, runs: list[dict[str, Any]], single: bool, kn
     middle = sorted(runs, key=lambda r: (r["score"], r["sample"]))[len(runs) // 2]
     return metrics.score(dimension.name, value, how, citations, raw,
                          rationale=str(middle["verdict"].get("summary", "")))
-
-
-def _correction(reply: llm.Reply, problem: str) -> dict[str, Any]:
-    text = f"Your verdict could not be read: {problem}. Call {TOOL} again with a corrected verdict."
-    uses = reply.tool_uses
-    if not uses:
-        return {"role": "user", "content": [llm.text_block(text)]}
-    return {"role": "user", "content": [llm.tool_result_block(u["id"], text, is_error=True) for u in uses]}
 
 
 def _unscored(name: str, reason: str, raw: dict[str, Any], scoped: llm.Client) -> metrics.Score:

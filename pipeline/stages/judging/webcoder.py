@@ -27,7 +27,7 @@ from typing import Any, Sequence
 from iwcbench.pipeline.contracts import artifacts, metrics, quality as records, task
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.stages.judging import bundle as bundle_mod
-from iwcbench.pipeline.stages.judging import neutralising
+from iwcbench.pipeline.kits.llm import fences
 
 NAMES = tuple(m.name for m in metrics.WEBCODER if m.kind == "llm")  # the metric-table rows filled here
 ALIGNMENT = {"functional": "wcb_functional_alignment", "visual": "wcb_visual_alignment",
@@ -84,30 +84,20 @@ def code_text(sources: records.AppSources, nonce: str, limit: int = MAX_CODE_CHA
             left_out.append(f.path)
             continue
         used += len(f.text)
-        parts.append(f"File {f.path} ({f.language}):\n{neutralising.fence(f.text, nonce, f.path)}")
+        parts.append(f"File {f.path} ({f.language}):\n{fences.fence(f.text, nonce, f.path)}")
     return "\n\n".join(parts), left_out
 
 
 def _ask(client: llm.Client, system: str, content: Sequence[dict[str, Any]], tool: dict, retries: int,
          purpose: str, check) -> tuple[dict | None, str, int]:
     """(answer, why there is none, calls): the tool's input once ``check`` accepts it."""
-    messages: list[dict[str, Any]] = [{"role": "user", "content": list(content)}]
-    choice = None if client.config.thinking else {"type": "tool", "name": tool["name"]}
-    problem = "no answer"
-    for attempt in range(retries + 1):
-        try:
-            reply = client.create(system=system, messages=messages, tools=[tool], tool_choice=choice,
-                                  sample=0, purpose=purpose)
-        except llm.LLMError as exc:
-            return None, f"the judge could not answer: {exc}", attempt + 1
-        uses = [u for u in reply.tool_uses if u["name"] == tool["name"]]
-        answer = uses[-1].get("input") if uses else None
-        problem = check(answer) if isinstance(answer, dict) else f"no {tool['name']} call"
-        if problem is None:
-            return answer, "", attempt + 1
-        messages = [*messages, reply.as_message(), {"role": "user", "content": [llm.text_block(
-            f"That answer cannot be used ({problem}). Please call {tool['name']} again, correctly.")]}]
-    return None, f"unusable answer after {retries + 1} tries: {problem}", retries + 1
+    answer = llm.ask_tool(client, system=system, content=content, tool=tool, purpose=purpose, check=check,
+                          retries=retries)
+    if answer.failed:
+        return None, f"the judge could not answer: {answer.problem}", answer.calls
+    if answer.value is None:
+        return None, f"unusable answer after {answer.calls} tries: {answer.problem}", answer.calls
+    return answer.value, "", answer.calls
 
 
 def _rating_problem(answer: dict) -> str | None:
@@ -130,7 +120,7 @@ def _rating_score(name: str, answer: dict | None, why: str, calls: int, digest: 
 
 
 def _requirement(item: task.Task, nonce: str) -> str:
-    return f"<requirement>\n{neutralising.fence(item.prompt, nonce, 'requirement')}\n</requirement>"
+    return f"<requirement>\n{fences.fence(item.prompt, nonce, 'requirement')}\n</requirement>"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -148,7 +138,7 @@ class _Asking:
 
     @property
     def rules(self) -> str:
-        return neutralising.rules(self.nonce)
+        return fences.rules(self.nonce)
 
 
 def judge(client: llm.Client, item: task.Task, evidence: bundle_mod.Bundle, parse_retries: int = 2

@@ -74,31 +74,24 @@ def judge(client: llm.Client, instruction: str, shots: Sequence[tuple[str, bytes
     digest = hashlib.sha256(json.dumps([SYSTEM, [k for k, _ in shots], instruction]).encode()).hexdigest()
     raw: dict[str, Any] = {"prompt_sha256": digest, "screenshots": [k for k, _ in shots],
                            "judge_model": client.config.model, "replies": []}
-    forced = None if client.config.thinking else {"type": "tool", "name": TOOL["name"]}
-    problem = ""
-    for _ in range(parse_retries + 1):
-        try:
-            reply = client.create(system=SYSTEM, messages=messages, tools=[TOOL], tool_choice=forced,
-                                  sample=0, purpose="uitest.appearance", max_tokens=1024)
-        except llm.LLMError as exc:
-            return metrics.score("appearance", None, f"unscored: the appearance judge was unavailable: {exc}",
-                                 raw=raw)
-        raw["replies"].append(reply.to_json()["content"])
-        messages.append(reply.as_message())
-        uses = [u for u in reply.tool_uses if u.get("name") == TOOL["name"]]
-        if not uses:
-            problem = "the reply did not use rate_appearance"
-            messages.append({"role": "user", "content": [llm.text_block(f"{problem}; answer with it.")]})
-            continue
-        try:
-            rating = _Rating.model_validate(uses[0].get("input") or {})
-        except pydantic.ValidationError as exc:
-            problem = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-            messages.append({"role": "user", "content": [
-                llm.tool_result_block(uses[0]["id"], f"not accepted: {problem}", is_error=True)]})
-            continue
-        return metrics.score("appearance", float(rating.score),
-                             f"vision judge on {len(shots)} screenshot{'s' if len(shots) != 1 else ''}",
-                             [k for k, _ in shots], raw=raw, rationale=rating.justification)
-    return metrics.score("appearance", None, f"unscored: no usable appearance rating after {parse_retries} "
-                         f"re-ask{'s' if parse_retries != 1 else ''}: {problem}", raw=raw)
+    answer = llm.ask_tool(client, system=SYSTEM, messages=messages, tool=TOOL, purpose="uitest.appearance",
+                          check=_rating_problem, retries=parse_retries, max_tokens=1024)
+    raw["replies"] = [r.to_json()["content"] for r in answer.replies]
+    if answer.failed:
+        return metrics.score("appearance", None, f"unscored: the appearance judge was unavailable: {answer.problem}",
+                             raw=raw)
+    if answer.value is None:
+        return metrics.score("appearance", None, (f"unscored: no usable appearance rating after {answer.calls} "
+                             f"answer{'s' if answer.calls != 1 else ''}: {answer.problem}"), raw=raw)
+    rating = _Rating.model_validate(answer.value)
+    return metrics.score("appearance", float(rating.score),
+                         f"vision judge on {len(shots)} screenshot{'s' if len(shots) != 1 else ''}",
+                         [k for k, _ in shots], raw=raw, rationale=rating.justification)
+
+
+def _rating_problem(value: dict[str, Any]) -> str | None:
+    try:
+        _Rating.model_validate(value)
+    except pydantic.ValidationError as exc:
+        return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+    return None

@@ -9,7 +9,8 @@ from fakes.judge_evidence import TODO_TASK, ScriptedJudge, reader, sample_files
 from iwcbench.pipeline.contracts import settings, task
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.stages import judging
-from iwcbench.pipeline.stages.judging import alignment, bundle, neutralising
+from iwcbench.pipeline.stages.judging import alignment, bundle
+from iwcbench.pipeline.kits.llm import fences
 
 ONLY = settings.Judging(dimensions=("alignment",))
 
@@ -94,7 +95,7 @@ def test_task_without_checklist_is_unscored_with_the_way_out(fake_anthropic):
 
 
 def test_tools_report_bad_input_as_errors_not_exceptions():
-    ev = bundle.Bundle.load(reader(sample_files()), neutralising.new_nonce())
+    ev = bundle.Bundle.load(reader(sample_files()), fences.new_nonce())
     tools = alignment.Tools(ev, page_lines=3, max_hits=2)
     assert tools.run("search", {"pattern": "(", "source": "dom"})[1] is True
     assert tools.run("read", {"source": "dom/9999.html", "page": 1})[1] is True

@@ -108,7 +108,7 @@ def test_too_few_usable_runs_leave_the_dimension_unscored_not_zero(fake_anthropi
     score = judging.judge_app(TODO_TASK, reader(sample_files()), _client(fake_anthropic), judging_settings)["usability"]
     assert score.value is None
     assert "only 2 of 5 final-judge runs were usable" in score.reason
-    assert "no submit_verdict call" in score.reason
+    assert "answered in prose instead of calling submit_verdict" in score.reason
     assert judge_calls["n"] == 2 + 3 * 2  # each bad run: first answer + one retry
 
 

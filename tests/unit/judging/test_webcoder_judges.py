@@ -103,7 +103,8 @@ def test_an_unusable_rating_is_asked_again_then_left_unscored(fake_anthropic):
     assert score.value is None and "unusable answer after 2 tries" in score.reason
     assert "rating must be a whole number 0-10" in score.reason
     retry = fake_anthropic.requests[1].body["messages"]
-    assert "cannot be used" in retry[-1]["content"][0]["text"]
+    answer = retry[-1]["content"][0]  # a wrong tool call is answered by an error result, as both APIs require
+    assert answer["type"] == "tool_result" and answer["is_error"] and "cannot be used" in answer["content"]
 
 
 def test_an_api_failure_is_the_reason_never_a_zero(fake_anthropic):

@@ -1,4 +1,5 @@
-"""Keep text that came from an app inert inside a judge's prompt.
+"""Keep text that came from an app inert inside a prompt: the judges', and the LLM
+tester's and the UI-test agent's, whose answers become scores as well.
 
 Everything an app controls (DOM text, titles, console messages, dialog texts, URLs,
 the explorer's summary of it) is wrapped in a fence whose markers carry a random
