@@ -1,8 +1,8 @@
 """The instrument stage: copy an app and put Istanbul counters into its JavaScript.
 
 ``instrument(src, dest, settings)`` copies the app from ``src`` into the fresh folder
-``dest`` (``src`` is never modified), detects the framework, finds the start page and
-instruments every script the browser can run: external files, inline ``<script>``
+``dest`` (``src`` is never modified), detects the framework and finds the start page
+(surveying.py), and instruments every script the browser can run: external files, inline ``<script>``
 blocks, module scripts and inline event-handler attributes, in one Node process
 (instrument.js beside this module, with facts.js, handlers.js and vendor.js). It writes
 the metadata folder ``dest/.iwc/`` (contracts/instrumented.py declares its files: the
@@ -27,9 +27,7 @@ files, the marker of contracts/servers.py and the built app's copy stays beside 
 from __future__ import annotations
 
 import json
-import os
 import pathlib
-import re
 import shutil
 import tempfile
 import time
@@ -37,31 +35,14 @@ import time
 from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.contracts import evidence, instrumented
 from iwcbench.pipeline.kits import processes
-from iwcbench.pipeline.stages.instrumenting import building, unsupported
+from iwcbench.pipeline.stages.instrumenting import building, surveying, unsupported
 
 SCRIPT = pathlib.Path(__file__).resolve().parent / "instrument.js"  # this stage's Node side
 SITES_SCRIPT = SCRIPT.with_name("sites.js")  # where a built bundle's counters sit
 IWC_DIR = instrumented.FOLDER
-BUILD_FRAMEWORKS = ("next", "astro", "cra", "vite")  # first match wins
-PREBUILT_DIRS = ("dist", "build", "out")  # static output folders of the build frameworks
 SERVER_ENTRY = "index.html"  # a server build's start page: "/" (serving.start_url), whatever renders it
-NOT_COPIED = {".git"}
-NOT_INSTRUMENTED = {"node_modules", ".git", IWC_DIR}
-PAGE_SUFFIXES = (".html", ".htm")
-SCRIPT_SUFFIXES = (".js", ".mjs")
 REASONS_SHOWN = 3  # skipped files named in a black-box reason
 PARSE_FAILED = "could not parse: "  # instrument.js's reason prefix for a syntax error
-
-_CONFIG_FILE = re.compile(
-    r"(\.config\.[cm]?js$)|^(gulpfile|gruntfile|\.eslintrc|\.prettierrc|babel\.config|karma\.conf)\b",
-    re.IGNORECASE)
-_TEST_FILE = re.compile(r"\.(test|spec)\.[cm]?js$", re.IGNORECASE)
-_MINIFIED = re.compile(r"[.-]min\.m?js$", re.IGNORECASE)
-_NODE_BUILTINS = (
-    "node:[^'\"]+|fs|path|http|https|os|child_process|express|url|crypto|net|events|stream|util|zlib")
-_NODE_CODE = re.compile(
-    rb"\brequire\s*\(\s*['\"]|\bmodule\.exports\b|\bfrom\s*['\"](?:" + _NODE_BUILTINS.encode()
-    + rb")(?:/[^'\"]*)?['\"]")
 
 
 def instrument(
@@ -101,25 +82,25 @@ def _instrument(
 ) -> evidence.InstrumentationReport:
     started = time.monotonic()
     src, dest = pathlib.Path(src), pathlib.Path(dest)
-    framework = detect_framework(src)
+    framework = surveying.detect_framework(src)
     copy_skips: list[evidence.SkippedFile] = []
-    gap = unsupported.recognise(src, _built_by)
-    prebuilt = prebuilt_folder(src) if framework in BUILD_FRAMEWORKS or gap else None
+    gap = unsupported.recognise(src, surveying.built_by)
+    prebuilt = surveying.prebuilt_folder(src) if framework in surveying.BUILD_FRAMEWORKS or gap else None
     if gap is not None and prebuilt is None:
         return _not_supported(framework, gap, dest, started)
-    if framework in BUILD_FRAMEWORKS and prebuilt is None and build is not None and build.enabled:
+    if framework in surveying.BUILD_FRAMEWORKS and prebuilt is None and build is not None and build.enabled:
         return _instrument_by_building(src, dest, framework, build, started, settings.timeout_s)
-    if framework in BUILD_FRAMEWORKS and prebuilt is None:
-        copy_skips = copy_app(src, dest)
-        entry, entry_problem = find_entry(dest)
+    if framework in surveying.BUILD_FRAMEWORKS and prebuilt is None:
+        copy_skips = surveying.copy_app(src, dest)
+        entry, entry_problem = surveying.find_entry(dest)
         reason = (f"framework {framework} needs a build; build frameworks are not instrumented yet "
                   f"(static apps only)")
         return _report(framework, "black_box", reason, entry, entry_problem, [], copy_skips, started)
 
-    copy_skips = copy_app(src / prebuilt if prebuilt else src, dest)
-    entry, entry_problem = find_entry(dest)
+    copy_skips = surveying.copy_app(src / prebuilt if prebuilt else src, dest)
+    entry, entry_problem = surveying.find_entry(dest)
     where = f"the prebuilt {prebuilt}/ folder of this {framework} app; " if prebuilt else ""
-    pages, scripts, survey_skips = survey(dest, settings.max_file_bytes)
+    pages, scripts, survey_skips = surveying.survey(dest, settings.max_file_bytes)
     skipped = copy_skips + survey_skips
     if not pages and not any(s["skip"] is None or s["soft"] for s in scripts):
         script_skips = [evidence.SkippedFile(path=s["path"], reason=s["skip"]) for s in scripts]
@@ -137,7 +118,7 @@ def _instrument(
     if isinstance(outcome, str):
         # A half-instrumented copy is worse than the original: serve the app as it came.
         shutil.rmtree(dest, ignore_errors=True)
-        copy_app(src / prebuilt if prebuilt else src, dest)
+        surveying.copy_app(src / prebuilt if prebuilt else src, dest)
         return _report(framework, "black_box", outcome, entry, entry_problem, [], skipped, started)
     files = list(outcome.files)
     node_skips = list(outcome.skipped)
@@ -147,7 +128,7 @@ def _instrument(
         # Inline handlers call the app's scripts: without any script they measure nothing.
         if files:
             shutil.rmtree(dest, ignore_errors=True)
-            copy_app(src / prebuilt if prebuilt else src, dest)
+            surveying.copy_app(src / prebuilt if prebuilt else src, dest)
         reason = _black_box_reason(node_skips, where)
         return _report(framework, "black_box", reason, entry, entry_problem, [], skipped, started)
     return _report(framework, "instrumented", _instrumented_reason(where, files, skipped), entry, entry_problem,
@@ -196,7 +177,7 @@ def _instrument_by_building(src: pathlib.Path, dest: pathlib.Path, framework: ev
             return _report(framework, "black_box", built.report.reason, None, "the app was not built", [],
                            [], started, built.report)
         if built.server is None:
-            copy_app(built.site, dest)
+            surveying.copy_app(built.site, dest)
         else:
             building.place_server_build(built, work, dest, build)
     finally:
@@ -213,7 +194,7 @@ def _instrument_by_building(src: pathlib.Path, dest: pathlib.Path, framework: ev
     files = [evidence.InstrumentedFile(path=key, kind="built", statements=len(fc.get("statementMap", {})),
                                        functions=len(fc.get("fnMap", {})), branches=len(fc.get("branchMap", {})))
              for key, fc in built.coverage_map.items()]
-    entry, entry_problem = find_entry(dest)
+    entry, entry_problem = surveying.find_entry(dest)
     if built.server is not None:
         entry, entry_problem = SERVER_ENTRY, None
     mode: evidence.Mode = "instrumented" if files else "black_box"
@@ -230,17 +211,12 @@ def _not_supported(framework: evidence.Framework, gap: unsupported.Found, dest: 
     return _report(framework, "black_box", gap.reason, None, "the app was not built", [], [], started, report)
 
 
-def _built_by(root: pathlib.Path) -> str | None:
-    framework = detect_framework(root)
-    return framework if framework in BUILD_FRAMEWORKS else None
-
-
 def _built_sites(dest: pathlib.Path, keys: list[str], timeout_s: float) -> str | None:
     """Write sites.json for a built site: where each key's counters sit in the bundles.
     A key whose counters are not found gets no sites (its coverage is not credited);
     the returned sentence says how many, None when every key was placed."""
-    scripts = [str((dest / rel).resolve()) for rel in _walk(dest, NOT_INSTRUMENTED)
-               if rel.lower().endswith(SCRIPT_SUFFIXES)]
+    scripts = [str((dest / rel).resolve()) for rel in surveying.walk(dest, surveying.NOT_INSTRUMENTED)
+               if rel.lower().endswith(surveying.SCRIPT_SUFFIXES)]
     with tempfile.TemporaryDirectory(prefix="iwc-inline-") as inline:
         for n, text in enumerate(building.inline_page_scripts(dest, keys)):
             (pathlib.Path(inline) / f"{n}.js").write_text(text)
@@ -266,178 +242,7 @@ def originals(meta: pathlib.Path) -> dict[str, bytes]:
     root = meta / instrumented.ORIGINALS
     if not root.is_dir():
         return {}
-    return {rel: (root / rel).read_bytes() for rel in sorted(_walk(root, set()))}
-
-
-def detect_framework(root: pathlib.Path) -> evidence.Framework:
-    """The app's framework, from package.json dependencies and config files."""
-    try:
-        names = {p.name for p in root.iterdir() if p.is_file()}
-    except OSError:
-        return "unknown"
-    deps: set[str] = set()
-    manifest = root / "package.json"
-    if "package.json" in names:
-        try:
-            data = json.loads(manifest.read_bytes())
-            for field in ("dependencies", "devDependencies", "peerDependencies"):
-                section = data.get(field) if isinstance(data, dict) else None
-                if isinstance(section, dict):
-                    deps.update(section)
-        except (OSError, ValueError):
-            return "unknown"
-
-    def config(stem: str) -> bool:
-        return any(n.startswith(stem + ".config.") for n in names)
-
-    if "next" in deps or config("next"):
-        return "next"
-    if "astro" in deps or config("astro"):
-        return "astro"
-    if "react-scripts" in deps:
-        return "cra"
-    if "vite" in deps or config("vite"):
-        return "vite"
-    return "node" if "package.json" in names else "static"
-
-
-def prebuilt_folder(root: pathlib.Path) -> str | None:
-    """The static build output a build-framework app ships (dist/, build/, out/)."""
-    for name in PREBUILT_DIRS:
-        if (root / name / "index.html").is_file():
-            return name
-    return None
-
-
-def find_entry(root: pathlib.Path) -> tuple[str | None, str | None]:
-    """(start page relative to root, None) or (None, why there is none)."""
-    for name in ("index.html", "index.htm"):
-        if (root / name).is_file():
-            return name, None
-    top = sorted(p.name for p in _safe_iterdir(root) if p.is_file() and p.suffix.lower() in PAGE_SUFFIXES)
-    if len(top) == 1:
-        return top[0], None
-    if len(top) > 1:
-        return None, f"no index.html and {len(top)} HTML pages at the root to choose from ({_names(top)})"
-    pages = sorted(rel for rel in _walk(root, NOT_INSTRUMENTED) if rel.lower().endswith(PAGE_SUFFIXES))
-    if len(pages) == 1:
-        return pages[0], None
-    if not pages:
-        return None, "no HTML page in the app (no index.html)"
-    indexes = [p for p in pages if p.rsplit("/", 1)[-1].lower() == "index.html"]
-    shallowest = min((p.count("/") for p in indexes), default=None)
-    top_indexes = [p for p in indexes if p.count("/") == shallowest]
-    if len(top_indexes) == 1:
-        return top_indexes[0], None
-    return None, f"no index.html at the root and {len(pages)} HTML pages elsewhere ({_names(pages)})"
-
-
-def copy_app(src: pathlib.Path, dest: pathlib.Path) -> list[evidence.SkippedFile]:
-    """Copy the regular files of ``src`` into ``dest`` (created), without .git.
-
-    Symlinks are followed only to files inside ``src``; special files (FIFOs, sockets,
-    devices) and links that lead out of the app are not copied. Files that cannot be
-    read are reported, not raised."""
-    src_real = src.resolve()
-    dest.mkdir(parents=True, exist_ok=True)
-    dest_real = dest.resolve()
-    problems: list[evidence.SkippedFile] = []
-    for dirpath, dirnames, filenames in os.walk(src_real, followlinks=False):
-        here = pathlib.Path(dirpath)
-        dirnames[:] = sorted(
-            d for d in dirnames
-            if d not in NOT_COPIED and not (here / d).is_symlink() and (here / d).resolve() != dest_real
-        )
-        rel_dir = here.relative_to(src_real)
-        (dest_real / rel_dir).mkdir(parents=True, exist_ok=True)
-        for name in filenames:
-            path = here / name
-            rel = (rel_dir / name).as_posix()
-            try:
-                real = path.resolve(strict=True)
-                if path.is_symlink() and src_real not in real.parents:
-                    continue  # a link out of the app would serve files that are not the app's
-                if not real.is_file():
-                    continue  # FIFOs and devices: reading one could block forever
-                shutil.copyfile(real, dest_real / rel_dir / name)
-            except (OSError, RuntimeError) as exc:
-                problems.append(evidence.SkippedFile(path=rel, reason=f"could not copy: {exc.strerror or exc}"))
-    return problems
-
-
-def survey(root: pathlib.Path, max_file_bytes: int) -> tuple[list[str], list[dict], list[evidence.SkippedFile]]:
-    """Pages that hold scripts, script files for the Node job, pages skipped for size.
-
-    A script dict is ``{"path", "skip": reason or None, "soft": bool}``; a soft skip
-    (build configs, tests, Node server code) is lifted when a page loads the file."""
-    pages: list[str] = []
-    scripts: list[dict] = []
-    skipped: list[evidence.SkippedFile] = []
-    package_main = _package_entry_points(root)
-    for rel in sorted(_walk(root, NOT_INSTRUMENTED)):
-        lower = rel.lower()
-        path = root / rel
-        try:
-            size = path.stat().st_size
-        except OSError:
-            continue
-        if lower.endswith(PAGE_SUFFIXES):
-            if size > max_file_bytes:
-                skipped.append(evidence.SkippedFile(
-                    path=rel, reason=f"page is {size} bytes (over {max_file_bytes}); its inline scripts are not instrumented"))
-            elif _mentions_script(path):
-                pages.append(rel)
-            continue
-        if not lower.endswith(SCRIPT_SUFFIXES):
-            continue
-        skip, soft = _script_skip(root, rel, size, max_file_bytes, package_main)
-        scripts.append({"path": rel, "skip": skip, "soft": soft})
-    return pages, scripts, skipped
-
-
-def _script_skip(root: pathlib.Path, rel: str, size: int, limit: int, package_main: set[str]) -> tuple[str | None, bool]:
-    name = rel.rsplit("/", 1)[-1]
-    if size > limit:
-        return f"{size} bytes (over {limit})", False
-    if _MINIFIED.search(name):
-        return "minified library: vendor code, not the app's own", False
-    if _CONFIG_FILE.search(name):
-        return "build tool configuration, not app code", True
-    if _TEST_FILE.search(name) or "/__tests__/" in f"/{rel}":
-        return "test file, not app code", True
-    if rel in package_main:
-        return "package.json main/bin: Node code, not run in the browser", True
-    try:
-        head = (root / rel).read_bytes()
-    except OSError:
-        return None, False  # Node will report what it cannot read
-    if _NODE_CODE.search(head):
-        return "Node code (require(), module.exports or Node built-ins), not run in the browser", True
-    return None, False
-
-
-def _package_entry_points(root: pathlib.Path) -> set[str]:
-    try:
-        data = json.loads((root / "package.json").read_bytes())
-    except (OSError, ValueError):
-        return set()
-    if not isinstance(data, dict):
-        return set()
-    found = [data.get("main")]
-    bins = data.get("bin")
-    found += list(bins.values()) if isinstance(bins, dict) else [bins]
-    return {os.path.normpath(p).replace(os.sep, "/") for p in found if isinstance(p, str) and p}
-
-
-_PAGE_CODE = re.compile(rb"<script|\son[a-z]+\s*=", re.IGNORECASE)
-
-
-def _mentions_script(path: pathlib.Path) -> bool:
-    """Does the page hold code: a script, or an inline handler attribute?"""
-    try:
-        return _PAGE_CODE.search(path.read_bytes()) is not None
-    except OSError:
-        return False
+    return {rel: (root / rel).read_bytes() for rel in sorted(surveying.walk(root, set()))}
 
 
 def _read_outcome(done: processes.Completed, timeout_s: float) -> instrumented.NodeOutcome | str:
@@ -460,7 +265,7 @@ def _read_outcome(done: processes.Completed, timeout_s: float) -> instrumented.N
 
 def _black_box_reason(skipped: list[evidence.SkippedFile], where: str) -> str:
     """Why nothing was instrumented, naming the first few scripts and their problems."""
-    scripts = [s for s in skipped if not s.path.lower().endswith(PAGE_SUFFIXES)]
+    scripts = [s for s in skipped if not s.path.lower().endswith(surveying.PAGE_SUFFIXES)]
     if not scripts:
         return f"no JavaScript in {where.rstrip('; ') or 'the app'} (no script files or inline <script> blocks)"
     more = f"; and {len(scripts) - REASONS_SHOWN} more" if len(scripts) > REASONS_SHOWN else ""
@@ -498,22 +303,3 @@ def _report(
     )
 
 
-def _walk(root: pathlib.Path, excluded: set[str]):
-    """Relative posix paths of the regular files under root, minus excluded folders."""
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = [d for d in dirnames if d not in excluded]
-        rel_dir = pathlib.Path(dirpath).relative_to(root)
-        for name in filenames:
-            yield (rel_dir / name).as_posix()
-
-
-def _safe_iterdir(root: pathlib.Path) -> list[pathlib.Path]:
-    try:
-        return list(root.iterdir())
-    except OSError:
-        return []
-
-
-def _names(paths: list[str], shown: int = 5) -> str:
-    more = f", … {len(paths) - shown} more" if len(paths) > shown else ""
-    return ", ".join(paths[:shown]) + more

@@ -68,7 +68,7 @@ UNSUPPORTED: tuple[Row, ...] = (
         in_subfolder=True),
 )
 
-# The build framework of the folder (instrumenting.detect_framework's, when it is one the
+# The build framework of the folder (surveying.detect_framework's, when it is one the
 # build step builds), or None
 BuiltBy = Callable[[pathlib.Path], str | None]
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-from iwcbench.pipeline.stages import instrumenting
+from iwcbench.pipeline.stages.instrumenting import surveying
 
 
 def _scripts(root, limit=1000):
-    pages, scripts, skipped = instrumenting.survey(root, limit)
+    pages, scripts, skipped = surveying.survey(root, limit)
     return pages, {s["path"]: (s["skip"], s["soft"]) for s in scripts}, skipped
 
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import os
 
-from iwcbench.pipeline.stages import instrumenting
+from iwcbench.pipeline.stages.instrumenting import surveying
 
 
 def test_files_and_folders_are_copied_without_git(app, tmp_path):
     src = app({"index.html": "<p>", "js/a.js": "x()", "node_modules/lib/i.js": "y()", ".git/HEAD": "ref"})
     dest = tmp_path / "site"
 
-    problems = instrumenting.copy_app(src, dest)
+    problems = surveying.copy_app(src, dest)
 
     assert problems == []
     assert (dest / "index.html").read_text() == "<p>"
@@ -30,7 +30,7 @@ def test_links_out_of_the_app_and_fifos_are_not_copied(app, tmp_path):
     os.mkfifo(src / "pipe")
     dest = tmp_path / "site"
 
-    instrumenting.copy_app(src, dest)
+    surveying.copy_app(src, dest)
 
     assert not (dest / "leak.txt").exists()
     assert not (dest / "up").exists()
@@ -45,7 +45,7 @@ def test_an_unreadable_file_is_reported_not_raised(app, tmp_path):
     try:
         if os.access(src / "locked.js", os.R_OK):
             return  # running as root: every file is readable, nothing to report
-        problems = instrumenting.copy_app(src, tmp_path / "site")
+        problems = surveying.copy_app(src, tmp_path / "site")
     finally:
         (src / "locked.js").chmod(0o644)
     assert [p.path for p in problems] == ["locked.js"]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from iwcbench.pipeline.stages import instrumenting
+from iwcbench.pipeline.stages.instrumenting import surveying
 
 
 def _pkg(deps: dict, dev: dict | None = None) -> str:
@@ -27,11 +27,11 @@ def _pkg(deps: dict, dev: dict | None = None) -> str:
     ({"package.json": "[1, 2]"}, "node"),
 ])
 def test_framework_is_detected(app, files, expected):
-    assert instrumenting.detect_framework(app(files)) == expected
+    assert surveying.detect_framework(app(files)) == expected
 
 
 def test_a_prebuilt_folder_is_found_only_with_a_start_page(app):
-    assert instrumenting.prebuilt_folder(app({"dist/index.html": "", "src/main.jsx": ""})) == "dist"
-    assert instrumenting.prebuilt_folder(app({"build/index.html": ""})) == "build"
-    assert instrumenting.prebuilt_folder(app({"out/index.html": ""})) == "out"
-    assert instrumenting.prebuilt_folder(app({"dist/assets/a.js": "", "index.html": ""})) is None
+    assert surveying.prebuilt_folder(app({"dist/index.html": "", "src/main.jsx": ""})) == "dist"
+    assert surveying.prebuilt_folder(app({"build/index.html": ""})) == "build"
+    assert surveying.prebuilt_folder(app({"out/index.html": ""})) == "out"
+    assert surveying.prebuilt_folder(app({"dist/assets/a.js": "", "index.html": ""})) is None

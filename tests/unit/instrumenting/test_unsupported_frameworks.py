@@ -10,7 +10,7 @@ import pytest
 
 from iwcbench.pipeline.contracts import settings
 from iwcbench.pipeline.stages import instrumenting
-from iwcbench.pipeline.stages.instrumenting import unsupported
+from iwcbench.pipeline.stages.instrumenting import surveying, unsupported
 
 
 def _pkg(dev: dict, **fields) -> str:
@@ -69,7 +69,7 @@ def test_an_unsupported_framework_is_a_failed_build_of_ours_named_for_it_before_
     ("An app in a subfolder", "frontend/package.json: vite"),
 ])
 def test_the_reason_says_what_recognised_it(app, name, sign):
-    found = unsupported.recognise(app(UNSUPPORTED[name]), instrumenting._built_by)
+    found = unsupported.recognise(app(UNSUPPORTED[name]), surveying.built_by)
     assert found is not None and found.sign == sign
 
 
@@ -94,7 +94,7 @@ SUPPORTED = {
 
 @pytest.mark.parametrize("name", sorted(SUPPORTED))
 def test_a_supported_framework_is_never_caught(app, name):
-    assert unsupported.recognise(app(SUPPORTED[name]), instrumenting._built_by) is None
+    assert unsupported.recognise(app(SUPPORTED[name]), surveying.built_by) is None
 
 
 def test_an_unsupported_app_that_ships_its_static_build_is_served_from_it(app, tmp_path):
