@@ -233,16 +233,12 @@ def aggregate(
 
     table4 = metric_table.ranks_as_table4(weights)
     app_z = standardising.per_app_z(pooled, metrics, directions, app_fixed)
-    overall_of = iter((standardising.table4_sum(row, weights) if table4 else standardising.weighted(row, weights))
-                      for row in app_z)
-    # pooled keeps the order of apps, so the pooled apps take the overalls in turn
-    scored_apps = tuple(a.model_copy(update={
-        "overall": next(overall_of) if a.outcome not in results.OUR_FAULT and a.task_id not in aside else None})
-        for a in apps)
+    summed = standardising.table4_sum if table4 else standardising.weighted  # an overall from z and weights
+    scored_apps = _with_overalls(apps, [summed(row, weights) for row in app_z], aside)
 
     sample_z = standardising.mean_sample_z(pooled, app_z, metrics) if table4 else None
     values, z = _columns(pooled, models, metrics, directions, sample_z, given, model_fixed)
-    overall = {model: (standardising.table4_sum if table4 else standardising.weighted)(z[model], weights) for model in models}
+    overall = {model: summed(z[model], weights) for model in models}
     for a in apps:  # a model whose every app failed on our side still gets a row
         overall.setdefault(a.model, None)
     ranks = standardising.competition_ranks(overall)
@@ -265,6 +261,16 @@ def aggregate(
             missing_dimensions=tuple(m for m in metrics if m in every - ranked_on[model]),
         ))
     return scored_apps, tuple(rows)
+
+
+def _with_overalls(apps: Sequence[results.AppResult], overalls: Sequence[float | None],
+                   aside: Mapping[str, str]) -> tuple[results.AppResult, ...]:
+    """The apps with their ``overall`` set: the pooled ones (``overalls`` in their order), none
+    for an app our side failed on or in a task left out (``aside``)."""
+    overall_of = iter(overalls)  # pooled keeps the order of apps, so the pooled apps take them in turn
+    return tuple(a.model_copy(update={
+        "overall": next(overall_of) if a.outcome not in results.OUR_FAULT and a.task_id not in aside else None})
+        for a in apps)
 
 
 def _noise(pooled: Sequence[results.AppResult], overall: Mapping[str, float | None], weights: Mapping[str, float],

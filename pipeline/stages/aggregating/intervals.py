@@ -150,6 +150,22 @@ def rank_intervals(samples: Mapping[str, Sequence[tuple[int, float | None]]]) ->
     return out
 
 
+def _per_task(pooled: Sequence[results.AppResult], metrics: Sequence[str], models: Sequence[str],
+              tasks: Sequence[str]) -> tuple[dict[str, list[list[float]]], dict[str, list[list[int]]]]:
+    """Per model and metric, the sum and the count of the scored values of each task (in
+    task order), so that a sample is a C-speed gather and sum instead of a pass over the apps."""
+    index = {t: i for i, t in enumerate(tasks)}
+    sums = {model: [[0.0] * len(tasks) for _ in metrics] for model in models}
+    counts = {model: [[0] * len(tasks) for _ in metrics] for model in models}
+    for a in pooled:
+        for j, m in enumerate(metrics):
+            v = standardising.value(a.scores.get(m))
+            if v is not None:
+                sums[a.model][j][index[a.task_id]] += v
+                counts[a.model][j][index[a.task_id]] += 1
+    return sums, counts
+
+
 def bootstrap_samples(
     pooled: Sequence[results.AppResult],
     weights: Mapping[str, float],
@@ -170,11 +186,6 @@ def bootstrap_samples(
     tasks = sorted({a.task_id for a in pooled})
     if not models or not tasks or n < 1:
         return {}
-    # per model and metric, the sum and count of scored values of each task (in task
-    # order), so a sample is a C-speed gather and sum instead of a pass over the apps
-    index = {t: i for i, t in enumerate(tasks)}
-    sums = {model: [[0.0] * len(tasks) for _ in metrics] for model in models}
-    counts = {model: [[0] * len(tasks) for _ in metrics] for model in models}
     table4 = metric_table.ranks_as_table4(weights)
     noise = per_app(pooled, metrics, spread or {}, reference.app_stats if reference else None, table4)
     if table4:  # the apps' z over the whole pool, resampled as Table 4 averages them
@@ -183,12 +194,7 @@ def bootstrap_samples(
         pooled = [a.model_copy(update={"scores": {m: metric_table.Score(value=z, reason="")
                                                   for m, z in zs.items() if z is not None}})
                   for a, zs in zip(pooled, app_z)]
-    for a in pooled:
-        for j, m in enumerate(metrics):
-            v = standardising.value(a.scores.get(m))
-            if v is not None:
-                sums[a.model][j][index[a.task_id]] += v
-                counts[a.model][j][index[a.task_id]] += 1
+    sums, counts = _per_task(pooled, metrics, models, tasks)
     rng = random.Random(seed)
     seen: dict[str, list[tuple[int, float | None]]] = {model: [] for model in models}
     for _ in range(n):

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from iwcbench.pipeline.contracts import metrics
+from iwcbench.pipeline.contracts import webcoder_metrics
 from iwcbench.pipeline.runs import weighting
 from iwcbench.pipeline.stages.aggregating import borda
 
@@ -71,7 +71,7 @@ def test_the_example_questionnaire_keeps_table6s_order_per_persona():
     designers = weighting.borda_document(EXAMPLE, "designer")
     assert max(designers["perspectives"], key=designers["perspectives"].get) == "visual_quality"
     # a Borda count of rank orders is not Table 6: the shipped wcb set is the table itself
-    assert document["perspectives"]["visual_quality"] < metrics.perspective_weight("wcb", "visual_quality") - 0.03
+    assert document["perspectives"]["visual_quality"] < webcoder_metrics.perspective_weight("wcb", "visual_quality") - 0.03
 
 
 def test_a_weights_file_reads_back_as_metric_weights(tmp_path):

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import math
 import pathlib
-import re
 
 import pytest
 
-from iwcbench.pipeline.contracts import metrics
+from iwcbench.pipeline.contracts import metrics, webcoder_metrics
 
 # Table 6 of WebCoderBench (seed 002), percent, transcribed on its own here so that a slip
 # in the metric table shows: rows Code, Vis., Con., Per., Acc., Mai., FA, VA, CA; columns
@@ -34,9 +33,9 @@ ROW_NAMES = {"Code": "code_quality", "Vis.": "visual_quality", "Con.": "content_
              "VA": "visual_alignment", "CA": "content_alignment"}
 
 
-@pytest.mark.parametrize("weight_set", metrics.WEBCODER_SETS)
+@pytest.mark.parametrize("weight_set", webcoder_metrics.WEBCODER_SETS)
 def test_each_webcoder_set_is_its_table6_column(weight_set):
-    column = metrics.TABLE6_COLUMNS[weight_set]
+    column = webcoder_metrics.TABLE6_COLUMNS[weight_set]
     weights = metrics.weights(weight_set)
     assert len(weights) == 24
     for perspective, members in metrics.webcoder_groups().items():
@@ -48,12 +47,12 @@ def test_each_webcoder_set_is_its_table6_column(weight_set):
 
 
 def test_the_weight_sets_are_the_seven_personas_and_all():
-    assert set(metrics.WEBCODER_SETS) <= set(metrics.WEIGHT_SETS)
-    assert sorted(metrics.TABLE6_COLUMNS.values()) == sorted(["Dev", "QA", "DS", "PM", "Ops", "Le", "Des", "ALL"])
+    assert set(webcoder_metrics.WEBCODER_SETS) <= set(metrics.WEIGHT_SETS)
+    assert sorted(webcoder_metrics.TABLE6_COLUMNS.values()) == sorted(["Dev", "QA", "DS", "PM", "Ops", "Le", "Des", "ALL"])
     # what §5.4 reads off the table: designers weigh visual quality most, PMs functional alignment
-    design = {p: metrics.perspective_weight("wcb_designer", p) for p in metrics.PERSPECTIVES}
+    design = {p: webcoder_metrics.perspective_weight("wcb_designer", p) for p in metrics.PERSPECTIVES}
     assert max(design, key=design.get) == "visual_quality"
-    pm = {p: metrics.perspective_weight("wcb_product_manager", p) for p in metrics.PERSPECTIVES}
+    pm = {p: webcoder_metrics.perspective_weight("wcb_product_manager", p) for p in metrics.PERSPECTIVES}
     assert max(pm, key=pm.get) == "functional_alignment"
 
 
@@ -67,4 +66,4 @@ def test_the_transcription_matches_the_seed():
         if cells and cells[0] in ROW_NAMES and len(cells) > 8 and cells[1].endswith("%"):
             found[ROW_NAMES[cells[0]]] = dict(zip(columns, (float(c[:-1]) for c in cells[1:9])))
     assert found == PUBLISHED
-    assert all(math.isclose(metrics.TABLE6[p][i], PUBLISHED[p][c]) for p in PUBLISHED for i, c in enumerate(columns))
+    assert all(math.isclose(webcoder_metrics.TABLE6[p][i], PUBLISHED[p][c]) for p in PUBLISHED for i, c in enumerate(columns))

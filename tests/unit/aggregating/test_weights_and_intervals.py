@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from iwcbench.pipeline.contracts import metrics, results
+from iwcbench.pipeline.contracts import metrics, results, webcoder_metrics
 from iwcbench.pipeline.stages import aggregating, judging, scoring
 from iwcbench.pipeline.stages.aggregating import standardising
 
@@ -32,7 +32,7 @@ def test_weights_sum_to_one_and_name_the_real_scores():
     assert math.fsum(default[n] for n in rules) == pytest.approx(metrics.OFFLINE_WCB)
     # in Table 6's proportions: Lighthouse performance is the one metric of its perspective
     assert default["wcb_performance"] / default["wcb_comments"] == pytest.approx(
-        metrics.perspective_weight("wcb", "performance") / (metrics.perspective_weight("wcb", "maintainability") / 2))
+        webcoder_metrics.perspective_weight("wcb", "performance") / (webcoder_metrics.perspective_weight("wcb", "maintainability") / 2))
     # the IWC judges' rows; WebCoderBench's LLM metrics are judged too but weigh in the wcb set
     assert set(iwc) == set(judging.SCORE_NAMES) - set(judging.FILLS["wcb"])
     assert iwc["aesthetics"] == pytest.approx(1 / 3)

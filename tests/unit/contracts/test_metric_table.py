@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from iwcbench.pipeline.contracts import metrics, results
+from iwcbench.pipeline.contracts import metrics, results, webcoder_metrics
 from iwcbench.pipeline.stages import aggregating, judging, scoring
 
 
@@ -16,7 +16,7 @@ def test_names_are_unique_and_every_weight_set_sums_to_one_within_rounding():
     assert len(names) == len(set(names))
     for weight_set in metrics.WEIGHT_SETS:
         # WebCoderBench's are Table 6 as printed, rounded to 0.1 % (tests/unit/aggregating/test_table6.py)
-        tolerance = 0.0015 if weight_set in metrics.WEBCODER_SETS else 1e-9
+        tolerance = 0.0015 if weight_set in webcoder_metrics.WEBCODER_SETS else 1e-9
         assert math.isclose(sum(metrics.weights(weight_set).values()), 1.0, abs_tol=tolerance), weight_set
     with pytest.raises(KeyError, match="unknown weight set"):
         metrics.weights("nope")
