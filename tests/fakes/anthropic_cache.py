@@ -39,9 +39,10 @@ LOOKBACK = 20  # blocks before a breakpoint where an earlier entry is still foun
 TTL_S = {"5m": 300.0, "1h": 3600.0}
 
 # Minimum cacheable prompt length per model family (tokens); the first family found in
-# the model id applies. Test model ids ("claude-test-judge") fall to the default.
+# the model id applies. Test model ids ("claude-test-judge") fall to the default. The
+# Claude 3 family names its version first ("claude-3-5-haiku-20241022").
 MIN_CACHEABLE = (("opus-4-5", 4096), ("opus-4-6", 4096), ("haiku-4-5", 4096), ("sonnet-4-6", 2048),
-                 ("haiku-3", 2048), ("", 1024))
+                 ("haiku-3", 2048), ("3-5-haiku", 2048), ("3-haiku", 2048), ("", 1024))
 
 
 class CacheRuleBroken(ValueError):

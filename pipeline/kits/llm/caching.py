@@ -16,10 +16,12 @@ caller's ``reuse``: the next turn of a conversation, another sample of the same 
    blocks behind a mark, fewer than one turn of many parallel tool calls can add);
 3. the last block of the last message — the whole prompt, written for the next call;
    or, when the caller says the message's last ``tail`` blocks will not be sent again
-   as they are (a screenshot a conversation replaces with a line of text next turn),
-   the last block before them: an entry ending in a block the next call changes would
-   never be read, and the blocks after the mark are paid once as plain input instead
-   of written to the cache and thrown away.
+   (the UI-test agent's screenshot, which rides with one call only), the last block
+   before them: an entry ending in a block the next call changes would never be read,
+   and the blocks after the mark are paid once as plain input instead of written to
+   the cache and thrown away. A conversation that appends only, and sends its tail
+   with one call, has mark 2 of each call fall exactly where mark 3 of the call before
+   wrote: the read needs no look-back at all.
 
 It changes no content, only its packaging: ``unpacked(mark(p)) == unpacked(p)`` (a
 string content becomes one text block, which the API reads identically). It must not

@@ -5,17 +5,20 @@ It is guided by the test case on purpose, and kept apart from the IWC explorers:
 test's task and expected result reach this policy only (never llm_policy or the
 heuristic). It sees the page as the LLM tester does (the accessibility tree with
 element refs, in full on the first turn and as a diff after) plus a screenshot of the
-page each turn (only the newest stays in the conversation; scaled down to
-``screenshot_px`` on its longest side), and acts with the LLM tester's tools
-(``llm_policy.TOOLS`` without finish) or ends with ``verdict``.
+page as it is now (scaled down to ``screenshot_px`` on its longest side), and acts with
+the LLM tester's tools (``llm_policy.TOOLS`` without finish) or ends with ``verdict``.
 
 Prompt caching: every call resends the conversation so far and is marked for the API's
 prompt cache (``reuse``, kits/llm/caching), so the tools, the system prompt, the test
 case and the earlier steps are a growing prefix that the next step reads back at a tenth
-of the price. Each turn only appends, except that the previous turn's screenshot becomes
-a line of text; so the cache entry a step writes ends just before its screenshot
-(``changing_tail``), and the next step reads every byte of it back: the prefix up to
-and including the previous turn's text is byte-stable.
+of the price. The conversation is append-only: no turn is ever rewritten, trimmed or
+reordered once sent. The screenshot is not part of it: each call appends the current
+page's screenshot (with its caption) to its last user turn as a tail that the next call
+no longer sends (``changing_tail``), so the cache entry a call writes ends just before
+the screenshot, exactly where the next call's mark on that turn falls, and the next call
+reads every byte of it back (tests/unit/uitesting/test_cacheable_conversation.py checks
+the request sequence against the API's documented rules). Only the newest screenshot
+is ever in a request, which the system prompt says.
 
 Rules a reader of its verdicts should know:
 
@@ -73,8 +76,9 @@ SYSTEM = (
     "PARTIAL: the feature is there but only part of the expected result is achieved, or it "
     "works with visible defects.\n"
     "NO: the feature is missing or broken, or the expected result does not appear.\n\n"
-    "Each turn shows a screenshot of the page and its accessibility tree, whose elements "
-    "carry refs ([ref=e7]); after the first turn you see the changes to the tree. Call "
+    "Each turn shows the page's accessibility tree, whose elements carry refs ([ref=e7]), "
+    "and the newest turn a screenshot of the page as it is now (earlier screenshots are "
+    "not kept); after the first turn you see the changes to the tree. Call "
     "exactly one tool per turn: an action, with your intent, or verdict. Give the verdict "
     "as soon as you can decide; you need not use every step. In the verdict cite the steps "
     "whose result shows it (step 0 is the page as loaded). Judge only what you observed.\n\n"
@@ -137,6 +141,7 @@ class UITestPolicy:
         self._outcome = ""
         self._chosen: uitests.ReplayStep | None = None
         self._tree: str | None = None
+        self._shot: list[dict[str, Any]] = []  # the current page's screenshot: the tail of each call
         secret = client.cache_secret() if fence_seed is not None else None
         self._fence = (hmac.new(secret, fence_seed.encode(), hashlib.sha256).hexdigest()[:12]
                        if secret and fence_seed is not None else secrets.token_hex(6))
@@ -190,6 +195,7 @@ class UITestPolicy:
         if self._after is not None:
             parts.extend(self._page(self._after, self.last_step, None))
         else:
+            self._shot = []
             parts.append(llm.text_block("The page can no longer be observed."))
         parts.append(llm.text_block(f"The test case is over ({stop_reason}). Give your verdict now "
                                     "with the verdict tool, from what you have seen."))
@@ -210,15 +216,16 @@ class UITestPolicy:
         forced = {"type": "tool", "name": "verdict"} if final else {"type": "any"}
         failures = 0
         while True:
-            last = self.messages[-1]["content"]
-            # the screenshot ending this turn becomes a line of text next turn: the prompt
-            # cache entry ends before it, so that the next step reads all this one wrote
-            shot = isinstance(last, list) and bool(last) and last[-1].get("type") == "image"
+            # the screenshot rides at the end of this call only: the prompt cache entry
+            # ends before it, where the next call's mark on this turn falls
+            last = self.messages[-1]
+            sent = [*self.messages[:-1], {**last, "content": [*last["content"], *self._shot]}]
             try:
                 reply = self.client.create(
-                    system=SYSTEM, messages=self.messages, tools=TOOLS, sample=0,
+                    system=SYSTEM, messages=sent, tools=TOOLS, sample=0,
                     tool_choice=None if self.client.config.thinking else forced,
-                    purpose="uitest.verdict" if final else "uitest.step", reuse=True, changing_tail=int(shot))
+                    purpose="uitest.verdict" if final else "uitest.step", reuse=True,
+                    changing_tail=len(self._shot))
             except llm.LLMError as exc:
                 self.problem = f"the LLM was unavailable: {exc}"
                 return None
@@ -335,27 +342,16 @@ class UITestPolicy:
         tree = obs.tree
         head.append(llm_policy.tree_text(self._tree, tree, self._fenced, TREE_WORDS))
         self._tree = tree
-        parts = [llm.text_block("\n".join(head))]
-        # the screenshot of this very page: taken when its look was new, else the newest
+        # the screenshot of this very page (taken when its look was new, else the newest)
+        # goes with the calls made about this page only: never into the conversation
         key = self._visual_shot.get(obs.visual) or self.shots.newest()
         data = self.shots.read(key) if key else None
+        self._shot = []
         if data:
-            self._drop_old_images()
             data = llm_images.fitted(data, self.screenshot_px)
-            parts.append(llm.text_block(f"Screenshot after step {after_step}:"))
-            parts.append(llm.image_block(data, llm_images.media_type(data)))
-        return parts
-
-    def _drop_old_images(self) -> None:
-        """Only the newest screenshot stays in the conversation: older ones become a line
-        of text (a prompt cache still matches every turn before the one changed)."""
-        for message in self.messages:
-            if message["role"] != "user" or not isinstance(message["content"], list):
-                continue
-            if any(b.get("type") == "image" for b in message["content"]):
-                message["content"] = [b if b.get("type") != "image" else
-                                      llm.text_block("(screenshot omitted: a newer one follows)")
-                                      for b in message["content"]]
+            self._shot = [llm.text_block(f"Screenshot after step {after_step}:"),
+                          llm.image_block(data, llm_images.media_type(data))]
+        return [llm.text_block("\n".join(head))]
 
     def _where(self, url: str) -> str:
         """The app's own URLs without their origin: the loopback port changes every run,

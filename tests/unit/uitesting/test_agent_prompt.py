@@ -158,22 +158,24 @@ def test_each_step_reads_the_earlier_ones_from_the_prompt_cache(fake_anthropic):
         body = request.body
         assert llm_caching.breakpoints(body) <= llm_caching.MAX_BREAKPOINTS
         assert "cache_control" in body["system"][-1]
-        *turn, shot = body["messages"][-1]["content"]
-        if shot.get("type") == "image":  # the entry ends before the screenshot
-            assert "cache_control" not in shot and "cache_control" in turn[-1]
+        *turn, caption, shot = body["messages"][-1]["content"]
+        if shot.get("type") == "image":  # the entry ends before the screenshot and its caption
+            assert "cache_control" not in shot and "cache_control" not in caption
+            assert "cache_control" in turn[-1]
         else:
             assert "cache_control" in shot
-        assert len(_images(body)) == 1, "only the newest screenshot stays in the conversation"
+        assert len(_images(body)) == 1, "only the newest screenshot is in a request"
 
 
 def test_the_prefix_the_next_step_reads_is_what_this_step_sent(fake_anthropic):
     _, requests = _run(fake_anthropic, steps=4)
     for this, following in zip(requests, requests[1:]):
         sent, again = [llm_caching.unpacked(r.body)["messages"] for r in (this, following)]
-        # every turn but the last one sent comes back unchanged; that one only loses its screenshot
+        # every turn sent comes back unchanged, except that the last one no longer carries
+        # its screenshot (the caption and the picture: the call's tail)
         assert again[:len(sent) - 1] == sent[:-1]
-        assert [b for b in again[len(sent) - 1]["content"] if b.get("type") != "text"] == [
-            b for b in sent[-1]["content"] if b.get("type") not in ("text", "image")]
+        assert again[len(sent) - 1]["content"] == sent[-1]["content"][:-2]
+        assert sent[-1]["content"][-1]["type"] == "image"
 
 
 def test_below_the_models_minimum_nothing_is_written_and_nothing_breaks(fake_anthropic):
