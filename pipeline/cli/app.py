@@ -73,7 +73,7 @@ def instrument(args: argparse.Namespace) -> int:
             with tempfile.TemporaryDirectory() as tmp:
                 app = inputs.locate_app(args.apps, args.model, args.task, pathlib.Path(tmp))
                 prepared = preparing.prepare_app(app, work, store, evaluation, origin=origin)
-    except Exception as exc:  # noqa: BLE001 - app defects never reach here
+    except Exception as exc:  # app defects never reach here
         log.exception("instrumenting failed on our side")
         print(f"iwc app instrument: infrastructure failure: {exc}", file=sys.stderr)
         return options.EXIT_INFRA
@@ -111,7 +111,7 @@ def explore(args: argparse.Namespace) -> int:
                                                             settings.Spending(batch_judges=args.batch_judges)))
         prepared = preparing.load_prepared(app, work)
         assistant = ctx.assistants(prepared) if ctx.assistants is not None else None
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         log.exception("explorer set-up failed")
         print(f"iwc app explore: infrastructure failure: {exc}", file=sys.stderr)
         return options.EXIT_INFRA
@@ -130,7 +130,7 @@ def explore(args: argparse.Namespace) -> int:
     try:
         with telemetry.span("app", model=app.model, task=app.task_id, container="explore"):
             result = app_run.explore_app(prepared, args.url, ctx, assistant)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         log.exception("exploring failed on our side")
         print(f"iwc app explore: infrastructure failure: {exc}", file=sys.stderr)
         telemetry.flush()

@@ -20,7 +20,7 @@ import rich.table
 
 from iwcbench.pipeline.cli import options
 from iwcbench.pipeline.contracts import results, task
-from iwcbench.pipeline.runs import inputs, uitest_folder
+from iwcbench.pipeline.runs import inputs, uitest_folder, uitests as uitest_run
 
 EXIT_REPLAY_FAILED = 1
 
@@ -86,7 +86,7 @@ def _console(stream: TextIO) -> rich.console.Console:
     return rich.console.Console(file=stream, highlight=False, width=None if stream.isatty() else 150)
 
 
-def _print_cases(tested, console: rich.console.Console) -> None:
+def _print_cases(tested: uitest_run.Tested, console: rich.console.Console) -> None:
     table = rich.table.Table(title=f"UI test cases of {tested.report.task_id}")
     for name in ("#", "verdict", "steps", "test", "justification or reason"):
         table.add_column(name, justify="right" if name in ("#", "steps") else "left")

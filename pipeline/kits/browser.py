@@ -117,7 +117,7 @@ class Session:
             raise
         return self
 
-    def _context(self):
+    def _context(self) -> pw.BrowserContext:
         opts = self.options
         context = self.browser.new_context(
             viewport={"width": opts.viewport_width, "height": opts.viewport_height},
@@ -168,14 +168,14 @@ class Session:
     def connected(self) -> bool:
         return self.context is not None and self.browser.connected
 
-    def _on_new_page(self, page) -> None:
+    def _on_new_page(self, page: pw.Page) -> None:
         if self._opening:
             return
         self.popups += 1
         self._recorder.add("notes", f"popup closed: {page.url or 'about:blank'}")
         try:
             page.close()
-        except Exception:  # noqa: BLE001 — it may have closed itself already
+        except Exception:  # noqa: BLE001 - it may have closed itself already
             pass
 
     def new_tab(self, plain: bool = False) -> Tab:
@@ -229,7 +229,7 @@ def _files_matcher(files: dict[str, bytes]) -> Callable[[str], bool]:
 
 
 def _files_handler(files: dict[str, bytes]) -> Callable[[Any], None]:
-    def handle(route) -> None:
+    def handle(route: pw.Route) -> None:
         url = route.request.url.split("?", 1)[0].split("#", 1)[0]
         path = urllib.parse.urlsplit(url).path
         try:
@@ -272,7 +272,7 @@ class Tab:
 
     SLACK_S = 3.0  # watchdog margin above Playwright's own timeout
 
-    def __init__(self, session: Session, page, tools: devtools.Devtools, clocked: bool | None = None) -> None:
+    def __init__(self, session: Session, page: pw.Page, tools: devtools.Devtools, clocked: bool | None = None) -> None:
         self.session = session
         self.page = page
         self.devtools = tools
@@ -287,7 +287,7 @@ class Tab:
         page.on("request", lambda r: session._recorder.sent(r.resource_type))
         page.on("download", lambda d: record("notes", f"download refused: {d.suggested_filename}"))
 
-    def _on_console(self, message) -> None:
+    def _on_console(self, message: pw.ConsoleMessage) -> None:
         recorder = self.session._recorder
         kind = message.type
         if kind == "error":
@@ -297,16 +297,16 @@ class Tab:
             recorder.count("page_errors", counts.get("uncaught", 0))
             recorder.count("console_lines", counts.get("lines", 0))
 
-    def _on_crash(self, _page) -> None:
+    def _on_crash(self, _page: pw.Page) -> None:
         self.session._recorder.events.crashed = True
         # A DevTools call waiting on a dead renderer never returns; closing the page
         # ends it (the caller sees the page lost, and opens a fresh one).
         try:
             self.page.close(run_before_unload=False)
-        except Exception:  # noqa: BLE001 — closing a crashed page may fail; it is gone anyway
+        except Exception:  # noqa: BLE001 - closing a crashed page may fail; it is gone anyway
             pass
 
-    def _on_dialog(self, dialog) -> None:
+    def _on_dialog(self, dialog: pw.Dialog) -> None:
         self.session._recorder.add("dialogs", f"{dialog.type}: {dialog.message}")
         try:
             if dialog.type == "prompt":
@@ -342,7 +342,7 @@ class Tab:
         self._call("waiting for the page", timeout_s,
                    lambda: self.page.wait_for_load_state(state, timeout=timeout_s * 1000))
 
-    def _position(self, loc, at: tuple[float, float] | None, timeout_s: float) -> dict | None:
+    def _position(self, loc: pw.Locator, at: tuple[float, float] | None, timeout_s: float) -> dict | None:
         """Playwright's ``position`` for fractions (fx, fy) of the element's box."""
         if at is None:
             return None

@@ -17,8 +17,8 @@ from iwcbench.pipeline.kits import egress, launching
 from iwcbench.pipeline.kits import watchdog as watchdogs
 
 
-def launch(playwright, headless: bool = True, tag: str | None = None,
-           executable: pathlib.Path | None = None, proxy: str | None = None):
+def launch(playwright: pw.Playwright, headless: bool = True, tag: str | None = None,
+           executable: pathlib.Path | None = None, proxy: str | None = None) -> pw.Browser:
     """Launch Chromium with the flags that keep it from dialling out. ``tag`` is put
     on the browser's command line so the watchdog can find the process; ``proxy`` is
     the network guard every connection must take. Downloads are refused by the
@@ -34,7 +34,7 @@ def close_quietly(watchdog: watchdogs.Watchdog, closing: Any) -> None:
     try:
         with watchdog.guard(10.0):
             closing.close()
-    except Exception:  # noqa: BLE001 — already dead is fine when closing
+    except Exception:  # noqa: BLE001 - already dead is fine when closing
         pass
 
 
@@ -94,7 +94,7 @@ class Browser:
         self.launches += 1
         self.sessions = 1
 
-    def new_context(self, **options: Any):
+    def new_context(self, **options: Any) -> pw.BrowserContext:
         return self._browser.new_context(**options)
 
     def close(self) -> None:
@@ -103,7 +103,7 @@ class Browser:
         if self._driver is not None:
             try:
                 self._driver.stop()
-            except Exception:  # noqa: BLE001 — the driver may have been killed
+            except Exception:  # noqa: BLE001 - the driver may have been killed
                 pass
         self.watchdog.reap()
         if self.guard is not None:

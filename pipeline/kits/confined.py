@@ -39,7 +39,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 POLL_S = 0.25  # seconds between two looks at the child (exit, time, memory)
 DISK_POLL_S = 2.0  # seconds between two measurements of the watched folders
@@ -118,7 +118,7 @@ def _isolated(argv: Sequence[str]) -> list[str]:
             "/bin/sh", "-c", script, "iwc-confined", sys.executable, LOOPBACK_UP, *argv]
 
 
-def _rlimits(limits: Limits):
+def _rlimits(limits: Limits) -> Callable[[], None]:
     def apply() -> None:
         try:  # the child dies with us: a killed run leaves no build behind
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)

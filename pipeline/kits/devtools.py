@@ -53,7 +53,7 @@ class Devtools:
                 made = self.cdp.send("Page.createIsolatedWorld",
                                      {"frameId": self._frame_id(fresh), "worldName": WORLD})
                 return made["executionContextId"]
-            except Exception:  # noqa: BLE001 - a stale frame id: ask once more
+            except Exception:  # a stale frame id: ask once more
                 if fresh:
                     raise
         raise AssertionError("unreachable")
@@ -78,7 +78,7 @@ class Devtools:
             return 0
         try:
             return self._evaluate({"expression": injecting.invoke(ANIMATIONS, {"ms": ms}), "contextId": context}) or 0
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             if "context" in str(error).lower():  # (the document went away mid-call: a navigation)
                 return 0
             raise

@@ -140,7 +140,7 @@ class Guard:
                 self._handle(conn, head, rest)
         except OSError:
             pass
-        except Exception:  # noqa: BLE001 - one bad connection must not stop the guard
+        except Exception:  # one bad connection must not stop the guard
             log.debug("network guard: a connection failed", exc_info=True)
         finally:
             with contextlib.suppress(OSError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
 import tenacity
 
@@ -69,7 +69,7 @@ def retry(policy: Policy, transient: Callable[[BaseException], bool],
     """Decorator form of ``retrying``."""
 
     def decorate(fn: Callable[..., T]) -> Callable[..., T]:
-        def wrapper(*args, **kwargs) -> T:
+        def wrapper(*args: Any, **kwargs: Any) -> T:
             return retrying(policy, transient, what=what or fn.__name__)(fn, *args, **kwargs)
 
         wrapper.__name__ = fn.__name__

@@ -205,7 +205,7 @@ def emit_root(name: str, traceparent: str, start_ns: int, end_ns: int, **attrs: 
             root = _state.tracer.start_span(name, context=otel_context.Context(), start_time=start_ns,
                                             attributes=_attributes(attrs))
         root.end(end_time=max(end_ns, start_ns))
-    except Exception:  # noqa: BLE001 - telemetry never fails its caller
+    except Exception:  # telemetry never fails its caller
         log.warning("could not record the %s span", name, exc_info=True)
 
 
@@ -219,7 +219,7 @@ def _shutdown() -> None:
         if provider is not None:
             try:
                 provider.shutdown()
-            except Exception:  # noqa: BLE001 - telemetry never fails a run
+            except Exception:  # telemetry never fails a run
                 log.warning("telemetry shutdown failed", exc_info=True)
 
 
@@ -235,7 +235,7 @@ def flush() -> None:
         if provider is not None:
             try:
                 provider.force_flush(_FLUSH_TIMEOUT_MS)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.warning("telemetry flush failed", exc_info=True)
 
 

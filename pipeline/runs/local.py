@@ -137,7 +137,7 @@ def _run_pool(
                     else:
                         pending.append(app)
                         continue
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:  # noqa: BLE001 - a worker that failed costs its app (recorded as error), not the run
                     result = preparing.failed_result(app, "error", f"worker failed: {type(exc).__name__}: {exc}")
                 done.append(result)
                 on_done(result)
@@ -165,7 +165,7 @@ class _Done:
     def __call__(self, result: results.AppResult) -> None:
         try:
             reporting.early(result, self.files, self.copier)
-        except Exception:  # noqa: BLE001 — the report copies what is missing itself
+        except Exception:  # the report copies what is missing itself
             log.debug("early copy of %s/%s's screenshots failed", result.model, result.task_id, exc_info=True)
         self.on_done(result)
 

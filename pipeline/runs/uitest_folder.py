@@ -18,7 +18,7 @@ import tempfile
 from typing import Iterator
 
 from iwcbench.pipeline.contracts import artifacts, evidence, layout, results, settings as settings_mod, task, uitests
-from iwcbench.pipeline.kits import store as store_mod
+from iwcbench.pipeline.kits import llm, store as store_mod
 from iwcbench.pipeline.kits.mirror import routing
 from iwcbench.pipeline.runs import app as app_run, assistants, evidence as stored, preparing, uitests as uitest_run
 from iwcbench.pipeline.stages import serving
@@ -66,7 +66,7 @@ def served(app: evidence.AppRef, store: store_mod.Store, evaluation: settings_mo
 
 
 def _bench(app: evidence.AppRef, prepared: preparing.Prepared, start: str, router: routing.Hermetic,
-           store: store_mod.Store, evaluation: settings_mod.Evaluation, client) -> uitest_run.Bench:
+           store: store_mod.Store, evaluation: settings_mod.Evaluation, client: llm.Client | None) -> uitest_run.Bench:
     # one router per case: its records are drained per step, its mirror shared
     return uitest_run.Bench(app=app, site=prepared.site, start_url=start,
                             router=lambda: routing.Hermetic(router.app_origin, router.mirror),

@@ -244,7 +244,7 @@ def test_app(bench: Bench, item: task.Task, shots: Sequence[tuple[str, bytes]]) 
             continue
         try:
             recorded.append(run_case(bench, item, index, app_hash, no_llm))
-        except Exception as exc:  # noqa: BLE001 - one case's failure must not cost the others
+        except Exception as exc:  # one case's failure must not cost the others
             log.exception("UI test case %d of %s failed on our side", index + 1, bench.app.key)
             recorded.append(cases.unscored_cases(item, f"unscored: the test case failed on our side: "
                                                        f"{type(exc).__name__}: {exc}")[index])

@@ -28,6 +28,8 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
+import tenacity
+
 from iwcbench.pipeline.kits import retrying
 from iwcbench.pipeline.kits.mirror import semver
 
@@ -255,7 +257,7 @@ class Packages:
         return metadata
 
     # ---- network -------------------------------------------------------------
-    def _open(self, url: str, accept: str | None = None):
+    def _open(self, url: str, accept: str | None = None) -> Any:  # urlopen's response
         self.network_requests += 1
         headers = {"User-Agent": "iwc-bench-cdn-mirror"}
         if accept:
@@ -272,7 +274,7 @@ class Packages:
         except (urllib.error.URLError, TimeoutError, ConnectionError) as error:
             raise _Transient(f"{url}: {error}") from None
 
-    def _retrying(self):
+    def _retrying(self) -> tenacity.Retrying:
         policy = retrying.Policy(attempts=self.limits.attempts, initial_wait_s=self.limits.retry_wait_s,
                                  max_wait_s=4.0)
         return retrying.retrying(policy, lambda exc: isinstance(exc, _Transient), what="npm registry request")

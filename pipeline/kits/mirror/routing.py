@@ -104,7 +104,7 @@ class Hermetic:
             route.fulfill(status=200, body=found.body,
                           headers={**CDN_HEADERS, "content-type": found.content_type})
             self._record(self.mirrored, Mirrored(_cap(url), found.label))
-        except Exception as error:  # noqa: BLE001 - a handler must never break the page
+        except Exception as error:  # a handler must never break the page
             log.debug("routing %s failed", getattr(getattr(route, "request", None), "url", "?"),
                       exc_info=True)
             url = getattr(getattr(route, "request", None), "url", "?")
@@ -118,7 +118,7 @@ class Hermetic:
                 return
             self._record(self.blocked, Blocked(_cap(socket.url), decision.reason))
             socket.close(code=1008, reason="blocked by iwc-bench")
-        except Exception:  # noqa: BLE001 - the page may already be gone
+        except Exception:  # the page may already be gone
             log.debug("closing a WebSocket failed", exc_info=True)
 
     # ---- records ----------------------------------------------------------------
@@ -126,7 +126,7 @@ class Hermetic:
         self._record(self.blocked, Blocked(_cap(url), reason))
         try:
             route.abort("blockedbyclient")
-        except Exception:  # noqa: BLE001 - already handled, or the page is gone
+        except Exception:  # already handled, or the page is gone
             log.debug("aborting %s failed", url, exc_info=True)
 
     def _record(self, into: list, item: Blocked | Mirrored) -> None:
@@ -174,8 +174,8 @@ class OriginGuard:
         self.app_origin = app_origin
         self._blocked: list[str] = []
 
-    def install(self, context) -> None:
-        def on_request(route) -> None:
+    def install(self, context: Any) -> None:  # a Playwright BrowserContext (this kit does not import it)
+        def on_request(route: Any) -> None:
             url = route.request.url
             if rule.decide(url, self.app_origin).action == "pass":
                 route.continue_()
@@ -183,7 +183,7 @@ class OriginGuard:
                 self._blocked.append(url)
                 route.abort("blockedbyclient")
 
-        def on_socket(socket) -> None:
+        def on_socket(socket: Any) -> None:
             if rule.decide(socket.url, self.app_origin, websocket=True).action == "pass":
                 socket.connect_to_server()
             else:

@@ -9,7 +9,7 @@ share the (read-only) location maps with their inputs instead of copying them.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 from iwcbench.pipeline.contracts import evidence
 
@@ -216,7 +216,7 @@ def _max_arms(old: dict, fresh: dict) -> dict:
     return combined
 
 
-def _lookup(counts: dict, cid):
+def _lookup(counts: dict, cid: str | int) -> Any:
     # JSON gives string ids; data built in Python may use ints.
     if cid in counts:
         return counts[cid]
@@ -224,9 +224,9 @@ def _lookup(counts: dict, cid):
     return counts.get(other) if other is not None else None
 
 
-def _count(counts: dict, cid) -> float:
+def _count(counts: dict, cid: str | int) -> float:
     return _number(_lookup(counts, cid))
 
 
-def _number(value) -> float:
+def _number(value: Any) -> float:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0

@@ -18,7 +18,7 @@ Pure functions on plain data: ``sites`` as in sites.json, V8 coverage as
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 Counter = tuple[str, str, str, int]  # (coverage key, "s" | "f" | "b", id, arm; -1 for s and f)
 
@@ -56,7 +56,7 @@ def counts_at(functions: list[dict], offsets: Iterable[int]) -> dict[int, int]:
     return result
 
 
-def entries(info) -> list[dict]:
+def entries(info: Any) -> list[dict]:
     """The scripts one key's sites are in: one dict, or a list of them (a page's
     handler attributes are one script each)."""
     parts = info if isinstance(info, list) else [info]
@@ -123,5 +123,5 @@ def credit(coverage: dict, confirmed: set[Counter]) -> dict:
     return credited
 
 
-def _number(value) -> float:
+def _number(value: Any) -> float:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0

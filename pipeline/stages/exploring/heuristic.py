@@ -82,7 +82,7 @@ import random
 import re
 
 from iwcbench.pipeline.contracts import evidence, settings
-from iwcbench.pipeline.stages.exploring import (memory, observing, offering, playing, policy, reaching, rules, steering,
+from iwcbench.pipeline.stages.exploring import (memory, observing, offering, playing, policy, reaching, rules,
                                                 values)
 
 EPSILON = 0.1

@@ -25,6 +25,7 @@ import bisect
 import dataclasses
 import hashlib
 import re
+from typing import Any
 
 from iwcbench.pipeline.contracts import instrumented
 
@@ -358,5 +359,5 @@ def _inverse(position: tuple[int, int]) -> tuple[int, int]:
     return (-position[0], -position[1])
 
 
-def _number(value) -> float:
+def _number(value: Any) -> float:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0

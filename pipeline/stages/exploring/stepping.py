@@ -228,7 +228,7 @@ class Explorer:
             return self._load_failed(action, started, "; ".join(step.notes) or "the page was lost")
         return None, obs
 
-    def _load_failed(self, action: evidence.Action, started: float, reason: str):
+    def _load_failed(self, action: evidence.Action, started: float, reason: str) -> tuple[str, None]:
         session = self.page.session
         events = session.drain() if session else browser_events.Events()
         self.steps = [evidence.Step(

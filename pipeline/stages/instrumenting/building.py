@@ -32,6 +32,7 @@ import pathlib
 import re
 import shutil
 import time
+from typing import Iterable, Sequence
 
 from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.contracts import evidence, instrumented, servers
@@ -274,7 +275,7 @@ class _Runner:
         return confined.Limits(wall_s=wall_s, memory_bytes=s.memory_mib * 2**20, disk_bytes=s.disk_mib * 2**20,
                                cpu_s=s.cpu_s, file_bytes=s.disk_mib * 2**20, isolate_network=isolate)
 
-    def _run(self, argv, wall_s: float, isolate: bool, env: dict[str, str] | None = None) -> confined.Confined:
+    def _run(self, argv: Sequence[str], wall_s: float, isolate: bool, env: dict[str, str] | None = None) -> confined.Confined:
         done = confined.run(argv, self._limits(wall_s, isolate), log=self.log, cwd=self.app,
                             env={**self.env, **(env or {})}, disk_paths=(self.app,))
         self.isolated = self.isolated or done.network_isolated
@@ -368,7 +369,8 @@ class _Runner:
     def failed(self, framework: str, reason: str) -> Built:
         return Built(self.report(framework, "failed", reason, self.last_tail), None, {}, {}, ())
 
-    def done(self, framework, result, reason, site, coverage_map, sources, skipped, log_tail: str = "",
+    def done(self, framework: str, result: evidence.BuildResult, reason: str, site: pathlib.Path | None,
+             coverage_map: dict, sources: dict, skipped: Iterable[evidence.SkippedFile], log_tail: str = "",
              server: recipes.ServerOutput | None = None) -> Built:
         return Built(self.report(framework, result, reason, log_tail), site, coverage_map, sources, tuple(skipped),
                      server)

@@ -125,7 +125,7 @@ def _links(states: dict[str, dict], start_url: str, site: pathlib.Path | None) -
 def _guard(name: str, compute: Callable[[], metrics.Score]) -> metrics.Score:
     try:
         return compute()
-    except Exception as exc:  # noqa: BLE001 - one metric's bug must not cost the app its others
+    except Exception as exc:  # one metric's bug must not cost the app its others
         log.exception("quality metric %s failed", name)
         return metrics.score(name, None, f"could not be computed on our side: {type(exc).__name__}: {exc}")
 

@@ -12,7 +12,7 @@ import functools
 import io
 import re
 import statistics
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from PIL import Image, ImageMath
 
@@ -33,7 +33,7 @@ TEMPLATES = {"i": ((0, 18),), "V": ((0, 93.6),), "L": ((0, 18), (90, 79.2)), "I"
 _RGB = re.compile(r"rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)")
 
 
-def _pixels(img: Image.Image):
+def _pixels(img: Image.Image) -> Sequence[Any]:
     """The pixel values (Pillow ≥ 12 names it get_flattened_data; getdata before)."""
     return getattr(img, "get_flattened_data", img.getdata)()
 

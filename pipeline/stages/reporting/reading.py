@@ -39,7 +39,7 @@ def _load(files: artifacts.Reader, key: str, artifact: artifacts.Artifact[M], pr
         return files.load_at(key, artifact)
     except artifacts.Unreadable as exc:  # bad JSON too
         problems.append(str(exc))
-    except Exception as exc:  # noqa: BLE001 — a store hiccup costs this file, not the report
+    except Exception as exc:  # noqa: BLE001 - a store hiccup costs this file, not the report
         problems.append(f"{files.full(key)} could not be read: {exc}")
     return None
 
@@ -72,6 +72,6 @@ def guarded(read: Reader) -> Reader:
     def reading(key: str) -> bytes | None:
         try:
             return read(key)
-        except Exception:  # noqa: BLE001 — one missing picture must not stop the report
+        except Exception:  # noqa: BLE001 - one missing picture must not stop the report
             return None
     return reading

@@ -113,7 +113,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         except OSError:
             pass
 
-    def do_GET(self) -> None:  # noqa: N802 - stdlib's name
+    def do_GET(self) -> None:
         try:
             self._serve()
         except (BrokenPipeError, ConnectionResetError, socket.timeout):
@@ -215,7 +215,8 @@ class _Server(http.server.ThreadingHTTPServer):
         super().__init__((host, port), _Handler)
         self.served = Served(root, host, self.server_address[1])
 
-    def handle_error(self, request, client_address) -> None:  # noqa: ANN001 - stdlib's signature
+    def handle_error(self, request: socket.socket | tuple[bytes, socket.socket],
+                     client_address: object) -> None:  # socketserver's signature
         log.debug("request from %s failed", client_address, exc_info=True)
 
 

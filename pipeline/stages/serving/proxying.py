@@ -10,8 +10,10 @@ browser a 502 naming why, never a crashed proxy. It must not start servers or re
 
 from __future__ import annotations
 
+import email.message
 import http.client
 import socket
+from typing import BinaryIO, Callable
 
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
               "transfer-encoding", "upgrade", "proxy-connection"}
@@ -42,7 +44,7 @@ class UnixConnection(http.client.HTTPConnection):
         self.sock = sock
 
 
-def read_body(headers, rfile) -> bytes | None:  # noqa: ANN001 - a message and a stream of http.server
+def read_body(headers: email.message.Message, rfile: BinaryIO) -> bytes | None:
     """The request's body (None: it has none), chunked encoding undone."""
     if "chunked" in headers.get("Transfer-Encoding", "").lower():
         parts, size = [], 0
@@ -75,8 +77,8 @@ def read_body(headers, rfile) -> bytes | None:  # noqa: ANN001 - a message and a
     return rfile.read(length)
 
 
-def forward(socket_path: str, method: str, target: str, headers, body: bytes | None
-            ) -> tuple[UnixConnection, http.client.HTTPResponse]:  # noqa: ANN001 - http.server's message
+def forward(socket_path: str, method: str, target: str, headers: email.message.Message, body: bytes | None
+            ) -> tuple[UnixConnection, http.client.HTTPResponse]:
     """Send the request to the app's server; the open connection and its response
     (raises OSError or http.client.HTTPException when the server does not answer)."""
     connection = UnixConnection(socket_path)
@@ -104,7 +106,7 @@ def has_body(method: str, status: int) -> bool:
     return method != "HEAD" and status >= 200 and status not in (204, 304)
 
 
-def stream(response: http.client.HTTPResponse, write, chunked: bool) -> None:  # noqa: ANN001 - a writer
+def stream(response: http.client.HTTPResponse, write: Callable[[bytes], object], chunked: bool) -> None:
     """Copy the response body to ``write`` as it arrives (in chunked coding when asked)."""
     while chunk := response.read1(CHUNK):
         write(b"%x\r\n%s\r\n" % (len(chunk), chunk) if chunked else chunk)
