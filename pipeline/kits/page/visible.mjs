@@ -36,6 +36,7 @@ const NOTHING = /^rect\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\)$/;
 const CHECKS = { opacityProperty: true, visibilityProperty: true };
 const SUBTREE_CHECKS = { opacityProperty: true };
 
+// eslint-disable-next-line max-lines-per-function -- 67 lines, not split yet (issue 47)
 export function visibility(view) {
   const doc = view.document;
   const styles = new Map();

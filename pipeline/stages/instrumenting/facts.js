@@ -130,6 +130,7 @@ function isBinding(node, parent) {
     return false;
 }
 
+// eslint-disable-next-line max-lines-per-function -- 274 lines, not split yet (issue 47)
 function codeFacts(code, fc, parser, sourceType) {
     let ast;
     try {
@@ -223,6 +224,7 @@ function codeFacts(code, fc, parser, sourceType) {
         facts.keys.push({ key, mods, hold, fn: fid, guards });
     }
 
+    // eslint-disable-next-line max-lines-per-function -- 152 lines, not split yet (issue 47)
     function visit(node, parent, stack, fid) {
         if (!node || typeof node.type !== 'string' || ++visited > MAX_NODES) return;
         let here = fid;
