@@ -176,5 +176,5 @@ def read_text_verdict(text: str) -> AgentVerdict | None:
     if cited:
         steps = tuple(dict.fromkeys(int(n) for n in re.findall(r"\d+", cited.group(1))))
     rest = _TEXT_STEPS.sub("", _TEXT_VERDICT.sub("", text)).strip()
-    return AgentVerdict(verdict=found.pop(), justification=rest or "(no justification given)",  # type: ignore[arg-type]
+    return AgentVerdict(verdict=found.pop(), justification=rest or "(no justification given)",
                         evidence_steps=steps)

@@ -39,7 +39,7 @@ class Outcome:
 def app_ref(path: pathlib.Path, model: str, task_id: str) -> evidence.AppRef:
     found = layout.archive_task(path.name)
     return evidence.AppRef(model=model, task_id=task_id, source=str(path),
-                           packaging=found[1] if found and path.is_file() else "folder")  # type: ignore[arg-type]
+                           packaging=found[1] if found and path.is_file() else "folder")
 
 
 @contextlib.contextmanager

@@ -32,16 +32,16 @@ class Version:
         # A release sorts after all of its pre-releases.
         return (self.major, self.minor, self.patch, 0 if self.pre else 1, self.pre)
 
-    def __lt__(self, other: "Version") -> bool:  # type: ignore[override]
+    def __lt__(self, other: "Version") -> bool:
         return self.key < other.key
 
-    def __le__(self, other: "Version") -> bool:  # type: ignore[override]
+    def __le__(self, other: "Version") -> bool:
         return self.key <= other.key
 
-    def __gt__(self, other: "Version") -> bool:  # type: ignore[override]
+    def __gt__(self, other: "Version") -> bool:
         return self.key > other.key
 
-    def __ge__(self, other: "Version") -> bool:  # type: ignore[override]
+    def __ge__(self, other: "Version") -> bool:
         return self.key >= other.key
 
     @property

@@ -68,7 +68,7 @@ class RandomClicker:
             value = f"at:{c.point[0]:g},{c.point[1]:g}"  # where a press lands on it
         if c is None:
             return evidence.Action(kind="key", target="page", value=value)
-        return evidence.Action(kind=kind, target=c.describe(), selector=c.selector, value=value)  # type: ignore[arg-type]
+        return evidence.Action(kind=kind, target=c.describe(), selector=c.selector, value=value)
 
     def observe(self, step: evidence.Step, after: observing.Observation | None) -> None:
         return None

@@ -354,12 +354,12 @@ class HeuristicPolicy:
                 self.memory.followups.clear()
                 for kind, c, value in fills[1:]:
                     self.memory.followups.append((rules.signature(kind, c.selector), evidence.Action(
-                        kind=kind, target=c.describe(), selector=c.selector, value=value), None))  # type: ignore[arg-type]
+                        kind=kind, target=c.describe(), selector=c.selector, value=value), None))
                 self.memory.followups.append((sig, chosen, None))
                 kind, c, value = fills[0]
                 self.memory.chain_root = sig
                 return self._commit(obs, rules.signature(kind, c.selector), evidence.Action(
-                    kind=kind, target=c.describe(), selector=c.selector, value=value))  # type: ignore[arg-type]
+                    kind=kind, target=c.describe(), selector=c.selector, value=value))
         if chosen.kind == "type":
             typed = next(c for c in obs.candidates if c.selector == chosen.selector)
             self._queue_followups(typed, obs)

@@ -63,7 +63,7 @@ def element_actions(memory: memory_mod.Memory, obs: observing.Observation, reach
                 actions.append((sig, evidence.Action(kind="key", target=target, selector=c.selector)))
             else:
                 at = f"at:{c.point[0]:g},{c.point[1]:g}" if c.point and kind in ("click", "hover") else None
-                actions.append((sig, evidence.Action(kind=kind, target=target, selector=c.selector, value=at)))  # type: ignore[arg-type]
+                actions.append((sig, evidence.Action(kind=kind, target=target, selector=c.selector, value=at)))
             if reach is not None:
                 value = steering.action_value(reach, obs, c.selector, kind)
                 if kind == "drag" and drop:
@@ -102,7 +102,7 @@ def _extra_presses(memory: memory_mod.Memory, obs: observing.Observation, c: obs
 
     def press(name: str, kind: str, value: str, fires: str) -> None:
         _offer(memory, actions, rules.signature(name, c.selector), evidence.Action(
-            kind=kind, target=target, selector=c.selector, value=value), in_item,  # type: ignore[arg-type]
+            kind=kind, target=target, selector=c.selector, value=value), in_item,
             steering.action_value(reach, obs, c.selector, fires) if reach is not None else None)
 
     if any(t in c.listeners for t in steering.FIRES["touch"]):

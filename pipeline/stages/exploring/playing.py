@@ -173,7 +173,7 @@ def positional_options(obs: observing.Observation, c: observing.Candidate, base_
     options = []
     for i, (fx, fy) in enumerate(steering.POSITIONS[1:POSITIONS_OFFERED + 1], start=1):
         options.append(Option(f"{kind}@{i}|{base_sig.split('|', 1)[1]}", evidence.Action(
-            kind=kind, target=c.describe(), selector=c.selector, value=f"at:{fx:g},{fy:g}"), steer=steer))  # type: ignore[arg-type]
+            kind=kind, target=c.describe(), selector=c.selector, value=f"at:{fx:g},{fy:g}"), steer=steer))
     return options
 
 

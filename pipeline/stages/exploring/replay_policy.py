@@ -65,14 +65,14 @@ class ReplayPolicy:
         self.played += 1
         intent = f"replay step {self.played} of {len(self.steps)}"
         if step.kind in _ELEMENTLESS or (step.kind == "key" and not step.selector):
-            return evidence.Action(kind=step.kind, value=step.value, intent=intent)  # type: ignore[arg-type]
+            return evidence.Action(kind=step.kind, value=step.value, intent=intent)
         found = find(step, obs)
         if found is None:
             named = f'{step.role} "{step.name}"' if step.role and step.name else None
             wanted = step.target or named or step.selector or step.kind
             self.failure = f"replay step {self.played}: {wanted} is not on the page"
             return None  # the trace's summary says where it broke
-        return evidence.Action(kind=step.kind, value=step.value, selector=found.selector,  # type: ignore[arg-type]
+        return evidence.Action(kind=step.kind, value=step.value, selector=found.selector,
                                target=found.describe(), intent=intent)
 
     def observe(self, step: evidence.Step, after: observing.Observation | None) -> None:

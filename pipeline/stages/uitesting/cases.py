@@ -84,14 +84,14 @@ def agent_case(test: task.UITest, index: int, *, verdict: uitests.AgentVerdict |
     if verdict is None:
         why = problem or f"unscored: the agent gave no verdict ({stop_reason})"
         return uitests.CaseResult(verdict=None, reason=why if why.startswith("unscored") else f"unscored: {why}",
-                                  source="none", **common)  # type: ignore[arg-type]
+                                  source="none", **common)
     cited = ", ".join(map(str, verdict.evidence_steps))
     cites = f"cites step{'s' if len(verdict.evidence_steps) != 1 else ''} {cited}" if cited else "cites no step"
     return uitests.CaseResult(
         verdict=verdict.verdict, source="agent", justification=verdict.justification,
         evidence_steps=verdict.evidence_steps, screenshots=tuple(screenshots),
         reason=f"the agent's verdict after {steps} step{'s' if steps != 1 else ''} ({cites})",
-        **common)  # type: ignore[arg-type]
+        **common)
 
 
 def page_failed_case(test: task.UITest, index: int, *, load_error: str, trace: str,

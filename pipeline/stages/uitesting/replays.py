@@ -71,25 +71,25 @@ def check(replay: uitests.Replay, *, failure: str | None, steps: int, end_digest
                   recorded_on=f"{replay.app} ({replay.app_hash[:12]})", steps=steps,
                   duration_s=round(duration_s, 3))
     if failure is not None:
-        return uitests.ReplayCheck(passed=False, reason=failure, **common)  # type: ignore[arg-type]
+        return uitests.ReplayCheck(passed=False, reason=failure, **common)
     if end_digest is None or last_tree is None:
-        return uitests.ReplayCheck(passed=False, reason="the end state could not be observed", **common)  # type: ignore[arg-type]
+        return uitests.ReplayCheck(passed=False, reason="the end state could not be observed", **common)
     exact = end_digest == replay.end.digest
     present = set(plain_lines(last_tree))
     missing = tuple(t for t in replay.end.texts if t not in present)
     if missing:
         shown = "; ".join(f"«{t}»" for t in missing[:3]) + (" …" if len(missing) > 3 else "")
-        return uitests.ReplayCheck(passed=False, exact=exact, missing=missing, **common,  # type: ignore[arg-type]
+        return uitests.ReplayCheck(passed=False, exact=exact, missing=missing, **common,
                                    reason=f"end state differs: {len(missing)} of {len(replay.end.texts)} "
                                           f"expected text line(s) missing: {shown}")
     if not replay.end.texts and not exact:
-        return uitests.ReplayCheck(passed=False, exact=False, **common,  # type: ignore[arg-type]
+        return uitests.ReplayCheck(passed=False, exact=False, **common,
                                    reason="end state differs: the DOM normal form changed (the test "
                                           "made no text appear to compare instead)")
     how = ("identical DOM normal form" if exact else "expected text present; the DOM normal form differs")
     if exact and replay.end.texts:
         how += f" and all {len(replay.end.texts)} expected text line(s)"
-    return uitests.ReplayCheck(passed=True, exact=exact, reason=f"same end state: {how}", **common)  # type: ignore[arg-type]
+    return uitests.ReplayCheck(passed=True, exact=exact, reason=f"same end state: {how}", **common)
 
 
 def folder_hash(root: pathlib.Path) -> str:
