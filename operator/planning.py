@@ -16,7 +16,7 @@ import pydantic
 import pydantic.alias_generators
 
 from iwcbench.operator import api, provider_map
-from iwcbench.pipeline.contracts import layout, settings
+from iwcbench.pipeline.contracts import layout, purposes, settings
 from iwcbench.pipeline.kits import telemetry
 from iwcbench.pipeline.kits.llm import providers as llm_providers
 
@@ -263,20 +263,19 @@ def _batched(spec: api.EvaluationRunSpec) -> bool:
 
 def model_problem(spec: api.EvaluationRunSpec) -> str | None:
     """The first model the spec names that no provider serves (``acme/x``; a bare name is
-    Anthropic's), as the condition's message naming the field, else None. Keys and
-    endpoints are the pods' to check: the operator holds neither."""
+    Anthropic's), as the condition's message naming the field, else None. The fields are
+    contracts/purposes' table's. Keys and endpoints are the pods' to check: the operator
+    holds neither."""
     evaluation = spec.evaluation()
-    for section_name in type(evaluation).model_fields:
-        section = getattr(evaluation, section_name)
-        for field, value in section if isinstance(section, pydantic.BaseModel) else ():
-            if not (field == "model" or field.endswith(("_model", "_models"))) or not value:
-                continue
-            for name in value if isinstance(value, tuple) else (value,):
-                try:
-                    llm_providers.split(name)
-                except llm_providers.ModelProblem as exc:
-                    where = ".".join(pydantic.alias_generators.to_camel(p) for p in (section_name, field))
-                    return f"spec.{where}: {exc}"
+    for field in purposes.FIELDS:
+        name = purposes.value(evaluation, field)
+        if not name:
+            continue
+        try:
+            llm_providers.split(name)
+        except llm_providers.ModelProblem as exc:
+            where = ".".join(pydantic.alias_generators.to_camel(p) for p in field.split("."))
+            return f"spec.{where}: {exc}"
     return None
 
 

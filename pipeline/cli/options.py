@@ -10,11 +10,15 @@ import pathlib
 import typing
 from typing import Any, Callable
 
-from iwcbench.pipeline.contracts import metrics, protocols, settings as settings_mod
+from iwcbench.pipeline.contracts import metrics, protocols, purposes, settings as settings_mod
 from iwcbench.pipeline.runs import weighting
 
 EXIT_CONFIG = 2  # bad configuration or input file: the message names the field
 EXIT_INFRA = 75  # EX_TEMPFAIL: our side failed; a retry may succeed (podFailurePolicy)
+
+
+# the purposes' flags that other option groups define, with help of their own
+_OWN_FLAGS = ("--judge", "--explorer-model", "--uitest-model")
 
 
 class UsageError(Exception):
@@ -26,10 +30,8 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "max_steps": ("exploration.max_steps", lambda v: v),
     "seed": ("exploration.seed", lambda v: v),
     "explorer": ("exploration.policy", lambda v: v),
-    "explorer_model": ("exploration.model", lambda v: v),
     "app_timeout": ("exploration.app_timeout_s", lambda v: v),
     "step_timeout": ("exploration.step_timeout_s", lambda v: v),
-    "judge": ("judging.model", lambda v: v),
     "judge_runs": ("judging.runs", lambda v: v),
     "effort": ("llm.effort", lambda v: v),
     "no_prompt_caching": ("llm.prompt_caching", lambda v: False if v else None),
@@ -48,16 +50,10 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "npm_cache": ("build.npm_cache_dir", lambda v: v),
     "build_timeout": ("build.build_timeout_s", lambda v: v),
     "uitests": ("uitests.enabled", lambda v: v),
-    "uitest_model": ("uitests.model", lambda v: v),
     "uitest_steps": ("uitests.max_steps", lambda v: v),
-    "guidance_model": ("exploration.guidance_model", lambda v: v),
-    "aesthetics_model": ("judging.aesthetics_model", lambda v: v),
-    "usability_model": ("judging.usability_model", lambda v: v),
-    "alignment_model": ("judging.alignment_model", lambda v: v),
-    "webcoder_model": ("judging.webcoder_model", lambda v: v),
-    "webcoder_alignment_model": ("judging.webcoder_alignment_model", lambda v: v),
-    "appearance_model": ("uitests.appearance_model", lambda v: v),
     "endpoint": ("llm.endpoints", lambda v: endpoints(v)),
+    # a model per purpose: the flags of contracts/purposes' table
+    **{purposes.flag_dest(p.flag): (p.field, lambda v: v) for p in purposes.PURPOSES if p.flag},
 }
 
 
@@ -135,14 +131,10 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--endpoint", action="append", metavar="PROVIDER=URL",
                    help="base URL of a provider's API, e.g. openai=http://127.0.0.1:8000/v1 for vLLM (repeatable; "
                    "default: OPENAI_BASE_URL, ANTHROPIC_BASE_URL, ... then the provider's public API)")
-    for purpose, what in (("guidance", "coverage-plateau guidance (default: the tester's)"),
-                          ("aesthetics", "aesthetics judge (default: --judge)"),
-                          ("usability", "usability judge (default: --judge)"),
-                          ("alignment", "requirement-alignment agent (default: --judge)"),
-                          ("webcoder", "WebCoderBench's general-quality judges (default: --judge)"),
-                          ("webcoder-alignment", "WebCoderBench's alignment judges (default: --webcoder-model)"),
-                          ("appearance", "WebGen-Bench's appearance judge (default: --uitest-model)")):
-        p.add_argument(f"--{purpose}-model", metavar="PROVIDER/MODEL", help=what)
+    for row in purposes.PURPOSES:
+        if row.flag and row.flag not in _OWN_FLAGS:
+            fallback = next((q.flag for q in purposes.PURPOSES if q.field == row.fallback), row.fallback)
+            p.add_argument(row.flag, metavar="PROVIDER/MODEL", help=f"{row.what} (default: {fallback}'s)")
 
 
 def add_weights_option(p: argparse.ArgumentParser) -> None:

@@ -9,8 +9,9 @@ writes (tasks, apps, output, workers, cache folders) and how it spends on the LL
 (``Spending``: batches, a budget), which never changes what a score means.
 
 Cross-field rules are checked here once; a violation names the field
-(``FieldProblem``), so the CLI and the operator's condition say the same thing.
-Pure data: no I/O.
+(``FieldProblem``), so the CLI and the operator's condition say the same thing
+(contracts/sections: how a section is written and its problems told). The model side's
+sections, ``LLM`` and ``Spending``, are in contracts/llm_settings. Pure data: no I/O.
 """
 
 from __future__ import annotations
@@ -20,39 +21,19 @@ import json
 from typing import Literal
 
 import pydantic
-import pydantic.alias_generators
 
 from iwcbench.pipeline.contracts import metrics as metric_table
+from iwcbench.pipeline.contracts.llm_settings import LLM as LLM, Effort as Effort, ModelTraits as ModelTraits
+from iwcbench.pipeline.contracts.llm_settings import Spending as Spending
+from iwcbench.pipeline.contracts.sections import FieldProblem as FieldProblem, Section as Section
+from iwcbench.pipeline.contracts.sections import describe_error as describe_error, field_path as field_path
+from iwcbench.pipeline.contracts.sections import problem_message as problem_message
 
-Effort = Literal["low", "medium", "high", "xhigh", "max"]
 # ``wcb``: WebCoderBench's five LLM metrics (static judges of the code and a screenshot)
 Dimension = Literal["aesthetics", "usability", "alignment", "wcb"]
 # How the leaderboard ranks apps that cannot run here (Scoring.not_runnable)
 NotRunnablePolicy = Literal["common_tasks", "floor"]
 WeightSetName = metric_table.WeightSet  # the metric table's weight sets
-
-
-class FieldProblem(ValueError):
-    """A cross-field rule broken; ``path`` names the field to change (snake_case)."""
-
-    def __init__(self, path: str, message: str) -> None:
-        super().__init__(f"{path}: {message}")
-        self.path = path
-        self.message = message
-
-
-class Section(pydantic.BaseModel):
-    """A frozen settings model: unknown fields are an error; snake_case in Python,
-    camelCase accepted too (the CRD's spelling)."""
-
-    model_config = pydantic.ConfigDict(
-        frozen=True, extra="forbid", populate_by_name=True,
-        alias_generator=pydantic.alias_generators.to_camel,
-    )
-
-    def wire(self) -> dict:
-        """The camelCase dict as a Kubernetes resource stores it (unset optionals left out)."""
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 # The exploration policies by name. A run's settings choose one of ``ChosenPolicy``;
@@ -315,45 +296,6 @@ class UITests(Section):
         "reaches its end state decides the case without the agent (default true)")
 
 
-class LLM(Section):
-    effort: Effort | None = pydantic.Field(
-        None, description="reasoning effort sent with every LLM call (tester and judges); unset = API default")
-    prompt_caching: bool = pydantic.Field(
-        True, description="mark the prompt prefixes a run sends again (the tester's history, the prompt the five "
-        "final judges share, the alignment agent's context) for the API's prompt cache; the prompts are the "
-        "same either way (default true)")
-    endpoints: dict[str, str] = pydantic.Field(
-        {}, description="base URL per provider, e.g. {\"openai\": \"http://vllm:8000/v1\"} (default: the "
-        "provider's variable, OPENAI_BASE_URL, ANTHROPIC_BASE_URL, ..., then its public API)")
-
-
-class Spending(Section):
-    """How a run on this machine spends on the LLM API (``iwc run``, ``iwc rescore``).
-    Not part of an evaluation: it never changes what a score means, so the config hash
-    leaves it out (a resumed run may raise the budget or switch to batches), and an
-    EvaluationRun has none (its pods judge one app each, interactively)."""
-
-    batch_judges: bool = pydantic.Field(
-        False, description="judge the non-interactive dimensions (aesthetics, usability, ...) through the "
-        "batch APIs at half price (Anthropic's Message Batches; OpenAI's where the endpoint serves it, else "
-        "one by one), once every app is explored; the alignment agent and the tester stay interactive "
-        "(default false)")
-    max_cost_usd: float | None = pydantic.Field(
-        None, gt=0, description="start no new LLM work (an app's LLM exploration, an app's judging) once the "
-        "run's LLM cost reaches this many US dollars; unjudged apps are unscored with the reason (default: "
-        "no limit)")
-    batch_poll_s: float = pydantic.Field(
-        10.0, gt=0, description="seconds before the first look at a submitted batch, doubled each look (default 10)")
-    batch_poll_max_s: float = pydantic.Field(
-        120.0, gt=0, description="longest wait between two looks at a batch, seconds (default 120)")
-    batch_wait_s: float = pydantic.Field(
-        90_000.0, gt=0, description="seconds to wait for the batches; what has not ended by then stays "
-        "pending for iwc run --resume (default 90,000: past the API's 24-hour expiry)")
-    batch_apps: int = pydantic.Field(
-        100, ge=1, description="apps judged at once in batch mode, each holding its evidence in memory "
-        "(default 100)")
-
-
 # The cross-field rules ``Evaluation`` checks, in words (docs/settings.md lists them).
 RULES: tuple[str, ...] = (
     "`exploration.model`: `exploration.policy: llm` needs `exploration.model` or `judging.model`.",
@@ -479,32 +421,3 @@ class RunSettings(LocalRun, Evaluation):
 def parse_document(text: str) -> Evaluation:
     """An evaluation from its JSON document (what ``Evaluation.document`` wrote)."""
     return Evaluation.model_validate_json(text or "{}")
-
-
-def field_path(item: dict, alias: bool = False) -> str:
-    """The dotted path of one pydantic error item; a FieldProblem's own path when the
-    error came from a cross-field rule. ``alias``: camelCase (the CRD's spelling)."""
-    problem = (item.get("ctx") or {}).get("error")
-    if isinstance(problem, FieldProblem):
-        parts = problem.path.split(".")
-    else:
-        parts = [str(p) for p in item["loc"]]
-    if alias:
-        parts = [pydantic.alias_generators.to_camel(p) for p in parts]
-    return ".".join(parts)
-
-
-def problem_message(item: dict) -> str:
-    problem = (item.get("ctx") or {}).get("error")
-    if isinstance(problem, FieldProblem):
-        return problem.message
-    return item["msg"].removeprefix("Value error, ")
-
-
-def describe_error(error: pydantic.ValidationError) -> str:
-    """A one-line-per-problem message naming each bad field by its dotted path."""
-    lines = []
-    for item in error.errors():
-        where = field_path(item) or ("the settings document (--settings)" if item["type"] == "json_invalid" else "")
-        lines.append(f"{where}: {problem_message(item)}" if where else problem_message(item))
-    return "invalid configuration:\n  " + "\n  ".join(lines)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import pathlib
 
-from iwcbench.pipeline.contracts import artifacts, metrics, results, settings as settings_mod, task
+from iwcbench.pipeline.contracts import artifacts, metrics, purposes, results, settings as settings_mod, task
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.kits.llm import accounting as llm_accounting, providers as llm_providers
 from iwcbench.pipeline.runs import app as app_run, preparing
@@ -45,7 +45,9 @@ def cache_dir(out: str, llm_cache_dir: str | None) -> str | None:
 def client(evaluation: settings_mod.Evaluation, model: str, cache: str | None) -> llm.Client:
     return llm.Client(llm.Config(model=model, effort=evaluation.llm.effort, cache_dir=cache,
                                  prompt_caching=evaluation.llm.prompt_caching,
-                                 base_url=endpoint(evaluation, model)))
+                                 base_url=endpoint(evaluation, model),
+                                 models={name: traits.model_dump(exclude_none=True)
+                                         for name, traits in evaluation.llm.models.items()}))
 
 
 def endpoint(evaluation: settings_mod.Evaluation, model: str) -> str | None:
@@ -56,58 +58,34 @@ def endpoint(evaluation: settings_mod.Evaluation, model: str) -> str | None:
         return None  # the client reports the bad name
 
 
-# Purposes whose calls a judge client routes to their own model: call purpose prefix →
-# the settings field naming the model (unset: the judge's, judging.model).
-JUDGE_ROUTES: dict[str, str] = {
-    "aesthetics": "judging.aesthetics_model", "usability": "judging.usability_model",
-    "alignment": "judging.alignment_model", "wcb": "judging.webcoder_model",
-    "wcb.alignment": "judging.webcoder_alignment_model",
-}
-
-
-def field(evaluation: settings_mod.Evaluation, path: str) -> str | None:
-    section, name = path.split(".")
-    return getattr(getattr(evaluation, section), name)
-
-
 def appearance_model(evaluation: settings_mod.Evaluation) -> str | None:
-    return (evaluation.uitests.appearance_model or evaluation.uitest_model()) if evaluation.uitests.enabled else None
-
-
-def judge_models(evaluation: settings_mod.Evaluation) -> dict[str, str]:
-    """Call purpose prefix → model, for the judges' routes (webcoder alignment falls back
-    to webcoder_model, the others to judging.model)."""
-    found = {p: m for p, f in JUDGE_ROUTES.items() if (m := field(evaluation, f))}
-    if "wcb" in found and "wcb.alignment" not in found:
-        found["wcb.alignment"] = found["wcb"]
-    return found
+    return purposes.model_for(evaluation, "uitest.appearance") if evaluation.uitest_model() else None
 
 
 def judge_client(evaluation: settings_mod.Evaluation, cache: str | None) -> llm.Client | None:
-    """The judges' client: judging.model, each judge routed to its own model when set."""
+    """The judges' client: judging.model, each judge routed to its own model when set
+    (contracts/purposes)."""
     model = evaluation.judging.model
     if not model:
         return None
     return client(evaluation, model, cache).routed(
-        {p: client(evaluation, m, cache) for p, m in judge_models(evaluation).items() if m != model})
+        {p: client(evaluation, m, cache) for p, m in purposes.routes(evaluation).items()})
 
 
 def models_in_use(evaluation: settings_mod.Evaluation) -> dict[str, str]:
-    """Settings field → the model it makes this evaluation call (fallbacks resolved)."""
-    used: dict[str, str | None] = {}
-    if evaluation.exploration.policy == "llm":
-        tester = evaluation.tester_model()
-        used["exploration.model"] = tester
-        if evaluation.exploration.guidance:
-            used["exploration.guidance_model"] = evaluation.exploration.guidance_model or tester
-    if evaluation.judging.model:
-        used["judging.model"] = evaluation.judging.model
-        used.update({JUDGE_ROUTES[p]: m for p, m in judge_models(evaluation).items()})
-    if evaluation.uitest_model():
-        used["uitests.model"] = evaluation.uitest_model()
-        if evaluation.uitests.appearance:
-            used["uitests.appearance_model"] = appearance_model(evaluation)
-    return {f: m for f, m in used.items() if m}
+    """Settings field → the model it makes this evaluation call (fallbacks resolved),
+    for the purposes this evaluation runs."""
+    on = {"exploration.model": evaluation.exploration.policy == "llm",
+          "exploration.guidance_model": evaluation.exploration.policy == "llm" and evaluation.exploration.guidance,
+          "uitests.model": bool(evaluation.uitest_model()),
+          "uitests.appearance_model": bool(evaluation.uitest_model()) and evaluation.uitests.appearance}
+    used = {}
+    for field in purposes.FIELDS:
+        wanted = on.get(field, bool(evaluation.judging.model) and field.startswith("judging."))
+        model = purposes.model_of_field(evaluation, field) if wanted else None
+        if model:
+            used[field] = model
+    return used
 
 
 class ModelProblem(ValueError):

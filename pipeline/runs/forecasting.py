@@ -23,10 +23,10 @@ import json
 import pathlib
 from typing import Iterable, Mapping, TextIO
 
-from iwcbench.pipeline.contracts import artifacts, results, settings as settings_mod
+from iwcbench.pipeline.contracts import artifacts, purposes, results, settings as settings_mod
 from iwcbench.pipeline.kits import store as store_mod
 from iwcbench.pipeline.kits.llm import accounting as llm_accounting, providers as llm_providers
-from iwcbench.pipeline.runs import assistants, calibration, finishing, local
+from iwcbench.pipeline.runs import calibration, finishing, local
 from iwcbench.pipeline.stages import judging
 
 TESTER = ("explore.",)  # purposes priced at the tester's model, never batched
@@ -191,16 +191,8 @@ def _model_of(evaluation: settings_mod.Evaluation, spending: settings_mod.Spendi
     """(the model a purpose's calls go to, whether they go through a batch API: any model's
     may, Anthropic's Message Batches or OpenAI's batch API; a price without a batch
     discount prices them at the list price)."""
-    if purpose.startswith(TESTER):
-        guide = evaluation.exploration.guidance_model if purpose == "explore.guidance" else None
-        return guide or evaluation.tester_model(), False
-    if purpose.startswith(UITEST):
-        model = assistants.appearance_model(evaluation) if purpose == APPEARANCE else evaluation.uitest_model()
-        return model, spending.batch_judges and purpose == APPEARANCE and _batches(model)
-    routes = assistants.judge_models(evaluation)
-    names = [p for p in routes if purpose == p or purpose.startswith(p + ".")]
-    model = routes[max(names, key=len)] if names else evaluation.judging.model
-    return model, (spending.batch_judges and purpose.split(".")[0] not in judging.INTERACTIVE and _batches(model))
+    model = purposes.model_for(evaluation, purpose)
+    return model, spending.batch_judges and purposes.of(purpose).batchable and _batches(model)
 
 
 def _batches(model: str | None) -> bool:

@@ -12,7 +12,7 @@ from fakes.openai_server import FakeOpenAI
 
 from iwcbench.pipeline import cli
 from iwcbench.pipeline.cli import options
-from iwcbench.pipeline.contracts import settings
+from iwcbench.pipeline.contracts import purposes, settings
 from iwcbench.pipeline.kits.llm import accounting as llm_accounting
 from iwcbench.pipeline.runs import assistants
 
@@ -105,8 +105,9 @@ def test_seed_protocols_set_the_papers_models_and_flags_still_win():
     assert (webgen.uitests.model, webgen.uitests.appearance_model) == ("vllm/Qwen/Qwen2.5-VL-32B-Instruct",
                                                                         "openai/gpt-4o")
     webcoder = options.evaluation(parser.parse_args(["--seed-protocol", "webcoder"]))
-    assert assistants.judge_models(webcoder) == {"wcb": "google/gemini-2.5-pro",
-                                                 "wcb.alignment": "openai/gpt-5-chat-latest"}
+    assert {p: purposes.model_for(webcoder, p) for p in ("wcb.general", "wcb.visual", "wcb.alignment")} == {
+        "wcb.general": "google/gemini-2.5-pro", "wcb.visual": "google/gemini-2.5-pro",
+        "wcb.alignment": "openai/gpt-5-chat-latest"}
     iwc = options.evaluation(parser.parse_args(["--seed-protocol", "iwc", "--judge", "claude-sonnet-4-5",
                                                 "--endpoint", "grok=http://127.0.0.1:1/v1"]))
     assert iwc.judging.model == "claude-sonnet-4-5" and iwc.exploration.policy == "llm"
