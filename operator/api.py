@@ -7,7 +7,7 @@ models) uses camelCase. The models are pure data: no I/O, no Kubernetes client.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 import pydantic
 
@@ -31,7 +31,7 @@ Phase = Literal["Pending", "Running", "Scoring", "Succeeded", "Failed", "Suspend
 # Annotations a user sets on a finished run (any new value, e.g. a timestamp, asks again):
 RETRY_ANNOTATION = f"{GROUP}/retry"  # re-run the apps that ended `error` or were never scored, then score
 RESCORE_ANNOTATION = f"{GROUP}/rescore"  # score the stored evidence again (spec.judging / spec.scoring as now)
-PHASES: tuple[str, ...] = Phase.__args__  # type: ignore[attr-defined]
+PHASES: tuple[str, ...] = get_args(Phase)
 
 
 def _s3_uri(value: str) -> str:

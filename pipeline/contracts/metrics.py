@@ -16,7 +16,7 @@ no I/O, nothing computed from evidence.
 from __future__ import annotations
 
 import math
-from typing import Iterable, Literal, Mapping
+from typing import Iterable, Literal, Mapping, get_args
 
 import pydantic
 
@@ -28,7 +28,7 @@ Perspective = Literal[
     "code_quality", "visual_quality", "content_quality", "performance", "accessibility",
     "maintainability", "functional_alignment", "visual_alignment", "content_alignment",
 ]
-PERSPECTIVES: tuple[str, ...] = Perspective.__args__  # type: ignore[attr-defined]
+PERSPECTIVES: tuple[str, ...] = get_args(Perspective)
 # Where a metric comes from: the stage that computes it.
 Producer = Literal["scoring", "judging", "uitesting", "quality"]
 # Named weight sets. ``default``: the offline rule metrics; ``iwc``: IWC-Bench §4.4;
@@ -36,7 +36,7 @@ Producer = Literal["scoring", "judging", "uitesting", "quality"]
 # same metrics under one persona's column of Table 6 (webcoder_metrics.TABLE6).
 WeightSet = Literal["default", "iwc", "wcb", "wcb_developer", "wcb_quality_assurance", "wcb_data_scientist",
                     "wcb_product_manager", "wcb_operations", "wcb_legal", "wcb_designer"]
-WEIGHT_SETS: tuple[str, ...] = WeightSet.__args__  # type: ignore[attr-defined]
+WEIGHT_SETS: tuple[str, ...] = get_args(WeightSet)
 
 
 # What a score is: measured (``scored``: ``value`` set), or not, and then why not in

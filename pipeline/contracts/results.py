@@ -107,7 +107,7 @@ class PurposeUsage(base.Model):
         present = list(usages)
         costs = [u.cost_usd for u in present]
         return cls(**{f: sum(getattr(u, f) for u in present) for f in _COUNTS},
-                   cost_usd=None if any(c is None for c in costs) else round(sum(costs), 6))  # type: ignore[arg-type]
+                   cost_usd=None if any(c is None for c in costs) else round(sum(costs), 6))  # type: ignore[arg-type]  # no None once any() said so
 
 
 class LLMUsage(PurposeUsage):

@@ -21,14 +21,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Literal, Sequence
+from typing import Literal, Sequence, get_args
 
 import pydantic
 
 from iwcbench.pipeline.contracts import base
 
 Verdict = Literal["YES", "PARTIAL", "NO"]
-VERDICTS: tuple[str, ...] = Verdict.__args__  # type: ignore[attr-defined]
+VERDICTS: tuple[str, ...] = get_args(Verdict)
 # WebGen-Bench's credit per verdict: a partly working feature counts half.
 CREDIT: dict[str, float] = {"YES": 1.0, "PARTIAL": 0.5, "NO": 0.0}
 

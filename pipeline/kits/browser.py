@@ -356,7 +356,7 @@ class Tab:
         """Click the element (at fractions ``at`` of its box; default its middle)."""
         loc = self.page.locator(selector).first
         self._call(f"click {selector}", timeout_s,
-                   lambda: loc.click(timeout=timeout_s * 1000, click_count=count, button=button,  # type: ignore[arg-type]
+                   lambda: loc.click(timeout=timeout_s * 1000, click_count=count, button=button,  # type: ignore[arg-type]  # a str Playwright checks
                                      position=self._position(loc, at, timeout_s)))
 
     def fill(self, selector: str, value: str, timeout_s: float) -> None:

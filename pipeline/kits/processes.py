@@ -211,12 +211,12 @@ class Service:
         lines: queue.Queue[bytes | None] = queue.Queue()
 
         def pump_out() -> None:
-            for line in child.stdout:  # type: ignore[union-attr]
+            for line in child.stdout:  # type: ignore[union-attr]  # opened with PIPE
                 lines.put(line)
             lines.put(None)  # the child closed its stdout: it is gone
 
         def pump_err() -> None:
-            for line in child.stderr:  # type: ignore[union-attr]
+            for line in child.stderr:  # type: ignore[union-attr]  # opened with PIPE
                 self._stderr.append(line.decode("utf-8", "replace").rstrip())
 
         threading.Thread(target=pump_out, daemon=True).start()
@@ -229,8 +229,8 @@ class Service:
         with self._lock:
             child = self._child if self.running else self._start()
             try:
-                child.stdin.write(line.rstrip(b"\n") + b"\n")  # type: ignore[union-attr]
-                child.stdin.flush()  # type: ignore[union-attr]
+                child.stdin.write(line.rstrip(b"\n") + b"\n")  # type: ignore[union-attr]  # opened with PIPE
+                child.stdin.flush()  # type: ignore[union-attr]  # opened with PIPE
             except (BrokenPipeError, OSError):
                 self._stop()
                 raise ServiceFailed(f"{self.argv[-1]} went away: {self.stderr_tail()}") from None
@@ -264,7 +264,7 @@ class Service:
             child = self._child
             if child is not None and child.poll() is None:
                 try:
-                    child.stdin.close()  # type: ignore[union-attr]
+                    child.stdin.close()  # type: ignore[union-attr]  # opened with PIPE
                     child.wait(timeout=grace_s)
                 except (OSError, subprocess.TimeoutExpired):
                     pass

@@ -74,7 +74,7 @@ def retry(policy: Policy, transient: Callable[[BaseException], bool],
 
         wrapper.__name__ = fn.__name__
         wrapper.__doc__ = fn.__doc__
-        wrapper.__wrapped__ = fn  # type: ignore[attr-defined]
+        wrapper.__wrapped__ = fn  # type: ignore[attr-defined]  # what functools.wraps would set, for tests to reach fn
         return wrapper
 
     return decorate

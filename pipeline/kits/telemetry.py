@@ -154,7 +154,7 @@ def setup(service_name: str, *, memory: bool = False) -> Memory | None:
         span_exporter = in_memory_span_exporter.InMemorySpanExporter()
         tracer_provider.add_span_processor(trace_export.SimpleSpanProcessor(span_exporter))
         reader: metrics_export.MetricReader = metrics_export.InMemoryMetricReader()
-        captured = Memory(spans=span_exporter, metrics=reader)  # type: ignore[arg-type]
+        captured = Memory(spans=span_exporter, metrics=reader)  # type: ignore[arg-type]  # it is the in-memory reader
     else:
         # Imported here: the exporter pulls in requests/protobuf, needless without it.
         from opentelemetry.exporter.otlp.proto.http import metric_exporter, trace_exporter
@@ -212,7 +212,7 @@ def emit_root(name: str, traceparent: str, start_ns: int, end_ns: int, **attrs: 
 def _shutdown() -> None:
     if _state.parent_token is not None:
         try:
-            otel_context.detach(_state.parent_token)  # type: ignore[arg-type]
+            otel_context.detach(_state.parent_token)  # type: ignore[arg-type]  # the token attach returned
         except Exception:  # noqa: BLE001 - attached in another context (a test's thread)
             pass
     for provider in (_state.tracer_provider, _state.meter_provider):

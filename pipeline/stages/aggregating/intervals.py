@@ -122,7 +122,7 @@ def bands(overall: Mapping[str, float | None], intervals: Mapping[str, tuple[flo
     """Model → rank band (1 best): chains of overlapping intervals from the top; models
     without an overall or an interval get none."""
     order = sorted((m for m in overall if overall[m] is not None and m in intervals),
-                   key=lambda m: (-overall[m], m))  # type: ignore[operator]
+                   key=lambda m: (-overall[m], m))  # type: ignore[operator]  # only models with an overall
     out: dict[str, int] = {}
     members: list[tuple[float, float]] = []
     for model in order:

@@ -61,8 +61,8 @@ def compare(first: Mapping[str, float | None], second: Mapping[str, float | None
     """Compare two judges over the models scored (not None) by both."""
     models = sorted(m for m in first.keys() & second.keys()
                     if first[m] is not None and second[m] is not None)
-    xs = [float(first[m]) for m in models]  # type: ignore[arg-type]
-    ys = [float(second[m]) for m in models]  # type: ignore[arg-type]
+    xs = [float(first[m]) for m in models]  # type: ignore[arg-type]  # models holds only names scored in both
+    ys = [float(second[m]) for m in models]  # type: ignore[arg-type]  # as above
     kept = 0
     pairs = 0
     for i, j in itertools.combinations(range(len(models)), 2):
