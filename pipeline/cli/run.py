@@ -50,6 +50,9 @@ def run(args: argparse.Namespace) -> int:
         assistants.check_models(config)
     except assistants.ModelProblem as exc:
         raise options.UsageError(str(exc)) from None
+    for purpose, model in assistants.blind_purposes(config).items():
+        print(f"note: {purpose} is judged on screenshots and {model} reads no images (llm.models): "
+              "its scores will be unscored with that reason", file=sys.stderr)
     telemetry.setup("iwc")
     display = progress.Display(stream=sys.stderr)
     try:

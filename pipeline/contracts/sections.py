@@ -7,6 +7,8 @@ Pure data: no I/O.
 
 from __future__ import annotations
 
+from typing import Any, Mapping
+
 import pydantic
 import pydantic.alias_generators
 
@@ -34,7 +36,7 @@ class Section(pydantic.BaseModel):
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-def field_path(item: dict, alias: bool = False) -> str:
+def field_path(item: Mapping[str, Any], alias: bool = False) -> str:
     """The dotted path of one pydantic error item; a FieldProblem's own path when the
     error came from a cross-field rule. ``alias``: camelCase (the CRD's spelling)."""
     problem = (item.get("ctx") or {}).get("error")
@@ -47,7 +49,7 @@ def field_path(item: dict, alias: bool = False) -> str:
     return ".".join(parts)
 
 
-def problem_message(item: dict) -> str:
+def problem_message(item: Mapping[str, Any]) -> str:
     problem = (item.get("ctx") or {}).get("error")
     if isinstance(problem, FieldProblem):
         return problem.message

@@ -26,7 +26,7 @@ import pathlib
 
 from iwcbench.pipeline.contracts import artifacts, metrics, purposes, results, settings as settings_mod, task
 from iwcbench.pipeline.kits import llm
-from iwcbench.pipeline.kits.llm import accounting as llm_accounting, providers as llm_providers
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting, capabilities, providers as llm_providers
 from iwcbench.pipeline.runs import app as app_run, preparing
 from iwcbench.pipeline.stages import judging
 from iwcbench.pipeline.stages.exploring import guidance, llm_policy
@@ -86,6 +86,20 @@ def models_in_use(evaluation: settings_mod.Evaluation) -> dict[str, str]:
         if model:
             used[field] = model
     return used
+
+
+def blind_purposes(evaluation: settings_mod.Evaluation) -> dict[str, str]:
+    """Purpose → its model, for the purposes in use that are judged on screenshots and
+    whose model reads none (llm.models or its family's default): unscored from the start,
+    so that no call is sent only to be refused."""
+    traits = {name: t.model_dump(exclude_none=True) for name, t in evaluation.llm.models.items()}
+    in_use = models_in_use(evaluation)
+    found = {}
+    for row in purposes.PURPOSES:
+        model = in_use.get(row.field)
+        if row.images == "needs" and model and not capabilities.of(model, traits).images:
+            found[row.name] = model
+    return found
 
 
 class ModelProblem(ValueError):

@@ -29,7 +29,7 @@ import stages. Nothing else in the project imports ``anthropic`` (kits/llm/messa
 
 from __future__ import annotations
 
-from iwcbench.pipeline.kits.llm.asking import Answer, ask_tool
+from iwcbench.pipeline.kits.llm.asking import Answer, Check, ask_tool
 from iwcbench.pipeline.kits.llm.capabilities import Capabilities
 from iwcbench.pipeline.kits.llm.client import (Batched, Batching, Client, Config, Effort, api_key_missing, check,
                                                wire_for)
@@ -37,6 +37,6 @@ from iwcbench.pipeline.kits.llm.replies import (BatchGone, ItemFailed, LLMError,
                                                 text_block, tool_result_block)
 from iwcbench.pipeline.kits.llm.wire import retry_after
 
-__all__ = ["Answer", "BatchGone", "Batched", "Batching", "Capabilities", "Client", "Config", "Effort", "ItemFailed",
+__all__ = ["Answer", "Check", "BatchGone", "Batched", "Batching", "Capabilities", "Client", "Config", "Effort", "ItemFailed",
            "LLMError", "NoBatches", "Reply", "api_key_missing", "ask_tool", "check", "image_block", "retry_after",
            "short", "text_block", "tool_result_block", "wire_for"]

@@ -222,6 +222,7 @@ class Batcher:
             if kind == "raise":
                 raise value
             return value, self._hand(custom_id)
+        assert future is not None  # set above whenever no outcome was there
         message = future.result()
         return message, self._hand(custom_id)
 
@@ -382,7 +383,8 @@ class Batcher:
                 inflight.interval = min(inflight.interval * 2, self.timing.poll_max_s)
                 inflight.next_poll = self._clock() + inflight.interval
             return
-        self._collect(inflight, *ended, "missing from the batch's results")
+        outcomes, counts = ended
+        self._collect(inflight, outcomes, counts, "missing from the batch's results")
 
     def _collect(self, inflight: _Inflight, outcomes: dict[str, tuple[str, Any]], counts: dict[str, int],
                  missing: str) -> None:

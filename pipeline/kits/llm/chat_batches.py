@@ -47,7 +47,8 @@ def outcome(item: Mapping[str, Any], name: str) -> tuple[str, Any]:
     its own) or ``llm.LLMError`` (the endpoint refused it; it would refuse it again)."""
     response = item.get("response") or {}
     status = response.get("status_code")
-    body = response.get("body") if isinstance(response.get("body"), dict) else {}
+    given = response.get("body")
+    body: dict[str, Any] = given if isinstance(given, dict) else {}
     error = item.get("error") or {}
     if status == 200 and not error:
         try:

@@ -178,6 +178,16 @@ class Client:
         route = self.route(purpose)
         return route.wire.forcing(route.config, tool)
 
+    def blind(self, purpose: str) -> str | None:
+        """Why ``purpose``'s model cannot see a screenshot (None: it can). A caller whose
+        judgement rests on pictures leaves its score unscored with this reason rather
+        than send a call whose pictures would become lines of text."""
+        route = self.route(purpose)
+        if route.capabilities.images:
+            return None
+        return (f"{route.config.model} reads no images (llm.models.{route.config.model}.images, or its family's "
+                "default in kits/llm/capabilities)")
+
     @property
     def is_batched(self) -> bool:
         return self._batcher is not None

@@ -29,9 +29,14 @@ if TYPE_CHECKING:
 class Settings(Protocol):
     """The parts of ``llm.Config`` a wire reads."""
 
-    model: str
-    thinking: bool
-    temperature: float | None
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def thinking(self) -> bool: ...
+
+    @property
+    def temperature(self) -> float | None: ...
 
 
 class Wire(Protocol):

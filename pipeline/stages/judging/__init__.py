@@ -25,7 +25,7 @@ import hmac
 import logging
 from typing import Callable, Iterable
 
-from iwcbench.pipeline.contracts import artifacts, metrics, settings as settings_mod, task
+from iwcbench.pipeline.contracts import artifacts, metrics, purposes, settings as settings_mod, task
 from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.stages.judging import aesthetics, alignment, deliberation, usability, webcoder
 from iwcbench.pipeline.kits.llm import fences
@@ -88,7 +88,13 @@ def judge_app(item: task.Task, files: artifacts.Reader, client: llm.Client,
     except bundle_mod.MissingEvidence as exc:
         return metrics.unscored(_names(settings), f"cannot judge: {exc}")
     scores: dict[str, metrics.Score] = {}
-    dimensions = list(settings.dimensions)
+    dimensions = []
+    for d in settings.dimensions:
+        blind = client.blind(f"{d}.judge") if purposes.of(d).images == "needs" else None
+        if blind:  # decided before any call: its pictures would reach the model as lines of text
+            scores.update(metrics.unscored(FILLS[d], f"not judged: {blind}, and {d} is judged on screenshots"))
+        else:
+            dimensions.append(d)
     with concurrent.futures.ThreadPoolExecutor(max(1, len(dimensions))) as pool:
         judged = [pool.submit(JUDGES[d], (interactive or client) if d in INTERACTIVE else client,
                               item, evidence, settings) for d in dimensions]

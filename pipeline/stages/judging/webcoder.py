@@ -89,7 +89,7 @@ def code_text(sources: records.AppSources, nonce: str, limit: int = MAX_CODE_CHA
 
 
 def _ask(client: llm.Client, system: str, content: Sequence[dict[str, Any]], tool: dict, retries: int,
-         purpose: str, check) -> tuple[dict | None, str, int]:
+         purpose: str, check: llm.Check) -> tuple[dict | None, str, int]:
     """(answer, why there is none, calls): the tool's input once ``check`` accepts it."""
     answer = llm.ask_tool(client, system=system, content=content, tool=tool, purpose=purpose, check=check,
                           retries=retries)
@@ -173,6 +173,9 @@ def _visual(asking: _Asking, evidence: bundle_mod.Bundle) -> metrics.Score:
     shot = evidence.read(shot_key) if shot_key else None
     if shot is None:
         return metrics.score("wcb_visual_experience", None, "not judged: no screenshot of the start page")
+    blind = asking.client.blind("wcb.visual")
+    if blind:
+        return metrics.score("wcb_visual_experience", None, f"not judged: {blind}, and it is judged on a screenshot")
     system = f"{_VISUAL}\n\n{asking.rules}"
     content = [llm.text_block(f"<screenshot> {shot_key}, the start page </screenshot>"), llm.image_block(shot)]
     answer, why, calls = _ask(asking.client, system, content, _RATING_TOOL, asking.parse_retries, "wcb.visual",

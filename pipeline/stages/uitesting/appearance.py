@@ -63,6 +63,9 @@ def judge(client: llm.Client, instruction: str, shots: Sequence[tuple[str, bytes
     """The appearance of one app; ``shots`` are (key, image bytes), first screen first."""
     if not shots:
         return metrics.score("appearance", None, "unscored: no screenshot of the app was recorded")
+    blind = client.blind("uitest.appearance")
+    if blind:
+        return metrics.score("appearance", None, f"unscored: {blind}, and appearance is judged on screenshots")
     content: list[dict[str, Any]] = [llm.text_block(f"The instruction the app was built from:\n<instruction>\n"
                                                     f"{instruction}\n</instruction>")]
     for i, (key, data) in enumerate(shots):
