@@ -17,9 +17,6 @@ import json
 from iwcbench.pipeline.kits.llm import providers as llm_providers
 
 SECRET_KEY = "apiKey"  # the key inside each provider's Secret
-# The public endpoint of an API whose SDK brings its own (a provider with no default_url
-# whose API's client knows where to go); the chart's NetworkPolicy needs to know it is public.
-SDK_DEFAULT_URLS: dict[str, str] = {"anthropic": "https://api.anthropic.com"}
 # The provider a bare model name means (``claude-opus-4-5``): its Secret is named by
 # default, as before providers existed.
 BARE_NAME_PROVIDER = llm_providers.split("any-bare-model-name")[0]
@@ -45,7 +42,7 @@ def secret_name(provider: str) -> str:
 
 def of(provider: llm_providers.Provider) -> ClusterProvider:
     return ClusterProvider(provider.name, provider.key_env[0], provider.url_env, secret_name(provider.name),
-                           provider.default_url or SDK_DEFAULT_URLS.get(provider.api))
+                           provider.public_url)
 
 
 def table(providers: dict[str, llm_providers.Provider] | None = None) -> dict[str, ClusterProvider]:

@@ -42,10 +42,17 @@ class Provider:
     default_url: str | None  # None: the SDK's own (Anthropic) or none at all (self-hosted)
     key_required: bool = True
     max_tokens_field: str = "max_tokens"  # OpenAI's own API wants max_completion_tokens
+    sdk_url: str | None = None  # where the SDK goes when default_url is None (a network policy must know)
+
+    @property
+    def public_url(self) -> str | None:
+        """Where its calls go when no endpoint is named: its default, or its SDK's own."""
+        return self.default_url or self.sdk_url
 
 
 PROVIDERS: dict[str, Provider] = {p.name: p for p in (
-    Provider("anthropic", "anthropic", ("ANTHROPIC_API_KEY",), "ANTHROPIC_BASE_URL", None),
+    Provider("anthropic", "anthropic", ("ANTHROPIC_API_KEY",), "ANTHROPIC_BASE_URL", None,
+             sdk_url="https://api.anthropic.com"),
     Provider("openai", "openai", ("OPENAI_API_KEY",), "OPENAI_BASE_URL", "https://api.openai.com/v1",
              max_tokens_field="max_completion_tokens"),
     Provider("google", "openai", ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "GEMINI_BASE_URL",
