@@ -56,8 +56,9 @@ JUDGES: dict[str, Judge] = {
         page_lines=s.alignment_page_lines, max_hits=s.alignment_max_hits),
     "wcb": lambda client, item, evidence, s: webcoder.judge(client, item, evidence, s.parse_retries),
 }
-# Agents: each call depends on the last answer, so a batch round per call would take hours.
-INTERACTIVE: frozenset[str] = frozenset({"alignment"})
+# Agents: each call depends on the last answer, so a batch round per call would take hours
+# (contracts/purposes says which purposes are batchable).
+INTERACTIVE: frozenset[str] = frozenset(d for d in JUDGES if not purposes.of(d).batchable)
 FILLS: dict[str, tuple[str, ...]] = {
     "aesthetics": ("aesthetics",), "usability": ("usability",),
     "alignment": tuple(n for n in SCORE_NAMES if n.startswith("alignment_")),
