@@ -20,7 +20,7 @@ import dataclasses
 import pathlib
 import secrets
 import urllib.parse
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Literal, Sequence
 
 import playwright.sync_api as pw
 
@@ -31,7 +31,9 @@ from iwcbench.pipeline.kits.mirror import mediatypes
 CHROMIUM_ARGS = launching.CHROMIUM_ARGS
 PAGE = pathlib.Path(__file__).resolve().with_name("page")  # the page scripts of this kit
 chromium_path = launching.chromium_path
-Browser, launch = chromium.Browser, chromium.launch  # callers name them browser.*
+# callers name them browser.* (one assignment each: mypy takes a lone class assignment as a type alias)
+Browser = chromium.Browser
+launch = chromium.launch
 
 
 class BrowserError(Exception):
@@ -79,7 +81,7 @@ class Session:
         self.allow = tuple(allow)
         self.coverage_hashes = frozenset(coverage_hashes)
         self.tab: Tab | None = None
-        self.context = None
+        self.context: pw.BrowserContext | None = None
         self.nonce = secrets.token_hex(8)  # names the observer's hint events (kits/page/init.mjs)
         self.popups = 0  # windows the app opened (each closed at once)
         # Tabs opened from now on get Playwright's clock: time flows as usual, and
@@ -108,8 +110,10 @@ class Session:
     def __enter__(self) -> Session:
         try:
             self.browser.ensure()
-            self.browser.guard.only(self.allow)
-            self.browser.guard.drain()  # what an earlier session's pages tried is not this one's
+            guard = self.browser.guard
+            assert guard is not None  # ensure() starts the browser behind a guard
+            guard.only(self.allow)
+            guard.drain()  # what an earlier session's pages tried is not this one's
             self.context = self._context()
         except BaseException:
             self.__exit__(None, None, None)
@@ -190,12 +194,14 @@ class Session:
         clocked = self.virtual_time and not plain
         if self._clocked and not clocked:
             self._renew()
+        context = self.context
+        assert context is not None  # connected (above), and _renew opens a new one
         self._opening = True
         try:
-            page = _guarded(self, 15.0, "open a page", self.context.new_page)
+            page = _guarded(self, 15.0, "open a page", context.new_page)
         finally:
             self._opening = False
-        cdp = _guarded(self, 10.0, "attach to the page", lambda: self.context.new_cdp_session(page))
+        cdp = _guarded(self, 10.0, "attach to the page", lambda: context.new_cdp_session(page))
         tools = devtools.Devtools(cdp, self.coverage_hashes)
         if clocked:  # (page/timers.js: a timer's error stays a page error under the clock)
             # Paused at a fixed instant: the page's time moves only when the explorer
@@ -331,18 +337,19 @@ class Tab:
         if self.session.tab is self:
             self.session.tab = None
 
-    def goto(self, url: str, timeout_s: float, wait_until: str = "load") -> int | None:
+    def goto(self, url: str, timeout_s: float,
+             wait_until: Literal["commit", "domcontentloaded", "load", "networkidle"] = "load") -> int | None:
         """Navigate; returns the HTTP status of the main document (None: no response)."""
         ms = timeout_s * 1000
         response = self._call(f"loading {url}", timeout_s,
                               lambda: self.page.goto(url, timeout=ms, wait_until=wait_until))
         return response.status if response is not None else None
 
-    def wait_for_load(self, timeout_s: float, state: str = "load") -> None:
+    def wait_for_load(self, timeout_s: float, state: Literal["domcontentloaded", "load", "networkidle"] = "load") -> None:
         self._call("waiting for the page", timeout_s,
                    lambda: self.page.wait_for_load_state(state, timeout=timeout_s * 1000))
 
-    def _position(self, loc: pw.Locator, at: tuple[float, float] | None, timeout_s: float) -> dict | None:
+    def _position(self, loc: pw.Locator, at: tuple[float, float] | None, timeout_s: float) -> pw.Position | None:
         """Playwright's ``position`` for fractions (fx, fy) of the element's box."""
         if at is None:
             return None
@@ -398,9 +405,16 @@ class Tab:
                     self.page.keyboard.up(key)
             self._call(what, timeout_s + ms / 1000, run)
             return
-        self._call(what, timeout_s, lambda: [self.page.keyboard.down(key) for key in keys])
+        def down() -> None:
+            for key in keys:
+                self.page.keyboard.down(key)
+
+        def up() -> None:
+            for key in reversed(keys):
+                self.page.keyboard.up(key)
+        self._call(what, timeout_s, down)
         self.fast_forward(ms, timeout_s)
-        self._call(what, timeout_s, lambda: [self.page.keyboard.up(key) for key in reversed(keys)])
+        self._call(what, timeout_s, up)
 
     def fast_forward(self, ms: int, timeout_s: float) -> int:
         """Let ``ms`` of the page's time pass under its clock: timers, frames, animations (pageclock.advance)."""

@@ -58,8 +58,8 @@ class Browser:
         self.watchdog = watchdogs.Watchdog(None, hang_grace_s)
         self.launches = 0  # how often it was started
         self.sessions = 0  # sessions since the last start
-        self._driver = None
-        self._browser = None
+        self._driver: pw.Playwright | None = None
+        self._browser: pw.Browser | None = None
 
     def __enter__(self) -> Browser:
         return self
@@ -95,6 +95,7 @@ class Browser:
         self.sessions = 1
 
     def new_context(self, **options: Any) -> pw.BrowserContext:
+        assert self._browser is not None, "Browser.ensure() first"
         return self._browser.new_context(**options)
 
     def close(self) -> None:

@@ -54,7 +54,7 @@ class Cluster:
         )
         response = self._api.call_api(*params, _request_timeout=(10, 60))
         response.read()
-        data = json.loads(response.data) if response.data else {}
+        data: Any = json.loads(response.data) if response.data else {}
         if response.status >= 400 and response.status != 409:
             raise ApiError(response.status, data)
         return response.status, data

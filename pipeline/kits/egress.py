@@ -229,14 +229,17 @@ def _pipe(client: socket.socket, upstream: socket.socket, pending: bytes) -> Non
     if pending:
         upstream.sendall(pending)
     with selectors.DefaultSelector() as selector:
-        selector.register(client, selectors.EVENT_READ, upstream)
-        selector.register(upstream, selectors.EVENT_READ, client)
+        # each registration carries (the socket to read, the one to write): the key's
+        # fileobj is typed as any file-like, the sockets are what we hold
+        selector.register(client, selectors.EVENT_READ, (client, upstream))
+        selector.register(upstream, selectors.EVENT_READ, (upstream, client))
         while True:
             ready = selector.select(IDLE_S)
             if not ready:
                 return
             for key, _ in ready:
-                data = key.fileobj.recv(65536)
+                source, sink = key.data
+                data = source.recv(65536)
                 if not data:
                     return
-                key.data.sendall(data)
+                sink.sendall(data)

@@ -35,7 +35,7 @@ import shlex
 import shutil
 import sys
 import tempfile
-from typing import Iterator
+from typing import Any, Iterator
 
 from iwcbench.pipeline.kits import launcher
 
@@ -54,7 +54,7 @@ GUARD_ARGS = (
     "--webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",  # the guard itself
 )
-PREFERENCES = {
+PREFERENCES: dict[str, Any] = {  # Chromium's Preferences file (JSON)
     "net": {"network_prediction_options": 2},  # "preload pages": never
     "download_restrictions": 3,  # block all downloads
     "download": {"prompt_for_download": False, "directory_upgrade": True},

@@ -144,6 +144,7 @@ def run(
         )
     except OSError as exc:
         raise ToolMissing(f"cannot start {argv[0]}: {exc}") from exc
+    assert child.stdout is not None and child.stderr is not None  # both opened as pipes above
     out = _Capped(child.stdout, max_output_bytes)
     err = _Capped(child.stderr, max_output_bytes)
     feeder = None

@@ -53,14 +53,13 @@ def retrying(
         exc = state.outcome.exception() if state.outcome else None
         log.warning("%s failed (%s); retry %d of %d", what, exc, state.attempt_number, policy.attempts - 1)
 
-    extra = {"sleep": sleep} if sleep is not None else {}
     return tenacity.Retrying(
+        sleep=sleep if sleep is not None else tenacity.nap.sleep,  # (tenacity's own default)
         retry=tenacity.retry_if_exception(transient),
         stop=tenacity.stop_after_attempt(policy.attempts),
         wait=wait,
         reraise=True,
         before_sleep=before_sleep,
-        **extra,
     )
 
 

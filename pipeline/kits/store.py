@@ -130,7 +130,7 @@ class S3Store(_Reading):
 
     @_retry
     def put_bytes(self, key: str, data: bytes, content_type: str | None = None) -> None:
-        extra = {"ContentType": content_type} if content_type else {}
+        extra: dict[str, Any] = {"ContentType": content_type} if content_type else {}
         self.client.put_object(Bucket=self.bucket, Key=self._full(key), Body=data, **extra)
 
     @_retry

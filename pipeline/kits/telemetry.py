@@ -69,9 +69,12 @@ class Memory:
             for sm in rm.scope_metrics:
                 for metric in sm.metrics:
                     for point in metric.data.data_points:
-                        value = getattr(point, "value", None)
-                        if value is None:
+                        value: Any
+                        if isinstance(point, metrics_export.NumberDataPoint):
+                            value = point.value
+                        else:
                             value = {"sum": point.sum, "count": point.count}
+                        assert point.attributes is not None  # the SDK gives every point its (maybe empty) mapping
                         found.setdefault(metric.name, []).append((dict(point.attributes), value))
         return found
 

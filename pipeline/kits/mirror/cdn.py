@@ -101,10 +101,10 @@ def _split(rest: str) -> tuple[str, str, str] | None:
     head, _, path = rest.partition("/")
     name, _, wanted = head.partition("@")
     package = prefix + name
-    path = _safe_path(urllib.parse.unquote(path))
-    if not _NAME.match(package) or path is None:
+    safe = _safe_path(urllib.parse.unquote(path))
+    if not _NAME.match(package) or safe is None:
         return None
-    return package, urllib.parse.unquote(wanted).strip(), path
+    return package, urllib.parse.unquote(wanted).strip(), safe
 
 
 def _safe_path(path: str) -> str | None:
@@ -366,7 +366,7 @@ class Mirror:
 
     def _listing(self, folder: pathlib.Path) -> list[str]:
         if folder not in self._listings:
-            files = []
+            files: list[str] = []
             for base, _dirs, names in os.walk(folder):
                 rel_base = pathlib.Path(base).relative_to(folder).as_posix()
                 files.extend(n if rel_base == "." else f"{rel_base}/{n}" for n in names)

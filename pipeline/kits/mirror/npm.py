@@ -169,8 +169,8 @@ class Packages:
         and the folder holding that version's files. Raises PackageError/NotFound."""
         exact = semver.parse(wanted)
         if exact is not None and self.folder(package, wanted.strip().lstrip("v=")).is_dir():
-            version = wanted.strip().lstrip("v=")
-            return version, self.folder(package, version)
+            pinned = wanted.strip().lstrip("v=")
+            return pinned, self.folder(package, pinned)
         with self._key_lock(f"{package}\0{wanted}"):
             if (package, wanted) in self._failed:
                 raise self._failed[(package, wanted)]  # an app reloading a page asks again and again

@@ -28,12 +28,12 @@ import dataclasses
 import json
 import pathlib
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from iwcbench.pipeline.kits.mirror import cdn
 
 JSON_PATH = pathlib.Path(__file__).resolve().with_name("rule.json")
-RULE = {
+RULE: dict[str, Any] = {  # also written to rule.json for the page scripts
     "pass_schemes": ["blob", "data"],
     "websocket_schemes": {"ws": "http", "wss": "https"},
     "cdn_schemes": ["http", "https"],
