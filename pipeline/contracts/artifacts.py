@@ -56,25 +56,29 @@ def _run(key: str, model: type[M] | None, producer: str, about: str, form: str =
     return Artifact(key, model, producer, "run", about, form, schema)
 
 
+# Not our format, or a folder (model None): nothing to validate it against, so the
+# model type is the base class.
+Unmodelled = Artifact[pydantic.BaseModel]
+
 # ---- an app's evidence, in the order a run makes it
 SOURCES = _app("sources.json", quality.AppSources, "stages.quality",
                "the app's authored HTML, CSS and JavaScript as submitted (before instrumenting)", schema="sources")
 INSTRUMENT = _app("instrument.json", evidence.InstrumentationReport, "stages.instrumenting",
                   "what instrumenting did (framework, mode and why, files), with the load times exploring measured",
                   schema="instrument")
-COVERAGE_MAP = _app("coverage-map.json", None, "stages.instrumenting",
+COVERAGE_MAP: Unmodelled = _app("coverage-map.json", None, "stages.instrumenting",
                     "Istanbul's initial FileCoverage per coverage key (contracts/instrumented.py)", form="istanbul")
 TRACE = _app("trace.json", evidence.Trace, "stages.exploring", "every step of the exploration", schema="trace")
-DOM = _app("dom/", None, "stages.exploring", "DOM snapshot after step NNNN: dom/NNNN.html", form="html")
-SHOTS = _app("shots/", None, "stages.exploring", "screenshot after step NNNN when the look changed: shots/NNNN.png",
+DOM: Unmodelled = _app("dom/", None, "stages.exploring", "DOM snapshot after step NNNN: dom/NNNN.html", form="html")
+SHOTS: Unmodelled = _app("shots/", None, "stages.exploring", "screenshot after step NNNN when the look changed: shots/NNNN.png",
              form="png")
-PROBES = _app("probes/", None, "stages.exploring",
+PROBES: Unmodelled = _app("probes/", None, "stages.exploring",
               "the probe's facts (kits/page/probe.mjs) of the live page beside DOM snapshot dom/NNNN.html, as on "
               "the page seen from its top (none for a scrolled page with a fixed or sticky box), for the quality "
               "stage: probes/NNNN.json")
 ACCESSIBILITY = _app("a11y.json", evidence.AccessibilityReport, "stages.exploring",
                      "axe-core's violations per new state", schema="a11y")
-COVERAGE = _app("coverage.json", None, "stages.exploring",
+COVERAGE: Unmodelled = _app("coverage.json", None, "stages.exploring",
                 "the final merged Istanbul coverage (counters as credited)", form="istanbul")
 GRAPH = _app("graph.json", evidence.StateGraph, "stages.abstracting", "the state graph (networkx node-link form)",
              schema="graph")
@@ -88,9 +92,9 @@ RESULT = _app(layout.RESULT, results.AppResult, "runs.app", "the app's result: o
 REUSE_KEY = _app("reuse.json", results.ReuseKey, "runs.reusing",
                  "the app's input hash and the config hash of the evaluation its result.json comes from",
                  schema="reuse-key")
-ERROR = _app("error.txt", None, "runs.app", "the traceback when the app's evaluation failed on our side",
+ERROR: Unmodelled = _app("error.txt", None, "runs.app", "the traceback when the app's evaluation failed on our side",
              form="text")
-REPLAY_CHECKS = _app("replay-checks.json", None, "runs.uitest_folder",
+REPLAY_CHECKS: Unmodelled = _app("replay-checks.json", None, "runs.uitest_folder",
                      "iwc uitest replay: a list of uitests.ReplayCheck, one per stored replay played")
 
 # ---- the run's
@@ -98,7 +102,7 @@ RESULTS = _run("results.json", results.RunResults, "runs.finishing", "the run's 
                schema="results")
 RUN_MARKER = _run("run.json", results.RunMarker, "runs.local",
                   "config hash of the run writing this folder (iwc run --resume)", schema="run-marker")
-BATCHES = _run("llm-batches.json", None, "runs.judging_pass",
+BATCHES: Unmodelled = _run("llm-batches.json", None, "runs.judging_pass",
                "the Message Batches submitted and collected (kits/llm/batches' journal)")
 REPLAYS = _run("replays/", uitests.Replay, "stages.uitesting",
                "a passing UI test case's replay: replays/<task_id>/<key>.json", schema="replay")
@@ -108,7 +112,7 @@ COMPARISON = _run(analyses.COMPARISON, analyses.Comparison, "stages.analysing", 
                   schema="comparison")
 ROBUSTNESS = _run(analyses.ROBUSTNESS, analyses.Robustness, "stages.analysing", "iwc robustness",
                   schema="robustness")
-REPORT = _run("report/", None, "stages.reporting", "the HTML report (index.html, apps/<m>/<t>.html, assets/)",
+REPORT: Unmodelled = _run("report/", None, "stages.reporting", "the HTML report (index.html, apps/<m>/<t>.html, assets/)",
               form="html")
 
 APP: tuple[Artifact, ...] = (SOURCES, INSTRUMENT, COVERAGE_MAP, TRACE, DOM, SHOTS, PROBES, ACCESSIBILITY, COVERAGE,

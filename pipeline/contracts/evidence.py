@@ -148,7 +148,7 @@ class Action(base.Model):
     intent: str | None = None
 
     def label(self) -> str:
-        parts = [self.kind]
+        parts: list[str] = [self.kind]
         if self.target:
             parts.append(self.target)
         if self.value is not None:

@@ -107,7 +107,7 @@ AGGREGATIONS: dict[str, str] = {
                 "the model means; weighted within its perspective in results.json webcoder; Table 5 per "
                 "requirement label",
 }
-POOLED: tuple[str, ...] = ("pooled_cases", "pooled_instructions")  # computed over UI test cases, not weighable
+POOLED: tuple[Aggregation, ...] = ("pooled_cases", "pooled_instructions")  # computed over UI test cases, not weighable
 
 
 class Metric(base.Model):
@@ -260,8 +260,12 @@ def _shared(entries: tuple[Metric, ...]) -> tuple[Metric, ...]:
     """Each entry with an equal share of its perspective's weight in every WebCoderBench set,
     and each rule metric its part of ``OFFLINE_WCB`` in the offline set, in the proportions
     of the ``wcb`` set."""
+    def perspective(m: Metric) -> str:
+        assert m.perspective is not None  # _wcb gives each of WebCoderBench's metrics its perspective
+        return m.perspective
+
     members = {p: sum(1 for m in entries if m.perspective == p) for p in webcoder_metrics.TABLE6}
-    shared = [{ws: webcoder_metrics.perspective_weight(ws, m.perspective) / members[m.perspective]
+    shared = [{ws: webcoder_metrics.perspective_weight(ws, perspective(m)) / members[perspective(m)]
                for ws in webcoder_metrics.WEBCODER_SETS}
               for m in entries]
     rules = math.fsum(w["wcb"] for m, w in zip(entries, shared) if m.kind == "rule")
