@@ -191,6 +191,7 @@ class _Exploring:
     def _loop(self, first: observing.Observation | None) -> None:
         explorer, settings = self.explorer, self.settings
         assert explorer is not None
+        assert first is not None  # start() gives the first look whenever the load did not fail
         measured = explorer.inputs.measured
         self.chooser.begin(policies.Context(
             start_url=self.url, app_origin=explorer.page.origin, seed=settings.seed,

@@ -436,9 +436,10 @@ class HeuristicPolicy:
             return
         state, sig, done = self.memory.pending
         self.memory.pending = None
-        now = next((c for c in after.candidates if c.selector == done.selector), None) if after and done.selector else None
-        revealed = now is not None and now.name and now.name != self.memory.name_before
-        self.memory.revealed = (done.selector, now.name) if revealed else None
+        selector = done.selector
+        now = next((c for c in after.candidates if c.selector == selector), None) if after and selector else None
+        revealed = now.name if now is not None and now.name and now.name != self.memory.name_before else None
+        self.memory.revealed = (selector, revealed) if selector and revealed else None
         if revealed:
             self.memory.revealing.add(self.memory.family(sig))
         self.memory.tried[(state, sig)] += 1

@@ -65,10 +65,10 @@ def element_actions(memory: memory_mod.Memory, obs: observing.Observation, reach
                 at = f"at:{c.point[0]:g},{c.point[1]:g}" if c.point and kind in ("click", "hover") else None
                 actions.append((sig, evidence.Action(kind=kind, target=target, selector=c.selector, value=at)))
             if reach is not None:
-                value = steering.action_value(reach, obs, c.selector, kind)
+                steer = steering.action_value(reach, obs, c.selector, kind)
                 if kind == "drag" and drop:
-                    value = max(value, steering.drop_value(reach, obs, drop))
-                memory.steers[sig] = value
+                    steer = max(steer, steering.drop_value(reach, obs, drop))
+                memory.steers[sig] = steer
             if kind == "click" and (view is not None or rules.to_here(c, obs.url)):  # (to here: no hashchange)
                 memory.steers[sig] = 0.0 if view is None else max(memory.steers.get(sig, 0.0), view_value(memory, view))
             if kind in ("click", "hover") and steering.positional(obs, c):

@@ -70,6 +70,18 @@ class Page:
         self.heard: dict[tuple[float, str], tuple[inspecting.Listener, ...]] = {}
         self.heard_page: tuple[tuple[float, tuple[str, ...]], tuple[inspecting.Listener, ...]] | None = None
 
+    @property
+    def live_session(self) -> browser.Session:
+        """The session; an explorer without one (made after the browser went) never opens a page."""
+        assert self.session is not None, "an explorer without a session opens no page"
+        return self.session
+
+    @property
+    def live_tab(self) -> browser.Tab:
+        """The current tab: every step after the first load has one."""
+        assert self.tab is not None, "no tab before the first load"
+        return self.tab
+
     def load_s(self) -> float:
         """Seconds a page load may take now: the load timeout, or a third of what is
         left of the app's deadline when that is less (so that a page whose load event
@@ -89,7 +101,7 @@ class Page:
         page is observed as it is), not a failure of ours; a lost page or browser is."""
         self.left()
         with self.parts.timed("load"):
-            self.tab = self.session.new_tab()
+            self.tab = self.live_session.new_tab()
             try:
                 return self.tab.goto(self.url, timeout_s)
             except (browser.PageLost, browser.BrowserGone):
@@ -100,32 +112,33 @@ class Page:
                 return None
 
     def settle(self, notes: list[str]) -> None:
-        if self.tab.virtual_time:  # (its time moves only when let: the same SETTLE_MS every run)
-            self.tab.fast_forward(SETTLE_MS, HANG_S)
+        tab = self.live_tab
+        if tab.virtual_time:  # (its time moves only when let: the same SETTLE_MS every run)
+            tab.fast_forward(SETTLE_MS, HANG_S)
         else:  # (the page runs on while this process sleeps: no browser round trip needed)
             time.sleep(SETTLE_MS / 1000)
         # (a page that was still loading at the last look, at the same address, is
         # most likely the same endless load: waiting the full time again each step
         # would spend the app's time on nothing)
-        still = self.never_loaded is not None and self.tab.url == self.never_loaded
+        still = self.never_loaded is not None and tab.url == self.never_loaded
         try:
-            self.tab.wait_for_load(STILL_LOADING_S if still else min(self.config.step_timeout_s, 5.0))
+            tab.wait_for_load(STILL_LOADING_S if still else min(self.config.step_timeout_s, 5.0))
             self.never_loaded = None
         except browser.PageLost:
             raise
         except browser.BrowserError:
-            self.never_loaded = self.tab.url
+            self.never_loaded = tab.url
             notes.append("the page was still loading when the step was recorded")
 
     def look(self, index: int, notes: list[str], listen: bool) -> observing.Observation:
         """What the page offers now; back on the start URL when it left the app.
         ``listen``: with the candidates' event listeners (measured apps)."""
-        obs = observing.observe(self.tab, index, HANG_S)
+        obs = observing.observe(self.live_tab, index, HANG_S)
         if routing.origin_of(obs.url) != self.origin:
             notes.append(f"navigated away to {obs.url}; returned to the app")
             self.fresh(self.load_s(), notes)
-            self.tab.pause(SETTLE_MS)
-            obs = observing.observe(self.tab, index, HANG_S)
+            self.live_tab.pause(SETTLE_MS)
+            obs = observing.observe(self.live_tab, index, HANG_S)
         return self._listen(obs) if listen else obs
 
     def _listen(self, obs: observing.Observation) -> observing.Observation:
@@ -135,7 +148,7 @@ class Page:
         page_key = (obs.doc, obs.global_listeners)
         if fresh or self.heard_page is None or self.heard_page[0] != page_key:
             try:
-                per_element, page = inspecting.listeners(self.tab, [c.selector for c in fresh], HANG_S)
+                per_element, page = inspecting.listeners(self.live_tab, [c.selector for c in fresh], HANG_S)
             except browser.PageLost:
                 raise
             except browser.BrowserError:

@@ -55,7 +55,7 @@ def key_options(obs: observing.Observation, reach: reaching.Reach | None) -> lis
     if not _listens_to_keys(obs):
         return []
     plays = reach.key_plays()[:MAX_KEY_PLAYS] if reach is not None else []
-    if plays:
+    if reach is not None and plays:
         handlers = steering.page_key_value(reach, obs)
         return [Option(f"key|play:{p.value}", evidence.Action(kind="key", target="page", value=p.value),
                        steer=p.weight if handlers > 0 or p.weight >= 1 else 0.5 * p.weight) for p in plays]

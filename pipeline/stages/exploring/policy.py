@@ -47,6 +47,10 @@ from iwcbench.pipeline.contracts import evidence, instrumented, settings
 from iwcbench.pipeline.stages.exploring import observing
 
 
+# (Context's field ``instrumented`` hides the module inside the class body)
+CodeFacts = instrumented.CodeFacts
+
+
 @dataclasses.dataclass(frozen=True)
 class Context:
     """What a policy is told once, before the first choice."""
@@ -62,7 +66,7 @@ class Context:
     # code has not run yet, e.g. for coverage-plateau guidance.
     coverage: Callable[[], dict] | None = None
     coverage_map: dict | None = None  # Istanbul's location maps of the app's files
-    facts: dict[str, instrumented.CodeFacts] | None = None  # code facts per file (instrumenting's code-facts.json)
+    facts: dict[str, CodeFacts] | None = None  # code facts per file (instrumenting's code-facts.json)
     idle_steps: int = 15  # steps that found nothing new before a policy may stop
     viewport: str = "1280x800"  # the viewport's size, "WIDTHxHEIGHT"
     virtual_time: bool = False  # the page's clock is Playwright's: "fast:ms" waits and long holds are cheap

@@ -67,14 +67,14 @@ class Recorder:
         self.last_shot = index
         key = f"shots/{index:04d}.png"
         with self.parts.timed("screenshot"):
-            self.sink(key, capturing.screenshot(self.page.tab, HANG_S))
+            self.sink(key, capturing.screenshot(self.page.live_tab, HANG_S))
         return key
 
     def snapshot(self, index: int, drawn: str | None = None) -> tuple[str, observing.Snapshot]:
         """The step's DOM snapshot (its store key) and what it found; a DOM identical to
         the last one is not stored again, the step names the earlier file. ``drawn``: the
         look's pixels, to tell whether the canvases drew while nobody acted."""
-        taken = observing.snapshot(self.page.tab, self.max_dom_bytes, HANG_S, drawn)
+        taken = observing.snapshot(self.page.live_tab, self.max_dom_bytes, HANG_S, drawn)
         digest = hashlib.sha1(taken.data).digest()
         if self.last_dom is not None and self.last_dom[0] == digest:
             return self.last_dom[1], taken
@@ -93,7 +93,7 @@ class Recorder:
         page is scrolled and has a fixed or sticky box, or the probe fails: the stage
         renders that state itself."""
         try:
-            facts = inspecting.probe(self.page.tab, HANG_S + PROBE_BUDGET_MS / 1000, PROBE_BUDGET_MS)
+            facts = inspecting.probe(self.page.live_tab, HANG_S + PROBE_BUDGET_MS / 1000, PROBE_BUDGET_MS)
         except browser.PageHung:
             self.probes_left, self.page.overran = 0, True
             raise
@@ -114,7 +114,7 @@ class Recorder:
         if not self.accessibility or layout in self.axe_states or len(self.axe_states) >= MAX_AXE_STATES:
             return
         self.axe_states.add(layout)
-        tab = self.page.tab
+        tab = self.page.live_tab
         try:
             elements = tab.isolated("() => document.getElementsByTagName('*').length", None, HANG_S)
             if isinstance(elements, int) and elements > MAX_AXE_ELEMENTS:

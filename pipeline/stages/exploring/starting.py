@@ -51,12 +51,12 @@ def _blank(explorer: stepping.Explorer) -> str | None:
     """Why the current page shows nothing, after a few chances to render."""
     for attempt in range(BLANK_WAITS + 1):
         try:
-            reason = inspecting.shows_nothing(explorer.page.tab, stepping.HANG_S)
+            reason = inspecting.shows_nothing(explorer.page.live_tab, stepping.HANG_S)
         except browser.BrowserError:
             return None  # a page we cannot ask is not known to be blank
         if reason is None or attempt == BLANK_WAITS:
             return reason
-        explorer.page.tab.pause(BLANK_WAIT_MS)
+        explorer.page.live_tab.pause(BLANK_WAIT_MS)
     return None
 
 
@@ -67,7 +67,7 @@ def _probe(explorer: stepping.Explorer, url: str, files: dict[str, bytes], timeo
     same timers (observing.snapshot)."""
     page = explorer.page
     try:
-        tab = page.session.new_tab()
+        tab = page.live_session.new_tab()
     except browser.PageLost as failed:
         return _Probe(error=str(failed), page_errors=0, blank=None)
     page.tab = tab
@@ -82,7 +82,7 @@ def _probe(explorer: stepping.Explorer, url: str, files: dict[str, bytes], timeo
         raise
     except browser.BrowserError as failed:
         error, blank = str(failed), None
-    events = page.session.drain()
+    events = page.live_session.drain()
     page.router.drain()
     return _Probe(error=error, page_errors=len(events.page_errors), blank=blank)
 
@@ -153,7 +153,7 @@ def load_times(explorer: stepping.Explorer, url: str, originals: dict[str, bytes
         if share < clock.MARGIN_S:
             return None
         try:
-            tab = page.session.new_tab()
+            tab = page.live_session.new_tab()
             page.tab = tab
             if original:
                 tab.serve_files(files)
@@ -165,7 +165,7 @@ def load_times(explorer: stepping.Explorer, url: str, originals: dict[str, bytes
         except browser.BrowserError:
             return None
         finally:
-            page.session.drain()
+            page.live_session.drain()
             page.router.drain()
 
     if timed(True) is None:  # the page's load never ends: measuring again tells nothing

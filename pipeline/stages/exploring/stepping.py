@@ -105,7 +105,7 @@ class Explorer:
                     with timed("observe"):
                         after.obs = page.look(index, notes, listen=self.instrumented)
                     with timed("coverage"):
-                        after.gain = self.coverage.read(page.tab, after.obs, notes)
+                        after.gain = self.coverage.read(page.live_tab, after.obs, notes)
                     after.shot = self.recorder.shoot(index, after.obs)
                     # After the screenshot, which spends part of the idle window the
                     # snapshot waits for; before axe-core, which must not be in it.
@@ -161,7 +161,7 @@ class Explorer:
         action's element is a canvas (``evidence.Step.on_canvas``)."""
         after = self._observe(index, action, ok, notes, lost)
         obs, page = after.obs, self.page
-        events = page.session.drain()
+        events = page.live_session.drain()
         if events.crashed and not any("crash" in n or "responding" in n for n in notes):
             notes.append("the page crashed")
         self.recorder.external_links(obs, notes)
@@ -184,13 +184,14 @@ class Explorer:
     def load(self, note: str | None = None) -> tuple[str | None, observing.Observation | None]:
         """Step 0 (``note`` goes into its notes). Returns (load_error, observation)."""
         page = self.page
-        started, notes = time.monotonic(), [page.session.isolation] + ([note] if note else [])
+        session = page.live_session
+        started, notes = time.monotonic(), [session.isolation] + ([note] if note else [])
         action = evidence.Action(kind="load", target=page.url)
         try:
-            page.tab = page.session.new_tab()
+            page.tab = session.new_tab()
         except browser.PageLost:  # (the renderer of an earlier page of the app went down with it: once more)
             try:
-                page.tab = page.session.new_tab()
+                page.tab = session.new_tab()
             except browser.PageLost as error:
                 return self._load_failed(action, started, f"{error} (twice, before the app's page loaded)")
         limit = page.load_s()
@@ -204,9 +205,9 @@ class Explorer:
             try:  # the load event never came: is the page alive at all?
                 observing.observe(page.tab, 0, HANG_S)
             except browser.PageHung:
-                if page.session.popups >= FLOOD_POPUPS:
+                if session.popups >= FLOOD_POPUPS:
                     return self._load_failed(action, started, (
-                        f"the page kept opening windows (a window.open flood: {page.session.popups} "
+                        f"the page kept opening windows (a window.open flood: {session.popups} "
                         f"popups closed) and did not finish loading within "
                         f"{limit:g} s; the renderer was killed"))
                 return self._load_failed(action, started, (
@@ -243,12 +244,13 @@ class Explorer:
     def _step(self, index: int, action: evidence.Action,
               before: observing.Observation) -> tuple[evidence.Step, observing.Observation | None]:
         """Act on the page ``before`` showed, then record what came of it."""
-        step_started, notes = time.monotonic(), []
+        step_started = time.monotonic()
+        notes: list[str] = []
         ok, error = True, None
         lost: browser.PageLost | None = None
         try:
             with self.timing.timed("act"):
-                acting.perform(self.page.tab, action, self.action_timeout_s, self.page.url)
+                acting.perform(self.page.live_tab, action, self.action_timeout_s, self.page.url)
         except browser.PageLost as gone:
             ok, error, lost = False, str(gone), gone
         except browser.BrowserGone:

@@ -15,7 +15,7 @@ class Parts:
     """Seconds per part; a part timed inside another counts for itself, not twice."""
 
     def __init__(self) -> None:
-        self.seconds: collections.Counter[str] = collections.Counter()
+        self.seconds: collections.defaultdict[str, float] = collections.defaultdict(float)
         self._inside = 0.0  # seconds of the parts timed inside the one being timed
 
     @contextlib.contextmanager

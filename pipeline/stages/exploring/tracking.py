@@ -67,13 +67,13 @@ class Tracker:
             self.base = istanbul.merge(self.base, self.live)
         self.live, self.doc = None, None
 
-    def _confirm(self, tab: browser.Tab, notes: list[str]) -> None:
+    def _confirm(self, measured: Measured, tab: browser.Tab, notes: list[str]) -> None:
         """Ask V8 what ran when the page claims counters V8 has not confirmed yet (or
         their counts moved since it was last asked)."""
         unconfirmed = {c: n for c, n in crediting.claims(self.claimed()).items() if c not in self.confirmed}
         if unconfirmed and unconfirmed != self._unconfirmed:
             with self.parts.timed("crediting"):
-                self.confirmed |= crediting.confirmations(self.measured.sites, tab.take_coverage(HANG_S))
+                self.confirmed |= crediting.confirmations(measured.sites, tab.take_coverage(HANG_S))
             unconfirmed = {c: n for c, n in unconfirmed.items() if c not in self.confirmed}
         self._unconfirmed = unconfirmed
         if len(unconfirmed) > self.forged_noted:
@@ -99,6 +99,6 @@ class Tracker:
             self.page_left()
         self.live, self.doc = snapshot, obs.doc
         if self.crediting:
-            self._confirm(tab, notes)
+            self._confirm(self.measured, tab, notes)
         self.summary = istanbul.summarize_both(self.total(), self.measured.coverage_map, self.measured.own_map)
         return round((self.summary.statements or 0.0) - before, 4)

@@ -86,7 +86,8 @@ def _values(c: observing.Candidate) -> list[str]:
     if kind == "number":
         return _numbers(c)
     if kind == "range":
-        low, high = _num(c.min) or 0.0, _num(c.max) if _num(c.max) is not None else 100.0
+        low, top = _num(c.min) or 0.0, _num(c.max)
+        high = top if top is not None else 100.0
         return [_fmt(high), _fmt(low), _fmt(round((low + high) / 2))]
     if kind == "email" or "email" in hint or "e-mail" in hint:
         return ["user@example.com", "not-an-email", "", "a@b", "x" * 70 + "@example.com"]

@@ -59,7 +59,7 @@ class Harness:
     def lighten(self, index: int, page: paging.Page, tracker: tracking.Tracker, why: str) -> str:
         """Switch the next level off for the pages opened from now on; the note that says so."""
         part = LEVELS[self.level]
-        session = page.session
+        session = page.live_session
         if self.level == 0:
             session.coverage_hashes = frozenset()
             session.virtual_time = False
@@ -77,7 +77,7 @@ def original(page: paging.Page, originals: dict[str, bytes], action: evidence.Ac
     """The original build, loaded in a plain tab, given ``action`` (a load: the load
     itself), then looked at once, each with its patience to answer. What it did on its
     own (errors, requests) is not the step's: it is drained and dropped."""
-    session = page.session
+    session = page.live_session
     began = time.monotonic()
     patience = min(PATIENCE_S, max(paging.HANG_S, page.deadline.left() / 6))
     try:
