@@ -89,7 +89,9 @@ def overall_kind(apps: Sequence[results.AppResult], weights: Mapping[str, float]
     return "judged" if found else "offline"
 
 
-COMMON_TASKS, FLOOR = "common_tasks", "floor"  # settings.Scoring.not_runnable
+# settings.Scoring.not_runnable
+COMMON_TASKS: settings.NotRunnablePolicy = "common_tasks"
+FLOOR: settings.NotRunnablePolicy = "floor"
 
 
 def left_out(apps: Sequence[results.AppResult], not_runnable: settings.NotRunnablePolicy = COMMON_TASKS) -> dict[str, str]:

@@ -94,7 +94,7 @@ def leaderboard_z(means: Mapping[str, Mapping[str, float | None]], metrics: Sequ
     metric the reference lacks gets none)."""
     z: dict[str, dict[str, float | None]] = {model: {} for model in means}
     for m in metrics:
-        present = {model: row[m] for model, row in means.items() if row.get(m) is not None}
+        present = {model: v for model, row in means.items() if (v := row.get(m)) is not None}
         if fixed is not None and m not in fixed:
             present = {}  # the reference pool never scored this metric: no z
         scored = zscores(present, directions.get(m, True), fixed.get(m) if fixed is not None else None)
@@ -125,8 +125,8 @@ def mean_sample_z(pooled: Sequence[results.AppResult], app_z: Sequence[Mapping[s
     for a, zs in zip(pooled, app_z):
         row = found.setdefault(a.model, {m: [] for m in metrics})
         for m in metrics:
-            if zs.get(m) is not None:
-                row[m].append(zs[m])
+            if (z := zs.get(m)) is not None:
+                row[m].append(z)
     return {model: {m: (statistics.fmean(v) if v else None) for m, v in row.items()} for model, row in found.items()}
 
 

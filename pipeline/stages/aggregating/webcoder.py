@@ -92,7 +92,7 @@ def summarise(apps: Sequence[results.AppResult], weights: Mapping[str, float],
             metric_mean[n] = statistics.fmean(raw) if raw else None
         perspectives = {}
         for p, members in groups.items():
-            present = [weights[n] * metric_z[n] for n in members if metric_z[n] is not None]
+            present = [weights[n] * z for n in members if (z := metric_z[n]) is not None]
             perspectives[p] = math.fsum(present) if present else None
         present = [v for v in perspectives.values() if v is not None]
         rows[model] = {"overall": math.fsum(present) if present else None, "perspectives": perspectives,

@@ -101,7 +101,7 @@ class _Count:
         self.instructions += 1
         verdicts = _verdicts(app, item)
         started = verdicts is not None
-        if not started:
+        if verdicts is None:
             self.start_failures += 1
             verdicts = ["NO"] * len(item.ui_tests)
         primary = self.by_primary.setdefault(item.labels.category or UNCATEGORISED, _Tally())
