@@ -28,7 +28,7 @@ import tempfile
 import threading
 import time
 import urllib.parse
-from typing import Callable
+from typing import Callable, TypeVar
 
 
 from iwcbench.pipeline.contracts import artifacts, evidence, metrics, quality as records, settings as settings_mod
@@ -39,6 +39,7 @@ from iwcbench.pipeline.stages.quality import code, content, pages, rendering, ru
 log = logging.getLogger(__name__)
 
 NAMES = metrics.names("quality")
+T = TypeVar("T")
 keep_sources = sources.keep
 Tools = tooling.Tools  # the worker's Node tools: created and closed by whoever runs this stage
 RENDERED = {"wcb_component_consistency", "wcb_icon_consistency", "wcb_layout_consistency", "wcb_visual_harmony",
@@ -71,7 +72,7 @@ class Inputs:
 class _Run:
     report: dict[str, records.ToolRun] = dataclasses.field(default_factory=dict)
 
-    def timed(self, tool: str, call: Callable[[], object]) -> object:
+    def timed(self, tool: str, call: Callable[[], T]) -> T:
         started = time.monotonic()
         try:
             return call()
@@ -244,7 +245,7 @@ def _side_by_side(inputs: Inputs, settings: settings_mod.Quality, tools: tooling
     answers = dict(zip(jobs, tools.together(list(jobs.values()))))
     wall = round(time.monotonic() - started, 3)
     for tool, job in asked.items():
-        answer = answers.get(tool, job)
+        answer = answers[tool] if isinstance(job, tooling.Job) else job  # (every job is answered)
         seconds = answer.pop("_seconds", wall) if isinstance(answer, dict) else (wall if tool in jobs else 0.0)
         run.took(tool, seconds)
         if tool == "static-tools":
@@ -330,8 +331,13 @@ def _metrics(inputs: Inputs, got: _Measured, nodes: list[evidence.StateNode], un
         "wcb_comments": lambda: from_static("wcb_comments", lambda a: code.comments(a, units)),
     }
     for name, score in _lighthouse(inputs, got.lighthouse, shots).items():
-        table[name] = lambda score=score: score
+        table[name] = _given(score)
     return table
+
+
+def _given(score: metrics.Score) -> Callable[[], metrics.Score]:
+    """A table entry for a score already computed."""
+    return lambda: score
 
 
 def _lighthouse(inputs: Inputs, lighthouse: Answer, shots: list[tuple[str, bytes]]) -> dict[str, metrics.Score]:

@@ -93,7 +93,7 @@ def error_handling(answer: dict) -> metrics.Score:
     parts = {"risky calls guarded": (_share(risky, "guarded"), len(risky)),
              "promise chains and awaits handled": (_share(asynchronous, "handled"), len(asynchronous)),
              "input-reading functions that check the input": (_share(readers, "validates"), len(readers))}
-    present = {k: v for k, v in parts.items() if v[0] is not None}
+    present = {k: (share, n) for k, (share, n) in parts.items() if share is not None}
     if not present:
         return metrics.not_applicable(name, "the code makes no risky call, uses no promise and reads no input: "
                              "nothing to handle")

@@ -115,7 +115,8 @@ def render_states(tools: tooling.Tools, nodes: list[evidence.StateNode], read: C
         return
     rendered = answer.get("states") or {}
     # in the chosen states' order, as the metrics see them
-    out.states = {n.id: out.states.get(n.id) or rendered.get(n.id) for n in nodes
+    # (a stored state's facts are never empty: they hold at least their viewport)
+    out.states = {n.id: out.states[n.id] if n.id in out.states else rendered[n.id] for n in nodes
                   if n.id in out.states or n.id in rendered}
     if answer.get("problems"):
         first = next(iter(answer["problems"].items()))

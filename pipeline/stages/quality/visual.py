@@ -12,7 +12,7 @@ import functools
 import io
 import re
 import statistics
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 from PIL import Image, ImageMath
 
@@ -35,7 +35,8 @@ _RGB = re.compile(r"rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)")
 
 def _pixels(img: Image.Image) -> Sequence[Any]:
     """The pixel values (Pillow ≥ 12 names it get_flattened_data; getdata before)."""
-    return getattr(img, "get_flattened_data", img.getdata)()
+    # (Pillow documents getdata's result as a sequence of pixel values, and types it as its C core object)
+    return cast(Sequence[Any], getattr(img, "get_flattened_data", img.getdata)())
 
 
 @functools.lru_cache(maxsize=8)  # sparsity and harmony read the same screenshots: decoded once
@@ -153,7 +154,9 @@ def palette_size(img: Image.Image) -> int:
     small = img.resize((min(320, img.width), min(200, img.height)), Image.Resampling.NEAREST)
     quant = small.quantize(colors=48, method=Image.Quantize.MEDIANCUT)
     flat = quant.getpalette() or []
-    counted = sorted(((n, tuple(flat[3 * i: 3 * i + 3])) for n, i in quant.getcolors() or []), reverse=True)
+    # (a palette image's colours are (count, palette index); Pillow's stub is the union over every mode)
+    colors = cast("list[tuple[int, int]]", quant.getcolors() or [])
+    counted = sorted(((n, tuple(flat[3 * i: 3 * i + 3])) for n, i in colors), reverse=True)
     merged: list[list] = []  # [count, rgb]
     for n, rgb in counted:
         for m in merged:
@@ -214,7 +217,7 @@ def _number(text: object, default: float) -> float:
         return default
 
 
-def _luminance(rgb: tuple[float, float, float]) -> float:
+def _luminance(rgb: Sequence[float]) -> float:  # (r, g, b)
     def channel(c: float) -> float:
         c /= 255
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
