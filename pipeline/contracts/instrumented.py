@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import pydantic
 
@@ -192,7 +192,10 @@ def parse(file: File, raw: bytes | str) -> dict:
     return data
 
 
-def check(schema: type[_Node], raw: bytes | str, what: str) -> _Node:
+N = TypeVar("N", bound=_Node)
+
+
+def check(schema: type[N], raw: bytes | str, what: str) -> N:
     """A Node process's stdout as ``schema`` (``Drift`` when it does not fit)."""
     try:
         return schema.model_validate_json(raw)

@@ -48,9 +48,14 @@ _MORE = re.compile(r" and \d+ more$")
 class Finished(Protocol):
     """What confined.run reports (only what reasons need)."""
 
-    returncode: int | None
-    killed_for: str | None
-    log_tail: str
+    @property
+    def returncode(self) -> int | None: ...
+
+    @property
+    def killed_for(self) -> str | None: ...
+
+    @property
+    def log_tail(self) -> str: ...
 
 
 def lockfile_problem(root: pathlib.Path, registry: str) -> str | None:
@@ -153,8 +158,8 @@ def failure_reason(step: str, done: Finished, limit_s: float, memory_bytes: int 
     if step == "install" and out_of_sync(tail):
         missing = re.search(r"(Missing: \S+(?: from lock file)?|Invalid: lock file's \S+ does not satisfy \S+)", tail)
         return f"lockfile does not match package.json ({missing.group(1) if missing else 'npm ci refused it'})"
-    if step == "install" and _ETARGET.search(tail):
-        wanted = _ETARGET.search(tail).group(1)
+    if step == "install" and (target := _ETARGET.search(tail)):
+        wanted = target.group(1)
         return f"{OFF_REGISTRY}no version matching {wanted}"
     if step == "install" and _NOT_ON_REGISTRY.search(tail):
         return f"{OFF_REGISTRY}{_missing_package(tail)} (npm: 404 Not Found)"
