@@ -134,8 +134,9 @@ def copy_app(src: pathlib.Path, dest: pathlib.Path) -> list[evidence.SkippedFile
                 if not real.is_file():
                     continue  # FIFOs and devices: reading one could block forever
                 shutil.copyfile(real, dest_real / rel_dir / name)
-            except (OSError, RuntimeError) as exc:
-                problems.append(evidence.SkippedFile(path=rel, reason=f"could not copy: {exc.strerror or exc}"))
+            except (OSError, RuntimeError) as exc:  # (RuntimeError: Python 3.11's resolve() on a symlink loop)
+                why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+                problems.append(evidence.SkippedFile(path=rel, reason=f"could not copy: {why}"))
     return problems
 
 
