@@ -59,19 +59,20 @@ UITEST_STEPS = 15  # uitests.max_steps of the sample
 
 # the UI tests of the 15-step run: uitest.step (and uitest.verdict, none there: every case
 # ended with the agent's own verdict) per UI test case (36 cases), uitest.appearance per app
-# with UI test cases (8 apps); uitest.step re-measured by issue 39 (--batch-judges run), after
-# its cache entry came to end before each step's screenshot (writes 39.4 % → 5.8 %)
+# with UI test cases (8 apps); uitest.step re-measured by issue 47 (--batch-judges run), after
+# its conversation became append-only with the screenshot as each call's uncached tail
 UITESTS: dict[str, tuple[float, float, float, float, float]] = {
     "uitest.appearance": (1.000, 4261, 20, 0.000, 0.000),
-    "uitest.step": (7.722, 3049, 20, 0.656, 0.058),
+    "uitest.step": (7.722, 3040, 20, 0.657, 0.054),
 }
 
 # what the 15-step run cost, by (model, --batch-judges): the forecast from this sample must
-# stay within a quarter of it (tests/unit/runs/test_forecast.py). Issue 39's runs (the
-# UI-test agent's byte-stable prefix): Sonnet 4.5 interactive and batched on the stand-in
-# Messages API, gpt-4o on the stand-in Chat Completions server (its own prefix caching)
+# stay within a quarter of it (tests/unit/runs/test_forecast.py). Sonnet 4.5 interactive and
+# batched on the stand-in Messages API: issue 47's runs (the UI-test agent's append-only
+# conversation); gpt-4o on the stand-in Chat Completions server (its own prefix caching):
+# issue 39's run
 MEASURED: dict[tuple[str, bool], float] = {
-    ("claude-sonnet-4-5", False): 4.7193,
-    ("claude-sonnet-4-5", True): 3.4211,
+    ("claude-sonnet-4-5", False): 4.6953,
+    ("claude-sonnet-4-5", True): 3.4181,
     ("openai/gpt-4o", False): 5.4004,
 }
