@@ -240,6 +240,7 @@ class _ProxyHandler(_Handler):
             self._plain(exc.args[0], exc.args[1])
             return
         app = self.server.app_server
+        assert app is not None  # _ProxyServer picks this handler only when it has an app server
         try:
             connection, response = proxying.forward(app.socket_path, self.command, self.path, self.headers, body)
         except (OSError, http.client.HTTPException) as exc:

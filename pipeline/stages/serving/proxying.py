@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import email.message
 import http.client
+import io
 import socket
-from typing import BinaryIO, Callable
+from typing import Callable
 
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
               "transfer-encoding", "upgrade", "proxy-connection"}
@@ -44,10 +45,11 @@ class UnixConnection(http.client.HTTPConnection):
         self.sock = sock
 
 
-def read_body(headers: email.message.Message, rfile: BinaryIO) -> bytes | None:
+def read_body(headers: email.message.Message, rfile: io.BufferedIOBase) -> bytes | None:
     """The request's body (None: it has none), chunked encoding undone."""
     if "chunked" in headers.get("Transfer-Encoding", "").lower():
-        parts, size = [], 0
+        parts: list[bytes] = []
+        size = 0
         while True:
             line = rfile.readline(1024)
             try:
