@@ -89,7 +89,7 @@ class Assets:
     def shot(self, model: str, task_id: str, prefix: str, relative: str | None) -> Shot | None:
         """The copied screenshot named ``relative`` in the app's evidence."""
         key = evidence_key(prefix, relative)
-        if key is None:
+        if key is None or relative is None:  # (no relative path gives no key)
             return None
         if key not in self._shots:
             self._shots[key] = self._copy_shot(model, task_id, key, _stem(relative))
@@ -133,7 +133,7 @@ class Assets:
     def dom(self, model: str, task_id: str, prefix: str, relative: str | None) -> str | None:
         """The copied DOM snapshot (as text) named ``relative`` in the app's evidence."""
         key = evidence_key(prefix, relative)
-        if key is None:
+        if key is None or relative is None:  # (no relative path gives no key)
             return None
         data = self.read(key)
         if data is None:

@@ -160,7 +160,7 @@ def _bands_note(run: results.RunResults) -> str:
     return out
 
 
-def _leaderboard_cells(rows: list[results.LeaderboardRow], r: results.LeaderboardRow, metrics: list[str], limit: float) -> list[str]:
+def _leaderboard_cells(rows: Sequence[results.LeaderboardRow], r: results.LeaderboardRow, metrics: list[str], limit: float) -> list[str]:
     """One model's row of the leaderboard table."""
     interval = (f"<span class='chip band' title='rank band: models whose 95 % intervals overlap share one (95 % "
                 f"rank interval {r.rank_interval[0] if r.rank_interval else '–'}–"
@@ -232,8 +232,8 @@ def _apps(summaries: Sequence[app_page.Summary], name: str = "overall") -> str:
 
 def _grid(summaries: Sequence[app_page.Summary], models: Sequence[str]) -> str:
     by_task: dict[str, dict[str, app_page.Summary]] = {}
-    for s in summaries:
-        by_task.setdefault(s.result.task_id, {})[s.result.model] = s
+    for summary in summaries:
+        by_task.setdefault(summary.result.task_id, {})[summary.result.model] = summary
     tasks = sorted(by_task)
     note = ""
     if len(tasks) > GRID_MAX_TASKS:

@@ -259,15 +259,15 @@ def file_coverage(report: evidence.InstrumentationReport) -> str:
     file's functions on the lines they were written on: a component's template
     handlers on their template lines, where the framework's source map leads there.
     Empty when no file has coverage (black box, or not explored)."""
-    files = [f for f in report.files if f.covered is not None]
+    files = [(f, f.covered) for f in report.files if f.covered is not None]
     if not files:
         return ""
     rows = "".join(
         f'<tr><td class="mono">{layout.esc(f.path)}</td>'
-        f'<td>{_ran(f.covered.statements, f.statements, "stm")}</td>'
-        f'<td>{_ran(f.covered.functions, f.functions, "fn")}</td>'
-        f'<td>{_ran(f.covered.branches, f.branches, "br")}</td></tr>' for f in files)
-    details = "".join(_function_runs(f) for f in files if f.function_runs)
+        f'<td>{_ran(covered.statements, f.statements, "stm")}</td>'
+        f'<td>{_ran(covered.functions, f.functions, "fn")}</td>'
+        f'<td>{_ran(covered.branches, f.branches, "br")}</td></tr>' for f, covered in files)
+    details = "".join(_function_runs(f) for f, _ in files if f.function_runs)
     return ('<h3>Per source file</h3><div class=scroll><table class="perfile"><thead><tr><th>file</th>'
             '<th title="percent of the file\'s statements that ran">statements</th>'
             '<th title="percent of the file\'s functions that ran">functions</th>'

@@ -127,8 +127,8 @@ def _table5(summary: results.WebCoderSummary) -> str:
     models = sorted({r.model for r in summary.labels if r.model is not None})
     heads = "<th>label</th><th class=num>all models</th>" + "".join(f"<th class=num>{layout.esc(m)}</th>" for m in models)
     cells: dict[tuple[str, str], dict[str | None, results.LabelRow]] = {}
-    for r in summary.labels:
-        cells.setdefault((r.label, r.value), {})[r.model] = r
+    for label_row in summary.labels:
+        cells.setdefault((label_row.label, label_row.value), {})[label_row.model] = label_row
     body, current = [], None
     for (label, value), by_model in cells.items():
         if label != current:
