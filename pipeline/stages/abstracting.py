@@ -96,7 +96,7 @@ import hashlib
 import html as html_mod
 import html.parser
 import re
-from typing import Callable
+from typing import Callable, cast
 
 import networkx
 
@@ -424,7 +424,8 @@ def abstract(trace: evidence.Trace, read_dom: Callable[[str], str | None]) -> ev
 def to_networkx(graph: evidence.StateGraph) -> networkx.MultiDiGraph:
     """The graph as a networkx MultiDiGraph (node attributes: the StateNode fields)."""
     data = graph.model_dump(mode="python", exclude={"schema_version"})
-    return networkx.node_link_graph(data, directed=True, multigraph=True, edges="edges")
+    # (directed and multigraph, node_link_graph makes a MultiDiGraph; its stub says Graph whatever the flags)
+    return cast(networkx.MultiDiGraph, networkx.node_link_graph(data, directed=True, multigraph=True, edges="edges"))
 
 
 def from_networkx(g: networkx.MultiDiGraph) -> evidence.StateGraph:

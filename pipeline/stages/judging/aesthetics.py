@@ -59,9 +59,9 @@ def judge(client: llm.Client, requirement: str, evidence: bundle_mod.Bundle,
     step_of = {s.screenshot: s.index for s in evidence.trace.steps if s.screenshot}
     blocks = []
     for key in picked.chosen:
-        step = step_of[key]
-        where = f", state {states[step]}" if step in states else ""
-        blocks.append(llm.text_block(f"<screenshot> {key} (after step {step}{where}) </screenshot>"))
+        index = step_of[key]
+        where = f", state {states[index]}" if index in states else ""
+        blocks.append(llm.text_block(f"<screenshot> {key} (after step {index}{where}) </screenshot>"))
         blocks.append(llm.image_block(by_key[key]))
     score = deliberation.deliberate(client, DIMENSION, requirement, blocks,
                                     evidence.refs() | set(picked.chosen), evidence.nonce, options)

@@ -314,7 +314,9 @@ def _scores(item: task.Task, verdicts: dict[str, dict[str, Any]], evidence: bund
             scores[name] = metrics.score(name, None, (
                 f"the alignment agent gave no usable verdict for {', '.join(missing)}: {problem}"), raw=raw)
             continue
-        kept, cited, lines = [], [], []
+        kept: list[dict[str, Any]] = []
+        cited: list[str] = []
+        lines: list[str] = []
         for c in crit:
             v = dict(verdicts[c.id])
             refs = _runtime_refs(v["evidence"], known)

@@ -54,6 +54,7 @@ def scores(cases: Sequence[uitests.CaseResult]) -> dict[str, metrics.Score]:
                                     f"unscored: {left_out} of the instruction's {len(cases)} test cases unscored")
     else:
         verdict = uitests.instruction_verdict([c.verdict for c in cases])
+        assert verdict is not None  # at least one case, and none of them unscored
         instruction = metrics.score("uitest_instruction_accuracy", INSTRUCTION_CREDIT[verdict],
                                     f"instruction {verdict}: {said}", cited)
     return {
