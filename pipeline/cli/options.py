@@ -185,9 +185,10 @@ def evaluation_data(args: argparse.Namespace, environ: dict[str, str] | None = N
     protocol's models over them, the --settings document over those, then each flag given."""
     data: dict = {}
     for var, path in POD_ENV.items():
-        if (environ or {}).get(var):
+        value = (environ or {}).get(var)
+        if value:
             section, field = path.split(".")
-            data.setdefault(section, {})[field] = environ[var]
+            data.setdefault(section, {})[field] = value
     for section, fields in protocols.SEED_PROTOCOLS.get(getattr(args, "seed_protocol", None) or "", {}).items():
         data[section] = {**data.get(section, {}), **fields}
     if getattr(args, "settings", None):

@@ -38,7 +38,7 @@ class Display:
         self.started = time.monotonic()
         self._lock = threading.Lock()
         self._bar: rich.progress.Progress | None = None
-        self._task = None
+        self._task: rich.progress.TaskID | None = None  # set with _bar
 
     def plan(self, total: int) -> None:
         self.total = total
@@ -89,6 +89,7 @@ class Display:
                 line += f" [dim](reused from {result.reused_from or 'an earlier run'})[/]"
             if self._bar is not None:
                 self._bar.console.print(line)
+                assert self._task is not None  # added when _bar was made
                 self._bar.update(self._task, advance=1, counts=self._counts_text(), eta=self._eta())
             else:
                 self.console.print(line)

@@ -39,7 +39,8 @@ T = TypeVar("T")
 class AppAssistant(Protocol):
     """The LLM side of one app (runs/assistants.AppLLM): a tester policy or None, judges."""
 
-    policy: policies.Policy | None
+    @property
+    def policy(self) -> policies.Policy | None: ...
 
     @property
     def judging(self) -> bool: ...

@@ -23,6 +23,7 @@ app its typed assistant.
 from __future__ import annotations
 
 import pathlib
+from typing import Sequence
 
 from iwcbench.pipeline.contracts import artifacts, metrics, purposes, results, settings as settings_mod, task
 from iwcbench.pipeline.kits import llm
@@ -141,7 +142,7 @@ def waiting(score: metrics.Score | None) -> bool:
     return score is not None and score.waiting
 
 
-def pending_scores(dimensions: list[str]) -> dict[str, metrics.Score]:
+def pending_scores(dimensions: Sequence[str]) -> dict[str, metrics.Score]:
     return metrics.unscored(judging.names_of(dimensions), f"{metrics.PENDING_REASON}: judged once every app is "
                             "explored (iwc run --resume collects it)", status="pending")
 

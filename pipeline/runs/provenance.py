@@ -26,9 +26,9 @@ def versions() -> dict[str, str | None]:
             found[dist] = importlib.metadata.version(dist)
         except importlib.metadata.PackageNotFoundError:
             found[dist] = None
-    for name, argv in (("chromium", [_chromium(), "--version"]), ("node", [_node(), "--version"])):
+    for name, binary in (("chromium", _chromium()), ("node", _node())):
         try:
-            done = processes.run(argv, timeout_s=20) if argv[0] else None
+            done = processes.run([binary, "--version"], timeout_s=20) if binary else None
             found[name] = done.stdout.decode().strip() if done is not None and done.ok else None
         except (OSError, processes.ToolMissing):
             found[name] = None

@@ -89,6 +89,7 @@ def reused(files: stored.AppEvidence, key: results.ReuseKey) -> results.AppResul
             log.info("%s: evaluated again, its stored result was made from other inputs: %s",
                      files.prefix, "; ".join(key.differences(stored_key)))
         return None
+    assert stored_key is not None  # same_inputs is False without one
     result = files.result()
     if result is None or result.outcome == "error":
         return None

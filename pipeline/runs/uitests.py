@@ -144,10 +144,10 @@ def _agent(bench: Bench, item: task.Task, index: int, app_hash: str) -> uitests.
         parse_retries=bench.evaluation.uitests.parse_retries, fence_seed=f"{app_hash}\0{index}\0{test.task}",
         screenshot_px=bench.evaluation.uitests.screenshot_px)
     started = time.monotonic()
-    case = case_settings(bench.evaluation)
-    explored = exploring.explore(bench.start_url, case, recorder, options=exploring.Options(
+    exploration = case_settings(bench.evaluation)
+    explored = exploring.explore(bench.start_url, exploration, recorder, options=exploring.Options(
         policy=agent, hermetic=bench.router(), accessibility=False,
-        deadline=bench.deadline.within(case.app_timeout_s), browser=bench.browser))
+        deadline=bench.deadline.within(exploration.app_timeout_s), browser=bench.browser))
     trace = explored.trace
     if trace.load_error:  # NO without asking the agent: nothing of the case could be tried
         bench.evidence.save_at(f"{folder}/{artifacts.TRACE.key}", artifacts.TRACE, trace)

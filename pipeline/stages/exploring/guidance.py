@@ -23,7 +23,7 @@ def render_uncovered(items: list[dict]) -> str | None:
     return "\n".join(parts)
 
 
-def guide(policy: llm_policy.LLMPolicy, coverage_map: dict, sources: dict[str, str]) -> None:
+def guide(policy: llm_policy.LLMPolicy, coverage_map: dict | None, sources: dict[str, str]) -> None:
     """Let ``policy`` ask, at a plateau, which code has not run (instrumented apps only)."""
     if not coverage_map:
         return
