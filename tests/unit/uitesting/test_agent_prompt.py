@@ -120,7 +120,7 @@ def test_after_the_first_turn_only_the_change_to_the_tree_is_sent(fake_anthropic
     later_text = "\n".join(b.get("text", "") for b in later if b.get("type") == "text")
     assert "Accessibility tree:" in first_text and '[ref=e2]' in first_text
     assert "Changes to the tree" in later_text and '[ref=e2]' not in later_text
-    shown = later_text.split("[page-", 1)[1].split("\n", 1)[1].rsplit("\n[/page-", 1)[0]
+    shown = later_text.split("<<APP_DATA ", 1)[1].split("\n", 1)[1].rsplit("\n<<END_APP_DATA ", 1)[0]
     assert _apply(_tree(1), shown) == _tree(2)
 
 
