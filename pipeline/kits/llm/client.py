@@ -202,9 +202,9 @@ class Client:
         """Send one request (or answer from the cache). Raises ``LLMError``.
         ``reuse``: this prompt, or a longer one starting with it, will be sent again
         (the next turn, another sample): mark it for the API's prompt cache.
-        ``changing_tail``: the last message's last blocks that the next call will not
-        send as they are (a screenshot that becomes a line of text): the prompt cache
-        entry this call writes ends before them, so that the next call reads all of it."""
+        ``changing_tail``: the last message's last blocks that go with this call only
+        (the UI-test agent's caption and screenshot): the prompt cache entry this call
+        writes ends before them, so that the next call reads all of it."""
         route = self.route(purpose)
         if route is not self:
             return route.create(system=system, messages=messages, tools=tools, tool_choice=tool_choice,
