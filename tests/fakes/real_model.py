@@ -120,7 +120,8 @@ def running(folder: pathlib.Path) -> Iterator[RealModel]:
 # timeout, then retried behind itself). llama-cpp/ (LLAMA_CPP_BASE_URL) sends max_tokens.
 PROVIDER, URL_ENV = "llama-cpp", "LLAMA_CPP_BASE_URL"
 APPS = ("brisk-3b/todomvc", "brisk-3b/000049")  # a checklist (alignment); UI test cases (agent, appearance)
-FLAGS = ("--explorer", "llm", "--max-steps", "4", "--uitest-steps", "3", "--no-quality")
+MAX_STEPS, UITEST_STEPS = 4, 3  # the tester's steps per app, the UI-test agent's per case
+FLAGS = ("--explorer", "llm", "--max-steps", str(MAX_STEPS), "--uitest-steps", str(UITEST_STEPS), "--no-quality")
 
 
 def run_example(model: RealModel, folder: pathlib.Path, apps: tuple[str, ...] = APPS) -> tuple[int, pathlib.Path]:
