@@ -89,7 +89,7 @@ def stored_profiles(apps: Iterable[results.AppResult]) -> dict[str, Profile]:
     groups: dict[str, list[results.PurposeUsage]] = {}
     with_usage = [a for a in apps if a.llm_usage is not None]
     for app in with_usage:
-        for purpose, usage in app.llm_usage.purposes.items():  # type: ignore[union-attr]
+        for purpose, usage in app.llm_usage.purposes.items():  # type: ignore[union-attr]  # with_usage keeps only apps whose llm_usage is set
             groups.setdefault(purpose, []).append(usage)
     units = Units(apps=len(with_usage), tested=sum(1 for a in with_usage if a.ui_tests),
                   cases=sum(len(a.ui_tests) for a in with_usage))
@@ -153,7 +153,7 @@ def profiles_for(evaluation: settings_mod.Evaluation, stored: tuple[list[results
         base, their_steps = sample_profiles(steps), steps
     else:
         # the calls recorded already carry that run's number of final-judge runs
-        base, their_steps = stored_profiles(stored[0]), stored[1] or steps  # type: ignore[index]
+        base, their_steps = stored_profiles(stored[0]), stored[1] or steps  # type: ignore[index]  # not from_sample: stored is set (mypy does not follow the flag)
     out = {}
     for purpose in sorted(_wanted(evaluation, base)):
         profile = base[purpose]
@@ -216,13 +216,13 @@ def forecast(evaluation: settings_mod.Evaluation, spending: settings_mod.Spendin
         n = units.of(purpose)
         row = lines.setdefault(purpose.split(".")[0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
         prompt = profile.calls * profile.prompt_tokens
-        row[0] += profile.calls * n  # type: ignore[operator]
-        row[1] += prompt * n  # type: ignore[operator]
-        row[2] += (prompt * profile.read_share if caching else 0.0) * n  # type: ignore[operator]
-        row[3] += profile.calls * profile.output_tokens * n  # type: ignore[operator]
+        row[0] += profile.calls * n  # type: ignore[operator]  # cells 0-3 are counts, never None; only the costs (4, 5) are
+        row[1] += prompt * n  # type: ignore[operator]  # a count cell, never None
+        row[2] += (prompt * profile.read_share if caching else 0.0) * n  # type: ignore[operator]  # a count cell, never None
+        row[3] += profile.calls * profile.output_tokens * n  # type: ignore[operator]  # a count cell, never None
         row[4] = None if usd is None or row[4] is None else row[4] + usd * n
         row[5] = None if plain is None or row[5] is None else row[5] + plain * n
-    return [Line(stage, *values) for stage, values in lines.items()]  # type: ignore[arg-type]
+    return [Line(stage, *values) for stage, values in lines.items()]  # type: ignore[arg-type]  # the counts are floats, only the costs may be None
 
 
 def for_run(config: settings_mod.RunSettings, resume: bool, calibrate_from: str | None
@@ -265,7 +265,7 @@ def write(lines: list[Line], apps: int, source: str, out: TextIO) -> None:
 
 def _total(lines: list[Line]) -> Line:
     def add(values: list[float | None]) -> float | None:
-        return None if any(v is None for v in values) else sum(values)  # type: ignore[arg-type]
+        return None if any(v is None for v in values) else sum(values)  # type: ignore[arg-type]  # no value is None here (checked just before)
     return Line("total", sum(x.requests for x in lines), sum(x.prompt_tokens for x in lines),
                 sum(x.read_tokens for x in lines), sum(x.output_tokens for x in lines),
                 add([x.usd for x in lines]), add([x.usd_plain for x in lines]))

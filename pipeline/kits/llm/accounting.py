@@ -219,5 +219,5 @@ def _sums(entries: list[Entry]) -> dict[str, Any]:
         "cache_read_input_tokens": sum(e.usage.cache_read_input_tokens for e in fresh),
         "cache_creation_input_tokens": sum(e.usage.cache_creation_input_tokens for e in fresh),
         # None as soon as one model had no known price: a partial sum would mislead.
-        "cost_usd": None if any(c is None for c in costs) else round(sum(costs), 6),  # type: ignore[arg-type]
+        "cost_usd": None if any(c is None for c in costs) else round(sum(c for c in costs if c is not None), 6),
     }
