@@ -46,7 +46,10 @@ S3Uri = Annotated[str, pydantic.AfterValidator(_s3_uri), pydantic.WithJsonSchema
     {"type": "string", "pattern": S3_URI})]
 
 
-_Wire = settings.Section  # every API model: frozen, camelCase on the wire
+class _Wire(settings.Section):
+    """Every API model: frozen, camelCase on the wire. (A subclass, not an alias of
+    Section: pydantic's mypy plugin reads the fields of a model only through a class
+    statement's bases.)"""
 
 
 # ---------------------------------------------------------------- spec

@@ -125,7 +125,7 @@ def _publish(args: argparse.Namespace) -> int:
     except cluster_kit.ApiError as exc:
         print(f"iwc operator publish-status: {exc}", file=sys.stderr)
         return EXIT_CONFIG if exc.status in (401, 403, 404, 422) else EXIT_INFRA
-    except Exception as exc:  # noqa: BLE001 - the store or the API unreachable: retry the pod
+    except Exception as exc:  # the store or the API unreachable: retry the pod
         log.exception("publishing failed")
         print(f"iwc operator publish-status: infrastructure failure: {exc}", file=sys.stderr)
         return EXIT_INFRA

@@ -8,6 +8,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pydantic
+
 from iwcbench.operator import api
 from iwcbench.pipeline.contracts import settings
 
@@ -60,7 +62,7 @@ def _structural(node: Any, defs: dict[str, Any]) -> Any:
     return {k: _structural(v, defs) for k, v in node.items()}
 
 
-def _schema(model: type) -> dict[str, Any]:
+def _schema(model: type[pydantic.BaseModel]) -> dict[str, Any]:
     raw = model.model_json_schema(by_alias=True, mode="validation")
     return _structural(raw, raw.get("$defs", {}))
 

@@ -58,11 +58,12 @@ def register(registry: kopf.OperatorRegistry, options: Options,
         uid = labels.get(planning.LABEL_RUN_UID)
         return {uid: work.index_job(uid, body)} if uid else None
 
-    @kopf.timer(api.GROUP, api.VERSION, api.PLURAL, id="reconcile", registry=registry,
+    @kopf.timer(api.GROUP, api.VERSION, api.PLURAL, id="reconcile", registry=registry,  # type: ignore[arg-type]  # kopf passes the index jobs_by_run as a keyword its TimerFn protocol cannot declare
                 interval=options.interval, errors=kopf.ErrorsMode.TEMPORARY, backoff=options.interval)
-    def reconcile(spec: kopf.Spec, status: kopf.Status, meta: kopf.Meta, namespace: str, name: str,
-                  uid: str, patch: kopf.Patch, jobs_by_run: kopf.Index, logger: logging.Logger,
+    def reconcile(spec: kopf.Spec, status: kopf.Status, meta: kopf.Meta, namespace: str | None, name: str,
+                  uid: str, patch: kopf.Patch, jobs_by_run: kopf.Index, logger: reconciling.Log,
                   **_: Any) -> None:
+        assert namespace is not None  # an EvaluationRun is namespaced (crd.py: scope)
         owner = planning.Owner(namespace=namespace, name=name, uid=uid)
         work.look(spec, dict(status or {}), meta, owner, patch, list(jobs_by_run.get(uid, [])), logger)
 

@@ -21,6 +21,9 @@ import kopf
 from iwcbench.operator import api, planning, storing, tracking
 from iwcbench.pipeline.kits import cluster as cluster_kit, store as store_mod, telemetry
 
+# what kopf hands a handler as its logger (an adapter that names the object)
+Log = logging.Logger | logging.LoggerAdapter[Any]
+
 
 def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -110,7 +113,7 @@ class Reconciler:
         self.metrics.forget(uid)
 
     def look(self, spec: Mapping[str, Any], current: dict[str, Any], meta: Mapping[str, Any], owner: planning.Owner,
-             patch: kopf.Patch, indexed: list[tracking.JobView], logger: logging.Logger) -> None:
+             patch: kopf.Patch, indexed: list[tracking.JobView], logger: Log) -> None:
         """One look at a run: settle it, refuse it, or take its next step."""
         if tracking.is_settled(current):
             self.memory.forget(owner.uid)
@@ -164,7 +167,7 @@ class Reconciler:
                                  and (cost or 0.0) >= spec.max_cost)
 
     def _step(self, seen: tracking.Observed, spec: api.EvaluationRunSpec, current: dict[str, Any],
-              owner: planning.Owner, patch: kopf.Patch, logger: logging.Logger) -> None:
+              owner: planning.Owner, patch: kopf.Patch, logger: Log) -> None:
         """Create what the decision asks for, then patch the status that results."""
         decision = tracking.decide(seen)
         created = self.memory.created(owner.uid)
@@ -187,7 +190,7 @@ class Reconciler:
         _report_end(dict(seen.status), decision.status, owner)
 
     def _next_round(self, current: dict[str, Any], annotations: dict[str, str], spec: Mapping[str, Any],
-                    owner: planning.Owner, patch: kopf.Patch, logger: logging.Logger) -> None:
+                    owner: planning.Owner, patch: kopf.Patch, logger: Log) -> None:
         """A settled run whose retry or rescore annotation has a value not yet acted on
         starts its next round."""
         retry, rescore = annotations.get(api.RETRY_ANNOTATION), annotations.get(api.RESCORE_ANNOTATION)
