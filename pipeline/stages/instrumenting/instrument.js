@@ -175,9 +175,29 @@ function counts(fc, library) {
     };
 }
 
-// eslint-disable-next-line max-lines-per-function -- 216 lines, not split yet (issue 47)
 function main() {
     const job = JSON.parse(readStdin());
+    const run = {
+        job, tools: loadTools(job), root: job.root, maxBytes: job.maxFileBytes,
+        files: [], skipped: [], coverageMap: {}, sources: {}, sites: {}, facts: {}, vendoredIds: {}
+    };
+    // 1. Pages: inline blocks, and which files they load as classic or module scripts.
+    const referenced = new Map(); // rel path -> 'classic' | 'module' | 'nomodule'
+    for (const page of job.pages) instrumentPage(run, page, referenced);
+    // 2. Script files: those the Python side listed, plus files pages load that it did
+    // not list (unusual extensions); node_modules and .git stay untouched.
+    for (const script of scriptFiles(run, referenced).values()) instrumentFile(run, script, referenced.get(script.path));
+    fs.mkdirSync(path.dirname(job.coverageMap), { recursive: true });
+    fs.writeFileSync(job.coverageMap, JSON.stringify(run.coverageMap));
+    fs.writeFileSync(job.sources, JSON.stringify(run.sources));
+    if (job.sites) fs.writeFileSync(job.sites, JSON.stringify(run.sites));
+    if (job.facts) fs.writeFileSync(job.facts, JSON.stringify(run.facts));
+    if (job.vendored) fs.writeFileSync(job.vendored, JSON.stringify(run.vendoredIds));
+    process.stdout.write(JSON.stringify({ files: run.files, skipped: run.skipped }));
+}
+
+/* The tools from job.tools, and Istanbul's two instrumenters (classic script, module). */
+function loadTools(job) {
     const toolsRequire = Module.createRequire(path.join(job.tools, 'iwc-tools.js'));
     const { createInstrumenter } = toolsRequire('istanbul-lib-instrument');
     const parse5 = toolsRequire('parse5');
@@ -199,198 +219,199 @@ function main() {
     };
     const asScript = createInstrumenter({ ...common, esModules: false });
     const asModule = createInstrumenter({ ...common, esModules: true });
-    const root = job.root;
-    const maxBytes = job.maxFileBytes;
-    const files = [];
-    const skipped = [];
-    const coverageMap = {};
-    const sources = {};
-    const sites = {};
-    const facts = {};
-    const vendoredIds = {};
+    return { asScript, asModule, parse5, babelParser, codeFacts, instrumentHandlers, vendored, traceMapping };
+}
 
-    /* Instrument `code` under coverage key `key`; 'auto' tries a classic script first,
-     * then a module (import/export/top-level await). Returns the new code or null. */
-    function instrument(code, key, kind) {
-        const attempts = kind === 'module' ? [asModule] : kind === 'classic' ? [asScript] : [asScript, asModule];
-        let firstError = null;
-        for (const inst of attempts) {
-            try {
-                const raw = inst.instrumentSync(code, key);
-                const fc = inst.lastFileCoverage();
-                const out = slim(raw, fc);
-                coverageMap[key] = fc;
-                const found = codeFacts(code, fc, babelParser, inst === asModule ? 'module' : 'script');
-                if (found) facts[key] = found;
-                return { code: out, fc, module: inst === asModule };
-            } catch (err) {
-                if (firstError === null) firstError = err;
-            }
-        }
-        skipped.push({ path: key, reason: 'could not parse: ' + parseMessage(firstError, key) });
-        return null;
-    }
-
-    // 1. Pages: inline blocks, and which files they load as classic or module scripts.
-    const referenced = new Map(); // rel path -> 'classic' | 'module' | 'nomodule'
-    for (const page of job.pages) {
-        const abs = path.join(root, page);
-        let buf;
+/* Instrument `code` under coverage key `key`; 'auto' tries a classic script first,
+ * then a module (import/export/top-level await). Returns the new code or null. */
+function instrument(run, code, key, kind) {
+    const { asScript, asModule, babelParser, codeFacts } = run.tools;
+    const attempts = kind === 'module' ? [asModule] : kind === 'classic' ? [asScript] : [asScript, asModule];
+    let firstError = null;
+    for (const inst of attempts) {
         try {
-            buf = fs.readFileSync(abs);
+            const raw = inst.instrumentSync(code, key);
+            const fc = inst.lastFileCoverage();
+            const out = slim(raw, fc);
+            run.coverageMap[key] = fc;
+            const found = codeFacts(code, fc, babelParser, inst === asModule ? 'module' : 'script');
+            if (found) run.facts[key] = found;
+            return { code: out, fc, module: inst === asModule };
         } catch (err) {
-            skipped.push({ path: page, reason: 'could not read the page: ' + err.code });
-            continue;
-        }
-        if (buf.length > maxBytes) {
-            skipped.push({ path: page, reason: `page is ${buf.length} bytes (over ${maxBytes}); its inline scripts are not instrumented` });
-            continue;
-        }
-        const { text, encoding } = decode(buf);
-        let doc;
-        try {
-            doc = parse5.parse(text, { sourceCodeLocationInfo: true });
-        } catch (err) {
-            skipped.push({ path: page, reason: 'could not parse the page: ' + parseMessage(err, page) });
-            continue;
-        }
-        const scripts = [];
-        collectScripts(doc, scripts);
-        const edits = [];
-        let inlineIndex = 0;
-        for (const node of scripts) {
-            const kind = scriptKind(node);
-            if (kind === null) continue;
-            const nomodule = attr(node, 'nomodule') !== null && kind === 'classic';
-            const src = attr(node, 'src');
-            if (src !== null) {
-                const rel = resolveSrc(root, page, src);
-                if (rel === null) continue;
-                const before = referenced.get(rel);
-                const now = nomodule ? 'nomodule' : kind;
-                // A file some page loads as a module is a module; a nomodule fallback
-                // only counts when nothing else loads the file.
-                if (before === undefined || before === 'nomodule' || now === 'module') referenced.set(rel, now);
-                continue;
-            }
-            const loc = node.sourceCodeLocation;
-            if (!loc || !loc.startTag) continue;
-            inlineIndex += 1;
-            const key = `${page}#inline-${inlineIndex}`;
-            const start = loc.startTag.endOffset;
-            const end = loc.endTag ? loc.endTag.startOffset : text.length;
-            const code = text.slice(start, end);
-            if (!code.trim()) continue;
-            if (nomodule) {
-                skipped.push({ path: key, reason: 'nomodule script: modern browsers do not run it' });
-                continue;
-            }
-            if (end - start > maxBytes) {
-                skipped.push({ path: key, reason: `inline script is ${end - start} characters (over ${maxBytes})` });
-                continue;
-            }
-            // Pad to the block's place in the page so coverage locations are page lines.
-            const at = lineBreaksBefore(text, start);
-            const padded = '\n'.repeat(at.lines) + ' '.repeat(at.column) + code;
-            const done = instrument(padded, key, kind);
-            if (done === null) continue;
-            sources[key] = padded;
-            const library = vendored(code, done.fc, abs, root, traceMapping);
-            if (library) vendoredIds[key] = library;
-            // `</script` inside the output would end the block early; `<\/` means the
-            // same inside strings, templates, regexes and comments.
-            const safe = done.code.replace(/<\/(script)/gi, '<\\/$1');
-            edits.push({ start, end, code: safe });
-            // The browser's HTML parser turns CR and CRLF into LF before the script sees them.
-            sites[key] = sitesOf(safe.replace(/\r\n?/g, '\n'), key);
-            files.push({ path: key, kind: kind === 'module' ? 'inline-module' : 'inline', ...counts(done.fc, library) });
-        }
-        const handlers = instrumentHandlers(page, doc, asScript, babelParser, slim);
-        if (handlers) {
-            coverageMap[handlers.key] = handlers.fc;
-            sources[handlers.key] = handlers.source;
-            const found = codeFacts(handlers.source, handlers.fc, babelParser, 'script');
-            if (found) facts[handlers.key] = found;
-            edits.push(...handlers.edits);
-            // (the HTML parser turns CR and CRLF into LF in attributes too)
-            sites[handlers.key] = handlers.scripts.map((code) => handlerSitesOf(code.replace(/\r\n?/g, '\n'), handlers.key));
-            files.push({ path: handlers.key, kind: 'handlers', ...counts(handlers.fc) });
-        }
-        // (an insertion — start equal to end — goes before an edit starting there)
-        edits.sort((a, b) => a.start - b.start || (a.end - a.start) - (b.end - b.start));
-        if (edits.length) {
-            let outText = '';
-            let cursor = 0;
-            for (const e of edits) {
-                outText += text.slice(cursor, e.start) + e.code;
-                cursor = e.end;
-            }
-            outText += text.slice(cursor);
-            keepOriginal(job, page, buf);
-            writeAtomically(abs, outText, encoding);
+            if (firstError === null) firstError = err;
         }
     }
+    run.skipped.push({ path: key, reason: 'could not parse: ' + parseMessage(firstError, key) });
+    return null;
+}
 
-    // 2. Script files: those the Python side listed, plus files pages load that it did
-    // not list (unusual extensions); node_modules and .git stay untouched.
-    const listed = new Map(job.scripts.map((s) => [s.path, s]));
+/* One page: its inline blocks and event-handler attributes instrumented in place, the
+ * files it loads noted in `referenced`. */
+function instrumentPage(run, page, referenced) {
+    const { root, maxBytes, skipped } = run;
+    const abs = path.join(root, page);
+    let buf;
+    try {
+        buf = fs.readFileSync(abs);
+    } catch (err) {
+        skipped.push({ path: page, reason: 'could not read the page: ' + err.code });
+        return;
+    }
+    if (buf.length > maxBytes) {
+        skipped.push({ path: page, reason: `page is ${buf.length} bytes (over ${maxBytes}); its inline scripts are not instrumented` });
+        return;
+    }
+    const { text, encoding } = decode(buf);
+    let doc;
+    try {
+        doc = run.tools.parse5.parse(text, { sourceCodeLocationInfo: true });
+    } catch (err) {
+        skipped.push({ path: page, reason: 'could not parse the page: ' + parseMessage(err, page) });
+        return;
+    }
+    const scripts = [];
+    collectScripts(doc, scripts);
+    const here = { page, abs, text, edits: [], inlineIndex: 0 };
+    for (const node of scripts) {
+        const kind = scriptKind(node);
+        if (kind === null) continue;
+        const nomodule = attr(node, 'nomodule') !== null && kind === 'classic';
+        const src = attr(node, 'src');
+        if (src !== null) noteReference(referenced, resolveSrc(root, page, src), nomodule ? 'nomodule' : kind);
+        else inlineScript(run, here, node, kind, nomodule);
+    }
+    pageHandlers(run, here, doc);
+    const { edits } = here;
+    // (an insertion — start equal to end — goes before an edit starting there)
+    edits.sort((a, b) => a.start - b.start || (a.end - a.start) - (b.end - b.start));
+    if (edits.length) {
+        let outText = '';
+        let cursor = 0;
+        for (const e of edits) {
+            outText += text.slice(cursor, e.start) + e.code;
+            cursor = e.end;
+        }
+        outText += text.slice(cursor);
+        keepOriginal(run.job, page, buf);
+        writeAtomically(abs, outText, encoding);
+    }
+}
+
+/* A page loads the file at `rel` (null: not inside root) as `now`. */
+function noteReference(referenced, rel, now) {
+    if (rel === null) return;
+    const before = referenced.get(rel);
+    // A file some page loads as a module is a module; a nomodule fallback
+    // only counts when nothing else loads the file.
+    if (before === undefined || before === 'nomodule' || now === 'module') referenced.set(rel, now);
+}
+
+/* An inline <script> of the page (`here`): instrumented, its edit added to here.edits. */
+function inlineScript(run, here, node, kind, nomodule) {
+    const { text, page, abs } = here;
+    const loc = node.sourceCodeLocation;
+    if (!loc || !loc.startTag) return;
+    here.inlineIndex += 1;
+    const key = `${page}#inline-${here.inlineIndex}`;
+    const start = loc.startTag.endOffset;
+    const end = loc.endTag ? loc.endTag.startOffset : text.length;
+    const code = text.slice(start, end);
+    if (!code.trim()) return;
+    if (nomodule) {
+        run.skipped.push({ path: key, reason: 'nomodule script: modern browsers do not run it' });
+        return;
+    }
+    if (end - start > run.maxBytes) {
+        run.skipped.push({ path: key, reason: `inline script is ${end - start} characters (over ${run.maxBytes})` });
+        return;
+    }
+    // Pad to the block's place in the page so coverage locations are page lines.
+    const at = lineBreaksBefore(text, start);
+    const padded = '\n'.repeat(at.lines) + ' '.repeat(at.column) + code;
+    const done = instrument(run, padded, key, kind);
+    if (done === null) return;
+    run.sources[key] = padded;
+    const library = run.tools.vendored(code, done.fc, abs, run.root, run.tools.traceMapping);
+    if (library) run.vendoredIds[key] = library;
+    // `</script` inside the output would end the block early; `<\/` means the
+    // same inside strings, templates, regexes and comments.
+    const safe = done.code.replace(/<\/(script)/gi, '<\\/$1');
+    here.edits.push({ start, end, code: safe });
+    // The browser's HTML parser turns CR and CRLF into LF before the script sees them.
+    run.sites[key] = sitesOf(safe.replace(/\r\n?/g, '\n'), key);
+    run.files.push({ path: key, kind: kind === 'module' ? 'inline-module' : 'inline', ...counts(done.fc, library) });
+}
+
+/* The page's inline event-handler attributes, together under "<page>#handlers". */
+function pageHandlers(run, here, doc) {
+    const { asScript, babelParser, codeFacts, instrumentHandlers } = run.tools;
+    const handlers = instrumentHandlers(here.page, doc, asScript, babelParser, slim);
+    if (!handlers) return;
+    run.coverageMap[handlers.key] = handlers.fc;
+    run.sources[handlers.key] = handlers.source;
+    const found = codeFacts(handlers.source, handlers.fc, babelParser, 'script');
+    if (found) run.facts[handlers.key] = found;
+    here.edits.push(...handlers.edits);
+    // (the HTML parser turns CR and CRLF into LF in attributes too)
+    run.sites[handlers.key] = handlers.scripts.map((code) => handlerSitesOf(code.replace(/\r\n?/g, '\n'), handlers.key));
+    run.files.push({ path: handlers.key, kind: 'handlers', ...counts(handlers.fc) });
+}
+
+/* The script files to instrument, by path: the job's, then those pages load that it did not list. */
+function scriptFiles(run, referenced) {
+    const listed = new Map(run.job.scripts.map((s) => [s.path, s]));
     for (const rel of referenced.keys()) {
         if (listed.has(rel)) continue;
         if (/(^|\/)(node_modules|\.git|\.iwc)(\/|$)/.test(rel)) continue;
         let stat;
         try {
-            stat = fs.statSync(path.join(root, rel));
+            stat = fs.statSync(path.join(run.root, rel));
         } catch {
             continue; // a missing script is the page's problem; the explorer will see it
         }
         if (stat.isFile()) listed.set(rel, { path: rel, skip: null, soft: false });
     }
-    for (const script of listed.values()) {
-        const rel = script.path;
-        const ref = referenced.get(rel);
-        if (script.skip && !(script.soft && ref !== undefined && ref !== 'nomodule')) {
-            skipped.push({ path: rel, reason: script.skip });
-            continue;
-        }
-        if (ref === 'nomodule') {
-            skipped.push({ path: rel, reason: 'nomodule script: modern browsers do not run it' });
-            continue;
-        }
-        const abs = path.join(root, rel);
-        let buf;
-        try {
-            buf = fs.readFileSync(abs);
-        } catch (err) {
-            skipped.push({ path: rel, reason: 'could not read: ' + err.code });
-            continue;
-        }
-        if (buf.length > maxBytes) {
-            skipped.push({ path: rel, reason: `${buf.length} bytes (over ${maxBytes})` });
-            continue;
-        }
-        const { text, encoding } = decode(buf);
-        const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
-        const code = bom ? text.slice(1) : text;
-        if (!code.trim()) continue;
-        const kind = rel.endsWith('.mjs') || ref === 'module' ? 'module' : ref === 'classic' ? 'classic' : 'auto';
-        const done = instrument(code, rel, kind);
-        if (done === null) continue;
-        sources[rel] = code;
-        const library = vendored(code, done.fc, abs, root, traceMapping);
-        if (library) vendoredIds[rel] = library;
-        keepOriginal(job, rel, buf);
-        writeAtomically(abs, bom + done.code, encoding);
-        sites[rel] = sitesOf(done.code, rel);
-        files.push({ path: rel, kind: done.module ? 'module' : 'external', ...counts(done.fc, library) });
-    }
+    return listed;
+}
 
-    fs.mkdirSync(path.dirname(job.coverageMap), { recursive: true });
-    fs.writeFileSync(job.coverageMap, JSON.stringify(coverageMap));
-    fs.writeFileSync(job.sources, JSON.stringify(sources));
-    if (job.sites) fs.writeFileSync(job.sites, JSON.stringify(sites));
-    if (job.facts) fs.writeFileSync(job.facts, JSON.stringify(facts));
-    if (job.vendored) fs.writeFileSync(job.vendored, JSON.stringify(vendoredIds));
-    process.stdout.write(JSON.stringify({ files, skipped }));
+/* One script file, instrumented in place; `ref`: how pages load it (undefined: none does). */
+function instrumentFile(run, script, ref) {
+    const { skipped, maxBytes } = run;
+    const rel = script.path;
+    if (script.skip && !(script.soft && ref !== undefined && ref !== 'nomodule')) {
+        skipped.push({ path: rel, reason: script.skip });
+        return;
+    }
+    if (ref === 'nomodule') {
+        skipped.push({ path: rel, reason: 'nomodule script: modern browsers do not run it' });
+        return;
+    }
+    const abs = path.join(run.root, rel);
+    let buf;
+    try {
+        buf = fs.readFileSync(abs);
+    } catch (err) {
+        skipped.push({ path: rel, reason: 'could not read: ' + err.code });
+        return;
+    }
+    if (buf.length > maxBytes) {
+        skipped.push({ path: rel, reason: `${buf.length} bytes (over ${maxBytes})` });
+        return;
+    }
+    const { text, encoding } = decode(buf);
+    const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
+    const code = bom ? text.slice(1) : text;
+    if (!code.trim()) return;
+    const kind = rel.endsWith('.mjs') || ref === 'module' ? 'module' : ref === 'classic' ? 'classic' : 'auto';
+    const done = instrument(run, code, rel, kind);
+    if (done === null) return;
+    run.sources[rel] = code;
+    const library = run.tools.vendored(code, done.fc, abs, run.root, run.tools.traceMapping);
+    if (library) run.vendoredIds[rel] = library;
+    keepOriginal(run.job, rel, buf);
+    writeAtomically(abs, bom + done.code, encoding);
+    run.sites[rel] = sitesOf(done.code, rel);
+    run.files.push({ path: rel, kind: done.module ? 'module' : 'external', ...counts(done.fc, library) });
 }
 
 main();

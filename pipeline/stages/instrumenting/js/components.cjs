@@ -209,7 +209,6 @@ function instrument(root, id, code, inputMap) {
     }
 }
 
-// eslint-disable-next-line max-lines-per-function -- 83 lines, not split yet (issue 47)
 function instrumentCompiled(id, file, key, code, inputMap) {
     if (!inputMap || !inputMap.mappings) {
         return null;
@@ -221,40 +220,37 @@ function instrumentCompiled(id, file, key, code, inputMap) {
         recording.skip(key, 'the source map of its compiled script does not lead back to the file');
         return null;
     }
-    let coverage = null;
-    function plugin(api) {
+    const counted = { coverage: null };
+    const out = babel.transformSync(code, {
+        filename: file,
+        babelrc: false,
+        configFile: false,
+        sourceType: 'module',
+        compact: false,
+        sourceMaps: true,
+        parserOpts: { plugins: ['jsx', 'importAttributes', 'topLevelAwait'] },
+        plugins: [countingPlugin(locate, key, counted)],
+    });
+    const coverage = counted.coverage;
+    if (!coverage || Object.keys(coverage.statementMap).length + Object.keys(coverage.fnMap).length === 0) {
+        return null; // only the compiler's glue: nothing of the file's own to count
+    }
+    recording.record(key, coverage, original);
+    return { code: out.code, map: out.map };
+}
+
+/* A Babel plugin that puts Istanbul's counters under `key` in the program, counting at
+ * the component file's places, and leaves its file coverage in `counted.coverage` (one
+ * plugin per module: it closes over that module's places and counters). */
+function countingPlugin(locate, key, counted) {
+    return function plugin(api) {
         const t = api.types;
         return {
             name: 'iwc-istanbul-components',
             visitor: {
                 Program: {
                     enter(programPath) {
-                        const compiled = new Map();
-                        const relocate = (node) => {
-                            if (node && typeof node.type === 'string' && !compiled.has(node)) {
-                                compiled.set(node, node.loc);
-                                const loc = node.loc;
-                                node.loc = mapped(locate, loc, /Statement$|^VariableDeclaration$/.test(node.type));
-                                if (!node.loc && node.id && node.id.loc && /Function/.test(node.type)) {
-                                    // `function name(…)` whose keyword the compiler did not map: from its name
-                                    node.loc = mapped(locate, { start: node.id.loc.start, end: loc.end });
-                                }
-                            }
-                        };
-                        relocate(programPath.node);
-                        programPath.traverse({
-                            enter(p) {
-                                relocate(p.node);
-                                // Istanbul counts a function with its body's place
-                                const n = p.node;
-                                if (p.isFunction() && n.loc && n.body) {
-                                    relocate(n.body);
-                                }
-                                if (p.isFunction() && n.loc && n.body && !n.body.loc) {
-                                    n.body.loc = n.loc;
-                                }
-                            },
-                        });
+                        const compiled = toFilePlaces(locate, programPath);
                         const visitor = programVisitor(t, key, {
                             coverageVariable: '__coverage__',
                             coverageGlobalScope: 'globalThis',
@@ -271,27 +267,44 @@ function instrumentCompiled(id, file, key, code, inputMap) {
                         this.iwcVisitor = visitor;
                     },
                     exit(programPath) {
-                        coverage = this.iwcVisitor.exit(programPath).fileCoverage;
+                        counted.coverage = this.iwcVisitor.exit(programPath).fileCoverage;
                     },
                 },
             },
         };
-    }
-    const out = babel.transformSync(code, {
-        filename: file,
-        babelrc: false,
-        configFile: false,
-        sourceType: 'module',
-        compact: false,
-        sourceMaps: true,
-        parserOpts: { plugins: ['jsx', 'importAttributes', 'topLevelAwait'] },
-        plugins: [plugin],
+    };
+}
+
+/* Every node's location replaced by its place in the component file (null: none);
+ * returns the compiled locations by node, to be put back. */
+function toFilePlaces(locate, programPath) {
+    const compiled = new Map();
+    const relocate = (node) => {
+        if (node && typeof node.type === 'string' && !compiled.has(node)) {
+            compiled.set(node, node.loc);
+            const loc = node.loc;
+            node.loc = mapped(locate, loc, /Statement$|^VariableDeclaration$/.test(node.type));
+            if (!node.loc && node.id && node.id.loc && /Function/.test(node.type)) {
+                // `function name(…)` whose keyword the compiler did not map: from its name
+                node.loc = mapped(locate, { start: node.id.loc.start, end: loc.end });
+            }
+        }
+    };
+    relocate(programPath.node);
+    programPath.traverse({
+        enter(p) {
+            relocate(p.node);
+            // Istanbul counts a function with its body's place
+            const n = p.node;
+            if (p.isFunction() && n.loc && n.body) {
+                relocate(n.body);
+            }
+            if (p.isFunction() && n.loc && n.body && !n.body.loc) {
+                n.body.loc = n.loc;
+            }
+        },
     });
-    if (!coverage || Object.keys(coverage.statementMap).length + Object.keys(coverage.fnMap).length === 0) {
-        return null; // only the compiler's glue: nothing of the file's own to count
-    }
-    recording.record(key, coverage, original);
-    return { code: out.code, map: out.map };
+    return compiled;
 }
 
 module.exports = { componentKey, instrument, mapped };
