@@ -65,7 +65,6 @@ export function jsxNames(parser, u) {
   return [...names];
 }
 
-// eslint-disable-next-line max-lines-per-function -- 84 lines, not split yet (issue 47)
 export function stripTypes(parser, u) {
   let ast;
   try {
@@ -74,7 +73,13 @@ export function stripTypes(parser, u) {
   } catch (err) {
     return { error: String(err.message || err), line: (err.loc && err.loc.line) || 1 };
   }
-  const text = u.text;
+  const b = blanker(u.text);
+  blankTypes(b, ast.program);
+  return { text: b.chars.join('') };
+}
+
+// The text as characters, and ways to blank parts of it (newlines stay).
+function blanker(text) {
   const chars = text.split('');
   const blank = (from, to) => { for (let i = from; i < to; i += 1) if (chars[i] !== '\n' && chars[i] !== '\r') chars[i] = ' '; };
   const blankWords = (from, to, pattern) => {
@@ -84,70 +89,91 @@ export function stripTypes(parser, u) {
   const blankUntil = (from, ch) => { // a "?" or "!" between a name and its annotation
     for (let i = from; i < text.length && /[\s?!]/.test(text[i]); i += 1) if (text[i] === ch) { blank(i, i + 1); return; }
   };
-  (function walk(node) {
-    if (!node || typeof node.type !== 'string') return;
-    if (TYPE_ONLY.has(node.type) || (node.type === 'ExportNamedDeclaration' && (node.exportKind === 'type'
-        || (node.declaration && TYPE_ONLY.has(node.declaration.type))))
-        || (node.type === 'ImportDeclaration' && node.importKind === 'type')
-        || ((node.type === 'ClassProperty' || node.type === 'ClassMethod') && node.declare)) {
-      blank(node.start, node.end);
-      return;
-    }
-    switch (node.type) {
-      case 'TSEnumDeclaration': {
-        const name = node.id.name;
-        blank(node.start, node.end);
-        const head = `var ${name}={}`;
-        for (let i = 0; i < head.length && node.start + i < node.end; i += 1) chars[node.start + i] = head[i];
-        return;
-      }
-      case 'ImportSpecifier': case 'ExportSpecifier':
-        if (node.importKind === 'type' || node.exportKind === 'type') {
-          blank(node.start, node.end);
-          const after = text.slice(node.end).match(/^\s*,/);
-          if (after) blank(node.end, node.end + after[0].length);
-          return;
-        }
-        break;
-      case 'TSAsExpression': case 'TSSatisfiesExpression': case 'TSNonNullExpression':
-      {
-        walk(node.expression);
-        // `(x) as T`: the expression's range stops inside its parentheses, which stay
-        const from = node.expression.end + /^[\s)]*/.exec(text.slice(node.expression.end, node.end))[0].length;
-        blank(from, node.end);
-        return;
-      }
-      case 'TSTypeAssertion':
-        blank(node.start, node.expression.start);
-        walk(node.expression);
-        return;
-      case 'TSParameterProperty':
-        blank(node.start, node.parameter.start);
-        walk(node.parameter);
-        return;
-      case 'Identifier':
-        if (node.optional || node.typeAnnotation) blankUntil(node.start + node.name.length, '?');
-        break;
-      case 'ClassProperty': case 'ClassMethod': case 'ClassPrivateProperty': case 'ClassAccessorProperty':
-        if (node.key && !node.computed) blankWords(node.start, node.key.start, MODIFIERS);
-        if (node.optional) blankUntil(node.key.end, '?');
-        if (node.definite) blankUntil(node.key.end, '!');
-        break;
-      case 'ClassDeclaration': case 'ClassExpression':
-        if (node.abstract) blankWords(node.start, node.id ? node.id.start : node.body.start, /\babstract\b/g);
-        if (node.implements && node.implements.length) {
-          const at = text.lastIndexOf('implements', node.implements[0].start);
-          blank(at, node.implements[node.implements.length - 1].end);
-        }
-        break;
-      default:
-    }
-    for (const key of Object.keys(node)) {
-      if (key === 'loc' || key === 'leadingComments' || key === 'trailingComments' || key === 'innerComments') continue;
-      const v = node[key];
-      if (Array.isArray(v)) v.forEach((c) => walk(c)); else if (v && typeof v.type === 'string') walk(v);
-    }
-  })(ast.program);
-  return { text: chars.join('') };
+  return { text, chars, blank, blankWords, blankUntil };
 }
 
+// A node that is all type: an annotation, an interface, a type-only import or export, a declared member.
+const typeOnly = (node) => TYPE_ONLY.has(node.type) || (node.type === 'ExportNamedDeclaration' && (node.exportKind === 'type'
+    || (node.declaration && TYPE_ONLY.has(node.declaration.type))))
+    || (node.type === 'ImportDeclaration' && node.importKind === 'type')
+    || ((node.type === 'ClassProperty' || node.type === 'ClassMethod') && node.declare);
+
+// The tree under `node` with what TypeScript adds blanked.
+function blankTypes(b, node) {
+  if (!node || typeof node.type !== 'string') return;
+  if (typeOnly(node)) {
+    b.blank(node.start, node.end);
+    return;
+  }
+  if (blankTypedNode(b, node)) return;
+  blankModifiers(b, node);
+  for (const key of Object.keys(node)) {
+    if (key === 'loc' || key === 'leadingComments' || key === 'trailingComments' || key === 'innerComments') continue;
+    const v = node[key];
+    if (Array.isArray(v)) v.forEach((c) => blankTypes(b, c)); else if (v && typeof v.type === 'string') blankTypes(b, v);
+  }
+}
+
+// A node TypeScript made, or a type-only specifier: blanked (what it holds of JavaScript
+// walked); false for any other node.
+function blankTypedNode(b, node) {
+  const { text, chars, blank } = b;
+  switch (node.type) {
+    case 'TSEnumDeclaration': {
+      const name = node.id.name;
+      blank(node.start, node.end);
+      const head = `var ${name}={}`;
+      for (let i = 0; i < head.length && node.start + i < node.end; i += 1) chars[node.start + i] = head[i];
+      return true;
+    }
+    case 'ImportSpecifier': case 'ExportSpecifier':
+      if (node.importKind === 'type' || node.exportKind === 'type') {
+        blank(node.start, node.end);
+        const after = text.slice(node.end).match(/^\s*,/);
+        if (after) blank(node.end, node.end + after[0].length);
+        return true;
+      }
+      return false;
+    case 'TSAsExpression': case 'TSSatisfiesExpression': case 'TSNonNullExpression':
+    {
+      blankTypes(b, node.expression);
+      // `(x) as T`: the expression's range stops inside its parentheses, which stay
+      const from = node.expression.end + /^[\s)]*/.exec(text.slice(node.expression.end, node.end))[0].length;
+      blank(from, node.end);
+      return true;
+    }
+    case 'TSTypeAssertion':
+      blank(node.start, node.expression.start);
+      blankTypes(b, node.expression);
+      return true;
+    case 'TSParameterProperty':
+      blank(node.start, node.parameter.start);
+      blankTypes(b, node.parameter);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The TypeScript in a JavaScript node: `?` and `!` after names, modifiers, `abstract`, `implements`.
+function blankModifiers(b, node) {
+  const { text, blank, blankWords, blankUntil } = b;
+  switch (node.type) {
+    case 'Identifier':
+      if (node.optional || node.typeAnnotation) blankUntil(node.start + node.name.length, '?');
+      break;
+    case 'ClassProperty': case 'ClassMethod': case 'ClassPrivateProperty': case 'ClassAccessorProperty':
+      if (node.key && !node.computed) blankWords(node.start, node.key.start, MODIFIERS);
+      if (node.optional) blankUntil(node.key.end, '?');
+      if (node.definite) blankUntil(node.key.end, '!');
+      break;
+    case 'ClassDeclaration': case 'ClassExpression':
+      if (node.abstract) blankWords(node.start, node.id ? node.id.start : node.body.start, /\babstract\b/g);
+      if (node.implements && node.implements.length) {
+        const at = text.lastIndexOf('implements', node.implements[0].start);
+        blank(at, node.implements[node.implements.length - 1].end);
+      }
+      break;
+    default:
+  }
+}

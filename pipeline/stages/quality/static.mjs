@@ -53,13 +53,48 @@ const shift = (u, line) => (line || 1) + (u.first_line || 1) - 1;
 
 // ---- linting ---------------------------------------------------------------------
 const LINTED = ['**/*.js', '**/*.ts', '**/*.tsx', '**/*.vue', '**/*.svelte'];  // the names units are linted under
-// eslint-disable-next-line max-lines-per-function -- 102 lines, not split yet (issue 47)
 async function lintAll() {
   const { HTMLHint } = await load('htmlhint');
   out.versions.htmlhint = version('htmlhint');
   const stylelint = await load('stylelint');
   out.versions.stylelint = version('stylelint');
   const recommended = fileURLToPath(entry('stylelint-config-recommended'));
+  const eslintOn = await eslintRunner();
+  // Vue and Svelte components are linted whole by their plugins: their script blocks not again
+  const whole = new Set(units.filter((u) => u.language === 'vue' || u.language === 'svelte').map((u) => u.name));
+  for (const u of units) {
+    if (u.language === 'ts' || u.language === 'js') {
+      if (u.component && whole.has(u.name.split('#')[0])) continue;
+      lintScript(eslintOn, u);
+    } else if (u.language === 'vue' || u.language === 'svelte') {
+      const typescript = /<script\b[^>]*\blang\s*=\s*["']tsx?["']/i.test(u.text);
+      reportESLint(u, eslintOn(u, u.text, typescript), false);
+    } else if (u.language === 'astro') {
+      out.unlinted.push({ unit: u.name, language: u.language, reason: 'a component template (HTMLHint reads whole HTML pages); its script and style blocks are linted' });
+    } else if (u.language === 'scss' || u.language === 'less') {
+      out.unlinted.push({ unit: u.name, language: u.language, reason: `no Stylelint syntax for ${u.language.toUpperCase()} is installed (postcss-${u.language})` });
+    } else if (u.language === 'html') {
+      for (const m of HTMLHint.verify(u.text, HTMLHint.defaultRuleset)) {
+        out.lint.push({ unit: u.name, tool: 'htmlhint', rule: m.rule.id, severity: m.type === 'error' ? 'error' : 'warning',
+          line: m.line, message: m.message });
+      }
+    } else if (u.language === 'css') {
+      const result = await stylelint.lint({ code: u.text, config: { extends: [recommended] } });
+      for (const w of result.results[0].warnings) {
+        if (w.rule === 'CssSyntaxError') out.fatal.push({ unit: u.name, tool: 'stylelint', line: shift(u, w.line), message: w.text });
+        else out.lint.push({ unit: u.name, tool: 'stylelint', rule: w.rule, severity: w.severity === 'error' ? 'error' : 'warning',
+          line: shift(u, w.line), message: w.text });
+      }
+    }
+  }
+}
+
+// ESLint on one unit, `eslintOn(u, text, typescript)`: @eslint/js's recommended rules,
+// typescript-eslint's recommended (its parser) for TypeScript, eslint-plugin-vue's essential
+// rules and eslint-plugin-svelte's recommended ones on a whole component (their parsers read
+// the template and the script, with typescript-eslint's parser for a lang="ts" script), our
+// exemptions last.
+async function eslintRunner() {
   const { Linter } = await load('eslint');
   const js = await load('@eslint/js');
   const globals = await load('globals');
@@ -76,11 +111,7 @@ async function lintAll() {
   const rules = { ...js.configs.recommended.rules, 'no-undef': 'off', 'no-unused-vars': ['warn', unused] };
   const language = (u) => ({ ecmaVersion: 'latest', sourceType: u.module ? 'module' : 'script',
     globals: { ...globals.browser }, parserOptions: { ecmaFeatures: { jsx: true } } });
-  // ESLint on one unit: @eslint/js's recommended rules, typescript-eslint's recommended
-  // (its parser) for TypeScript, eslint-plugin-vue's essential rules and eslint-plugin-svelte's
-  // recommended ones on a whole component (their parsers read the template and the script,
-  // with typescript-eslint's parser for a lang="ts" script), our exemptions last
-  const eslintOn = (u, text, typescript) => {
+  return (u, text, typescript) => {
     // a component script linted apart from its template: the template reads its top-level
     // names; JSX uses names ESLint's core never counts as used (<App />)
     const used = [...(u.component ? topNames(globalThis.babelParser, u) : []), ...jsxNames(globalThis.babelParser, u)];
@@ -100,61 +131,40 @@ async function lintAll() {
     config.push({ files: LINTED, rules: own });
     return linter.verify(text, config, file);
   };
-  const report = (u, found, shiftLines = true) => {
-    for (const m of found) {
-      const line = shiftLines ? shift(u, m.line) : m.line;
-      if (m.fatal) out.fatal.push({ unit: u.name, tool: 'eslint', line, message: m.message });
-      else out.lint.push({ unit: u.name, tool: 'eslint', rule: m.ruleId, severity: m.severity === 2 ? 'error' : 'warning',
-        line, message: m.message });
-    }
-  };
-  // Vue and Svelte components are linted whole by their plugins: their script blocks not again
-  const whole = new Set(units.filter((u) => u.language === 'vue' || u.language === 'svelte').map((u) => u.name));
-  for (const u of units) {
-    if (u.language === 'ts' || u.language === 'js') {
-      if (u.component && whole.has(u.name.split('#')[0])) continue;
-      const typescript = u.language === 'ts';
-      const found = eslintOn(u, u.text, typescript);
-      const fatal = found.find((m) => m.fatal);
-      if (!fatal || !typescript) {
-        report(u, found);
-        continue;
-      }
-      // typescript-eslint's parser refused what Babel may read (an Astro frontmatter's
-      // top-level return): @eslint/js's rules on the code with its types blanked out
-      const stripped = stripTypes(globalThis.babelParser, u);
-      if (stripped.error) {
-        out.fatal.push({ unit: u.name, tool: 'babel', line: shift(u, stripped.line), message: stripped.error });
-        continue;
-      }
-      const blanked = eslintOn(u, stripped.text, false);
-      const still = blanked.find((m) => m.fatal);
-      if (still) {  // our blanking's gap, not the app's error: Babel parsed the file
-        out.unlinted.push({ unit: u.name, language: 'ts', reason: `TypeScript neither typescript-eslint nor the type blanking could read (${fatal.message})` });
-        continue;
-      }
-      report(u, blanked);
-    } else if (u.language === 'vue' || u.language === 'svelte') {
-      const typescript = /<script\b[^>]*\blang\s*=\s*["']tsx?["']/i.test(u.text);
-      report(u, eslintOn(u, u.text, typescript), false);
-    } else if (u.language === 'astro') {
-      out.unlinted.push({ unit: u.name, language: u.language, reason: 'a component template (HTMLHint reads whole HTML pages); its script and style blocks are linted' });
-    } else if (u.language === 'scss' || u.language === 'less') {
-      out.unlinted.push({ unit: u.name, language: u.language, reason: `no Stylelint syntax for ${u.language.toUpperCase()} is installed (postcss-${u.language})` });
-    } else if (u.language === 'html') {
-      for (const m of HTMLHint.verify(u.text, HTMLHint.defaultRuleset)) {
-        out.lint.push({ unit: u.name, tool: 'htmlhint', rule: m.rule.id, severity: m.type === 'error' ? 'error' : 'warning',
-          line: m.line, message: m.message });
-      }
-    } else if (u.language === 'css') {
-      const result = await stylelint.lint({ code: u.text, config: { extends: [recommended] } });
-      for (const w of result.results[0].warnings) {
-        if (w.rule === 'CssSyntaxError') out.fatal.push({ unit: u.name, tool: 'stylelint', line: shift(u, w.line), message: w.text });
-        else out.lint.push({ unit: u.name, tool: 'stylelint', rule: w.rule, severity: w.severity === 'error' ? 'error' : 'warning',
-          line: shift(u, w.line), message: w.text });
-      }
-    }
+}
+
+function reportESLint(u, found, shiftLines = true) {
+  for (const m of found) {
+    const line = shiftLines ? shift(u, m.line) : m.line;
+    if (m.fatal) out.fatal.push({ unit: u.name, tool: 'eslint', line, message: m.message });
+    else out.lint.push({ unit: u.name, tool: 'eslint', rule: m.ruleId, severity: m.severity === 2 ? 'error' : 'warning',
+      line, message: m.message });
   }
+}
+
+// A JavaScript or TypeScript unit; TypeScript that typescript-eslint's parser refused but
+// Babel may read (an Astro frontmatter's top-level return) gets @eslint/js's rules on the
+// code with its types blanked out.
+function lintScript(eslintOn, u) {
+  const typescript = u.language === 'ts';
+  const found = eslintOn(u, u.text, typescript);
+  const fatal = found.find((m) => m.fatal);
+  if (!fatal || !typescript) {
+    reportESLint(u, found);
+    return;
+  }
+  const stripped = stripTypes(globalThis.babelParser, u);
+  if (stripped.error) {
+    out.fatal.push({ unit: u.name, tool: 'babel', line: shift(u, stripped.line), message: stripped.error });
+    return;
+  }
+  const blanked = eslintOn(u, stripped.text, false);
+  const still = blanked.find((m) => m.fatal);
+  if (still) {  // our blanking's gap, not the app's error: Babel parsed the file
+    out.unlinted.push({ unit: u.name, language: 'ts', reason: `TypeScript neither typescript-eslint nor the type blanking could read (${fatal.message})` });
+    return;
+  }
+  reportESLint(u, blanked);
 }
 
 // ---- duplication -----------------------------------------------------------------
@@ -208,7 +218,6 @@ const strip = (name) => (name || '').replace(/^(window|globalThis|self)\./, '');
 const propName = (member) => (member && !member.computed && member.property && member.property.type === 'Identifier'
   ? member.property.name : null);
 
-// eslint-disable-next-line max-lines-per-function -- 147 lines, not split yet (issue 47)
 function analyse(u) {
   const parser = globalThis.babelParser;
   let ast;
@@ -223,138 +232,154 @@ function analyse(u) {
     for (let l = c.loc.start.line; l <= c.loc.end.line; l += 1) commentLines.add(shift(u, l));
   }
   const facts = { parsed: true, risky: [], chains: [], awaits: [], readers: [] };
-  const frame = (line) => ({ reads: false, tested: false, checks: false, names: new Set(), line });
-  const fnStack = [frame(1)];
-  // each entry: {node, key} from the root to the current node
-  function walk(node, parents) {
-    if (!node || typeof node.type !== 'string') return;
-    const here = [...parents, node];
-    const isFn = FUNCTION.has(node.type);
-    if (isFn) fnStack.push(frame(node.loc ? node.loc.start.line : 1));
-    visit(node, parents);
-    for (const key of Object.keys(node)) {
-      if (key === 'loc' || key === 'leadingComments' || key === 'trailingComments' || key === 'innerComments') continue;
-      const value = node[key];
-      if (Array.isArray(value)) { for (const child of value) if (child && typeof child.type === 'string') walk(child, here.concat([{ key }])); }
-      else if (value && typeof value.type === 'string') walk(value, here.concat([{ key }]));
-    }
-    if (isFn) {
-      const fn = fnStack.pop();
-      if (fn.reads) facts.readers.push({ line: shift(u, fn.line), validates: fn.tested || fn.checks });
-    }
-  }
-  // parents alternate: node, {key}, node, {key}, ...
-  function inTry(parents) {
-    for (let i = parents.length - 1; i >= 1; i -= 1) {
-      const p = parents[i];
-      if (p.type && FUNCTION.has(p.type)) return false;
-      if (p.type === 'TryStatement' && parents[i + 1] && parents[i + 1].key === 'block') return true;
-    }
-    return false;
-  }
-  // the chain a call heads: walk up while this expression is the object of .then/.catch/.finally
-  function chainHandled(parents) {
-    let handled = false;
-    for (let i = parents.length - 1; i >= 1; i -= 2) {
-      const keyInfo = parents[i];
-      const parent = parents[i - 1];
-      if (!parent || !keyInfo) break;
-      if ((parent.type === 'MemberExpression' || parent.type === 'OptionalMemberExpression') && keyInfo.key === 'object') {
-        const name = propName(parent);
-        const call = parents[i - 3];
-        if (CHAIN.includes(name) && call && call.type === 'CallExpression' && parents[i - 2] && parents[i - 2].key === 'callee') {
-          if (name === 'catch' || (name === 'then' && call.arguments.length >= 2)) handled = true;
-          i -= 2;
-          continue;
-        }
-      }
-      if (parent.type === 'AwaitExpression' || parent.type === 'ReturnStatement'
-          || (parent.type === 'ArrowFunctionExpression' && keyInfo.key === 'body')) {
-        // awaited in a try, or handed to the caller, which decides
-        return handled || parent.type !== 'AwaitExpression' || inTry(parents.slice(0, i));
-      }
-      break;
-    }
-    return handled;
-  }
-  function visit(node, parents) {
-    const fn = fnStack[fnStack.length - 1];
-    if (node.type === 'CallExpression' || node.type === 'OptionalCallExpression' || node.type === 'NewExpression') {
-      const name = strip(dotted(node.callee));
-      const method = propName(node.callee);
-      const line = shift(u, node.loc ? node.loc.start.line : 1);
-      const sync = node.type === 'NewExpression' ? RISKY_NEW.has(name) : RISKY_CALLS.has(name);
-      const later = node.type !== 'NewExpression'
-        && (ASYNC_RISKY.has(name) || (method && ASYNC_METHODS.has(method) && node.arguments.length === 0));
-      if (sync || later) {
-        facts.risky.push({ call: node.type === 'NewExpression' ? `new ${name}` : (name || `.${method}()`), line,
-          guarded: sync ? inTry(parents) : chainHandled(parents) });
-      }
-      if (CHAIN.includes(method) && !isChained(parents)) {
-        const methods = [];
-        for (let cur = node; cur && cur.type.endsWith('CallExpression') && CHAIN.includes(propName(cur.callee)); cur = cur.callee.object) {
-          methods.push([propName(cur.callee), cur.arguments.length]);
-        }
-        if (methods.some(([m]) => m === 'then')) {
-          const handled = methods.some(([m, n]) => m === 'catch' || (m === 'then' && n >= 2)) || chainHandled(parents);
-          facts.chains.push({ line, handled });
-        }
-      }
-      if ((name && VALIDATORS.has(name.split('.').pop())) || (method && VALIDATORS.has(method))) fn.checks = true;
-    }
-    if (node.type === 'AwaitExpression' && node.argument && node.argument.type !== 'Identifier') {
-      facts.awaits.push({ line: shift(u, node.loc.start.line), handled: inTry(parents) });
-    }
-    if ((node.type === 'MemberExpression' || node.type === 'OptionalMemberExpression')
-        && ['value', 'valueAsNumber', 'files'].includes(propName(node))) {
-      const key = parents[parents.length - 1];
-      const parent = parents[parents.length - 2];
-      const assigned = parent && parent.type === 'AssignmentExpression' && key && key.key === 'left';
-      if (!assigned) {
-        fn.reads = true;
-        if (parent && parent.type === 'VariableDeclarator' && parent.id.type === 'Identifier') fn.names.add(parent.id.name);
-        if (inTest(parents)) fn.tested = true;
-      }
-    }
-    if (node.type === 'VariableDeclarator' && node.id.type === 'Identifier' && node.init && mentionsRead(node.init)) fn.names.add(node.id.name);
-    if (node.type === 'Identifier' && fn.names.has(node.name) && inTest(parents)) fn.tested = true;
-  }
-  function isChained(parents) {
-    const keyInfo = parents[parents.length - 1];
-    const parent = parents[parents.length - 2];
-    return parent && (parent.type === 'MemberExpression' || parent.type === 'OptionalMemberExpression')
-      && keyInfo && keyInfo.key === 'object' && ['then', 'catch', 'finally'].includes(propName(parent));
-  }
-  function inTest(parents) {
-    for (let i = parents.length - 1; i >= 1; i -= 2) {
-      const keyInfo = parents[i];
-      const parent = parents[i - 1];
-      if (!parent || !keyInfo) return false;
-      if (FUNCTION.has(parent.type)) return false;
-      if (['IfStatement', 'ConditionalExpression', 'WhileStatement', 'DoWhileStatement'].includes(parent.type) && keyInfo.key === 'test') return true;
-      if (parent.type === 'LogicalExpression' && keyInfo.key === 'left') return true;
-      if (parent.type === 'UnaryExpression' && parent.operator === '!') return true;
-      if (parent.type === 'BinaryExpression' && ['===', '!==', '==', '!=', '<', '>', '<=', '>='].includes(parent.operator)) return true;
-    }
-    return false;
-  }
-  function mentionsRead(node) {
-    let found = false;
-    (function seek(n) {
-      if (found || !n || typeof n.type !== 'string') return;
-      if ((n.type === 'MemberExpression' || n.type === 'OptionalMemberExpression') && ['value', 'valueAsNumber'].includes(propName(n))) { found = true; return; }
-      for (const key of Object.keys(n)) {
-        if (key === 'loc') continue;
-        const v = n[key];
-        if (Array.isArray(v)) v.forEach(seek); else if (v && typeof v.type === 'string') seek(v);
-      }
-    })(node);
-    return found;
-  }
-  walk(ast.program, []);
-  const top = fnStack[0];
+  const tree = { u, facts, fnStack: [frame(1)] };
+  walkTree(tree, ast.program, []);
+  const top = tree.fnStack[0];
   if (top.reads) facts.readers.push({ line: shift(u, 1), validates: top.tested || top.checks });
   return { parsed: true, facts, commentLines: [...commentLines].sort((a, b) => a - b) };
+}
+
+// What a function (or the top level) does with input it reads.
+const frame = (line) => ({ reads: false, tested: false, checks: false, names: new Set(), line });
+
+// `parents`: each entry {node, key} from the root to the current node
+function walkTree(tree, node, parents) {
+  if (!node || typeof node.type !== 'string') return;
+  const here = [...parents, node];
+  const isFn = FUNCTION.has(node.type);
+  if (isFn) tree.fnStack.push(frame(node.loc ? node.loc.start.line : 1));
+  visitNode(tree, node, parents);
+  for (const key of Object.keys(node)) {
+    if (key === 'loc' || key === 'leadingComments' || key === 'trailingComments' || key === 'innerComments') continue;
+    const value = node[key];
+    if (Array.isArray(value)) { for (const child of value) if (child && typeof child.type === 'string') walkTree(tree, child, here.concat([{ key }])); }
+    else if (value && typeof value.type === 'string') walkTree(tree, value, here.concat([{ key }]));
+  }
+  if (isFn) {
+    const fn = tree.fnStack.pop();
+    if (fn.reads) tree.facts.readers.push({ line: shift(tree.u, fn.line), validates: fn.tested || fn.checks });
+  }
+}
+
+// parents alternate: node, {key}, node, {key}, ...
+function inTry(parents) {
+  for (let i = parents.length - 1; i >= 1; i -= 1) {
+    const p = parents[i];
+    if (p.type && FUNCTION.has(p.type)) return false;
+    if (p.type === 'TryStatement' && parents[i + 1] && parents[i + 1].key === 'block') return true;
+  }
+  return false;
+}
+
+// the chain a call heads: walk up while this expression is the object of .then/.catch/.finally
+function chainHandled(parents) {
+  let handled = false;
+  for (let i = parents.length - 1; i >= 1; i -= 2) {
+    const keyInfo = parents[i];
+    const parent = parents[i - 1];
+    if (!parent || !keyInfo) break;
+    if ((parent.type === 'MemberExpression' || parent.type === 'OptionalMemberExpression') && keyInfo.key === 'object') {
+      const name = propName(parent);
+      const call = parents[i - 3];
+      if (CHAIN.includes(name) && call && call.type === 'CallExpression' && parents[i - 2] && parents[i - 2].key === 'callee') {
+        if (name === 'catch' || (name === 'then' && call.arguments.length >= 2)) handled = true;
+        i -= 2;
+        continue;
+      }
+    }
+    if (parent.type === 'AwaitExpression' || parent.type === 'ReturnStatement'
+        || (parent.type === 'ArrowFunctionExpression' && keyInfo.key === 'body')) {
+      // awaited in a try, or handed to the caller, which decides
+      return handled || parent.type !== 'AwaitExpression' || inTry(parents.slice(0, i));
+    }
+    break;
+  }
+  return handled;
+}
+
+function visitNode(tree, node, parents) {
+  const fn = tree.fnStack[tree.fnStack.length - 1];
+  if (node.type === 'CallExpression' || node.type === 'OptionalCallExpression' || node.type === 'NewExpression') {
+    visitCall(tree, node, parents, fn);
+  }
+  if (node.type === 'AwaitExpression' && node.argument && node.argument.type !== 'Identifier') {
+    tree.facts.awaits.push({ line: shift(tree.u, node.loc.start.line), handled: inTry(parents) });
+  }
+  if ((node.type === 'MemberExpression' || node.type === 'OptionalMemberExpression')
+      && ['value', 'valueAsNumber', 'files'].includes(propName(node))) {
+    const key = parents[parents.length - 1];
+    const parent = parents[parents.length - 2];
+    const assigned = parent && parent.type === 'AssignmentExpression' && key && key.key === 'left';
+    if (!assigned) {
+      fn.reads = true;
+      if (parent && parent.type === 'VariableDeclarator' && parent.id.type === 'Identifier') fn.names.add(parent.id.name);
+      if (inTest(parents)) fn.tested = true;
+    }
+  }
+  if (node.type === 'VariableDeclarator' && node.id.type === 'Identifier' && node.init && mentionsRead(node.init)) fn.names.add(node.id.name);
+  if (node.type === 'Identifier' && fn.names.has(node.name) && inTest(parents)) fn.tested = true;
+}
+
+// A call: risky (and whether guarded), the head of a promise chain (and whether
+// handled), a validator (the function checks its input).
+function visitCall(tree, node, parents, fn) {
+  const { facts } = tree;
+  const name = strip(dotted(node.callee));
+  const method = propName(node.callee);
+  const line = shift(tree.u, node.loc ? node.loc.start.line : 1);
+  const sync = node.type === 'NewExpression' ? RISKY_NEW.has(name) : RISKY_CALLS.has(name);
+  const later = node.type !== 'NewExpression'
+    && (ASYNC_RISKY.has(name) || (method && ASYNC_METHODS.has(method) && node.arguments.length === 0));
+  if (sync || later) {
+    facts.risky.push({ call: node.type === 'NewExpression' ? `new ${name}` : (name || `.${method}()`), line,
+      guarded: sync ? inTry(parents) : chainHandled(parents) });
+  }
+  if (CHAIN.includes(method) && !isChained(parents)) {
+    const methods = [];
+    for (let cur = node; cur && cur.type.endsWith('CallExpression') && CHAIN.includes(propName(cur.callee)); cur = cur.callee.object) {
+      methods.push([propName(cur.callee), cur.arguments.length]);
+    }
+    if (methods.some(([m]) => m === 'then')) {
+      const handled = methods.some(([m, n]) => m === 'catch' || (m === 'then' && n >= 2)) || chainHandled(parents);
+      facts.chains.push({ line, handled });
+    }
+  }
+  if ((name && VALIDATORS.has(name.split('.').pop())) || (method && VALIDATORS.has(method))) fn.checks = true;
+}
+
+function isChained(parents) {
+  const keyInfo = parents[parents.length - 1];
+  const parent = parents[parents.length - 2];
+  return parent && (parent.type === 'MemberExpression' || parent.type === 'OptionalMemberExpression')
+    && keyInfo && keyInfo.key === 'object' && ['then', 'catch', 'finally'].includes(propName(parent));
+}
+
+function inTest(parents) {
+  for (let i = parents.length - 1; i >= 1; i -= 2) {
+    const keyInfo = parents[i];
+    const parent = parents[i - 1];
+    if (!parent || !keyInfo) return false;
+    if (FUNCTION.has(parent.type)) return false;
+    if (['IfStatement', 'ConditionalExpression', 'WhileStatement', 'DoWhileStatement'].includes(parent.type) && keyInfo.key === 'test') return true;
+    if (parent.type === 'LogicalExpression' && keyInfo.key === 'left') return true;
+    if (parent.type === 'UnaryExpression' && parent.operator === '!') return true;
+    if (parent.type === 'BinaryExpression' && ['===', '!==', '==', '!=', '<', '>', '<=', '>='].includes(parent.operator)) return true;
+  }
+  return false;
+}
+
+function mentionsRead(node) {
+  let found = false;
+  (function seek(n) {
+    if (found || !n || typeof n.type !== 'string') return;
+    if ((n.type === 'MemberExpression' || n.type === 'OptionalMemberExpression') && ['value', 'valueAsNumber'].includes(propName(n))) { found = true; return; }
+    for (const key of Object.keys(n)) {
+      if (key === 'loc') continue;
+      const v = n[key];
+      if (Array.isArray(v)) v.forEach(seek); else if (v && typeof v.type === 'string') seek(v);
+    }
+  })(node);
+  return found;
 }
 
 async function trees() {
