@@ -1,0 +1,93 @@
+"""Two apps of the example through every LLM purpose on a real model server: llama.cpp's
+(llama-cpp-python, built by hack/llm-server) serving SmolLM2-135M-Instruct, reached as
+``--judge llama-cpp/<its model>`` with LLAMA_CPP_BASE_URL (tests/fakes/real_model.py says
+why not openai/ yet). A 135M model answers badly: the run must still complete, and every
+judged score ends scored, or unscored with a reason that says what the model did wrong
+(or what it cannot take), never a crash's words.
+The same run's ledgers give the real tokenizer's prompt tokens per purpose beside
+``--estimate``'s forecast (docs/llm.md, "A real model server")."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from fakes import real_model
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+# the scores a model decides, per app (alignment and WebCoderBench's alignment need the
+# checklist of todomvc; the UI-test agent and the appearance judge the cases of 000049)
+JUDGED = {
+    "brisk-3b/todomvc": ("aesthetics", "usability", "alignment_functional", "alignment_content",
+                         "alignment_visual", "wcb_functionality", "wcb_visual_experience",
+                         "wcb_functional_alignment", "wcb_content_alignment", "wcb_visual_alignment"),
+    "brisk-3b/000049": ("aesthetics", "usability", "wcb_functionality", "wcb_visual_experience",
+                        "appearance", "uitest_accuracy"),
+}
+# What an unscored judged score may say: what the model did wrong, what it cannot take (a
+# prompt past its context window, screenshots for a text-only model), or that the task
+# gives it nothing to judge.
+MODEL_FAULT = re.compile("|".join((
+    r"no \w+ call", r"did not use \w+", r"without calling", r"not valid JSON", r"must be", r"is empty",
+    r"missing adjustment", r"outside ±", r"unknown (aspects|criterion)", r"no verdict for",
+    r"not accepted", r"empty report", r"gave no verdict", r"context window", r"reads no images",
+    r"has no checklist", r"has no \w+ criteria",
+)))
+CRASH = re.compile(r"Traceback|object has no attribute|KeyError|TypeError|NoneType")
+# Requests of the kit that llama.cpp's server refuses (kits/llm/chat.py, not a stage's doing;
+# docs/llm.md, "A real model server"): tool_choice "required" (the tester, the alignment agent
+# and the UI-test agent force "any tool") fails its chatml-function-calling handler with HTTP
+# 500, and an assistant turn with tool calls and content null (every re-ask after an unusable
+# tool call) fails its request validation. What follows from them is named here until the
+# kit sends what the server takes; the test then holds every score to MODEL_FAULT.
+KIT_DEFECT = re.compile(r"HTTP 500 after \d+ attempt|the exploration recorded no interaction to judge")
+
+
+@pytest.fixture(scope="module")
+def outcome(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("real-model")
+    with real_model.running(folder / "server") as model:
+        code, out = real_model.run_example(model, folder)
+    results = json.loads((out / "results.json").read_text()) if (out / "results.json").is_file() else None
+    return model, code, out, results
+
+
+def test_the_run_completes_whatever_the_model_answers(outcome):
+    model, code, _, results = outcome
+    assert code == 0, model.log.read_text()[-3000:]
+    apps = {f"{a['model']}/{a['task_id']}": a for a in results["apps"]}
+    assert set(apps) == set(JUDGED)
+    for key, app in apps.items():
+        assert app["outcome"] == "evaluated", (key, app.get("reason"))
+
+
+def test_every_judged_score_is_scored_or_says_what_the_model_did_wrong(outcome):
+    _, _, _, results = outcome
+    apps = {f"{a['model']}/{a['task_id']}": a for a in results["apps"]}
+    problems, known = [], []
+    for key, names in JUDGED.items():
+        for name in names:
+            score = apps[key]["scores"][name]
+            reason = score.get("reason") or ""
+            if score["value"] is not None:
+                continue
+            if KIT_DEFECT.search(reason) and not CRASH.search(reason):
+                known.append((key, name, reason[:200]))
+            elif CRASH.search(reason) or not MODEL_FAULT.search(reason):
+                problems.append((key, name, reason[:400]))
+    assert not problems, problems
+    if known:
+        pytest.xfail(f"requests llama.cpp's server refuses (kits/llm/chat.py): {known}")
+
+
+def test_the_servers_token_counts_reach_the_ledger(outcome):
+    _, _, out, _ = outcome
+    rows = {r.purpose: r for r in real_model.token_counts(out)}
+    answered = {p: r for p, r in rows.items() if r.calls}
+    assert answered, "the server answered no call"
+    # every purpose the server answered reports its real tokenizer's count
+    for purpose, row in answered.items():
+        assert row.prompt > 0, (purpose, row)
