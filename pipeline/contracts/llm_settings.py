@@ -41,6 +41,9 @@ class LLM(Section):
     endpoints: dict[str, str] = pydantic.Field(
         {}, description="base URL per provider, e.g. {\"openai\": \"http://vllm:8000/v1\"} (default: the "
         "provider's variable, OPENAI_BASE_URL, ANTHROPIC_BASE_URL, ..., then its public API)")
+    request_timeout_s: float = pydantic.Field(
+        120.0, gt=0, description="seconds one request may take before it is tried again; raise it for a slow "
+        "self-hosted server (a CPU model reads an 8,000-token prompt in minutes) (default 120)")
     models: dict[str, ModelTraits] = pydantic.Field(
         {}, description="capabilities by model name as the settings name it (\"openai/smollm2\": {\"images\": "
         "false, \"contextTokens\": 8192}), where the family's defaults are wrong")

@@ -46,7 +46,7 @@ def cache_dir(out: str, llm_cache_dir: str | None) -> str | None:
 def client(evaluation: settings_mod.Evaluation, model: str, cache: str | None) -> llm.Client:
     return llm.Client(llm.Config(model=model, effort=evaluation.llm.effort, cache_dir=cache,
                                  prompt_caching=evaluation.llm.prompt_caching,
-                                 base_url=endpoint(evaluation, model),
+                                 base_url=endpoint(evaluation, model), timeout_s=evaluation.llm.request_timeout_s,
                                  models={name: traits.model_dump(exclude_none=True)
                                          for name, traits in evaluation.llm.models.items()}))
 

@@ -87,7 +87,9 @@ def messages(system: Any, turns: list[Mapping[str, Any]]) -> list[dict[str, Any]
             calls = [{"id": b["id"], "type": "function",
                       "function": {"name": b["name"], "arguments": json.dumps(b.get("input") or {}, ensure_ascii=False)}}
                      for b in blocks if b.get("type") == "tool_use"]
-            message: dict[str, Any] = {"role": "assistant", "content": text or None}
+            # an empty string, not null, with tool calls: every server takes it (llama.cpp's
+            # refuses null), and OpenAI's API documents both
+            message: dict[str, Any] = {"role": "assistant", "content": text}
             if calls:
                 message["tool_calls"] = calls
             out.append(message)
@@ -196,9 +198,12 @@ class ChatCompletions:
         self._sdk = sdk().OpenAI(api_key=target.api_key or llm_providers.NO_KEY, base_url=target.base_url,
                                  timeout=timeout_s, max_retries=0)  # kits/retrying is the single retry policy
 
-    @staticmethod
-    def forcing(config: Any, name: str | None = None) -> dict[str, Any] | None:
-        return {"type": "tool", "name": name} if name else {"type": "any"}
+    def forcing(self, config: Any, name: str | None = None) -> dict[str, Any] | None:
+        if name:
+            return {"type": "tool", "name": name}
+        # "required" where the server takes it; else the model chooses (auto), and the
+        # caller's re-ask handles a reply without a tool call
+        return {"type": "any"} if self.target.provider.forces_any_tool else None
 
     @staticmethod
     def options(config: Any) -> dict[str, Any]:

@@ -309,7 +309,7 @@ class Client:
             if status == 400 and "context" in str(exc).lower():
                 what += (f" (the prompt does not fit the model's context window; llm.models.{cfg.model}."
                          "context_tokens says how large it is)")
-            raise LLMError(f"{cfg.model}: {what} after {attempts} attempt(s): {short(exc)}") from exc
+            raise LLMError(f"{cfg.model}: {what} after {attempts} attempt(s): {short(exc)}{_body(exc)}") from exc
         return reply, attempts
 
     # ------------------------------------------------------------------ response cache
@@ -339,3 +339,14 @@ class Client:
         """Keep ``reply`` as the answer to the call hashed to ``key`` (no-op without a cache)."""
         if key is not None and self._cache is not None:
             self._cache.put(key, reply.to_json())
+
+
+def _body(exc: BaseException) -> str:
+    """What the server said in its reply's body, when the error's message leaves it out
+    (a 500 from a server whose body is not the API's JSON error)."""
+    response = getattr(exc, "response", None)
+    try:
+        text = " ".join(str(getattr(response, "text", "") or "").split())
+    except Exception:  # noqa: BLE001 - a body that cannot be read adds nothing to the reason
+        return ""
+    return f" (the server said: {text[:200]})" if text and text[:60] not in str(exc) else ""

@@ -43,6 +43,7 @@ class Provider:
     key_required: bool = True
     max_tokens_field: str = "max_tokens"  # OpenAI's own API wants max_completion_tokens
     sdk_url: str | None = None  # where the SDK goes when default_url is None (a network policy must know)
+    forces_any_tool: bool = True  # takes tool_choice "required" (llama.cpp's server takes a named tool only)
 
     @property
     def public_url(self) -> str | None:
@@ -64,7 +65,8 @@ PROVIDERS: dict[str, Provider] = {p.name: p for p in (
     Provider("sglang", "openai", ("SGLANG_API_KEY",), "SGLANG_BASE_URL", None, key_required=False),
     Provider("ollama", "openai", ("OLLAMA_API_KEY",), "OLLAMA_BASE_URL", "http://localhost:11434/v1",
              key_required=False),
-    Provider("llama-cpp", "openai", ("LLAMA_CPP_API_KEY",), "LLAMA_CPP_BASE_URL", None, key_required=False),
+    Provider("llama-cpp", "openai", ("LLAMA_CPP_API_KEY",), "LLAMA_CPP_BASE_URL", None, key_required=False,
+             forces_any_tool=False),
 )}
 NO_KEY = "no-key"  # what goes in the bearer token for a server that takes none
 

@@ -100,3 +100,17 @@ def test_only_the_messages_wire_refuses_to_force_a_tool_while_the_model_thinks(f
     assert thinking.forcing("grade") is None
     assert llm.Client(llm.Config(model="claude-opus-4-5")).forcing("grade") == {"type": "tool", "name": "grade"}
     assert llm.Client(llm.Config(model="openai/gpt-5", thinking=True)).forcing() == {"type": "any"}
+
+
+def test_llama_cpps_server_is_never_asked_for_any_tool_and_a_tool_call_turn_carries_an_empty_string(fake_openai):
+    # its chatml-function-calling handler takes "auto" or a named tool, and refuses content null
+    # (found against the real server: tests/integration/llm/test_real_model_server.py)
+    local = llm.Client(llm.Config(model="llama-cpp/smollm2", base_url=fake_openai.url))
+    assert local.forcing() is None and local.forcing("grade") == {"type": "tool", "name": "grade"}
+    fake_openai.push(text("fine"))
+    llm.Client(llm.Config(model="openai/gpt-4o")).create(system="s", messages=[
+        {"role": "user", "content": "grade it"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "grade", "input": {}}]},
+        {"role": "user", "content": [llm.tool_result_block("c1", "not accepted", is_error=True)]}])
+    [req] = fake_openai.requests
+    assert req.body["messages"][2]["content"] == "" and req.body["messages"][2]["tool_calls"]
