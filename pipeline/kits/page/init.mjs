@@ -10,64 +10,95 @@
 // Events carry element identity across worlds; nothing else here is visible to the
 // page. Every builtin used later is taken now, before the app can replace it: an app
 // that breaks them anyway only loses hints about its own elements.
-// eslint-disable-next-line max-lines-per-function -- 65 lines, not split yet (issue 47)
 export default function install({ seed, nonce }) {
   const KEY = Symbol.for('iwc.explorer');
   if (window[KEY]) return;
-  const ASK = 'iwc-hints-' + nonce, HINT = 'iwc-hint-' + nonce;
-  const apply = Reflect.apply;
-  const listen = EventTarget.prototype.addEventListener;
-  const dispatch = EventTarget.prototype.dispatchEvent;
-  const Custom = CustomEvent;
-  const wmGet = WeakMap.prototype.get;
-  const wmSet = WeakMap.prototype.set;
-  const indexOf = String.prototype.indexOf;
-  const byTag = Document.prototype.getElementsByTagName;
-  const item = HTMLCollection.prototype.item;
-  const length = Object.getOwnPropertyDescriptor(HTMLCollection.prototype, 'length').get;
+  const perElement = hints(nonce);
+  Object.defineProperty(window, KEY, {value: {perElement}, enumerable: false});
+  sources(nonce);
+  canvases(nonce);
+  seedRandom(seed);
+}
+
+const HANDLED = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'dblclick',
+  'mouseenter', 'mouseover', 'pointerenter', 'pointerover', 'mousemove', 'keydown', 'keyup', 'keypress',
+  'drop', 'dragover', 'change', 'input'];
+
+// The listened types: every addEventListener call from now on is recorded, and the
+// observer's ask answered with them. Returns the per-element record (element ->
+// ",type,type,"). The builtins are all taken before addEventListener is replaced: the
+// answer is listened for with the builtin, and so is not a type the page listens to.
+function hints(nonce) {
+  const builtins = {
+    apply: Reflect.apply,
+    listen: EventTarget.prototype.addEventListener,
+    dispatch: EventTarget.prototype.dispatchEvent,
+    Custom: CustomEvent,
+    wmGet: WeakMap.prototype.get,
+    wmSet: WeakMap.prototype.set,
+    indexOf: String.prototype.indexOf,
+    byTag: Document.prototype.getElementsByTagName,
+    item: HTMLCollection.prototype.item,
+    length: Object.getOwnPropertyDescriptor(HTMLCollection.prototype, 'length').get,
+    min: Math.min,
+  };
+  const heard = {perElement: new WeakMap(), global: ','};  // global: window/document/<html>/<body>
+  recordListeners(builtins, heard);
+  answerHints(builtins, heard, nonce);
+  return heard.perElement;
+}
+
+// ",a,b," with `type` added once.
+function addType({ apply, indexOf }, list, type) {
+  return apply(indexOf, list, [',' + type + ',']) < 0 ? list + type + ',' : list;
+}
+
+// The types of the on<type> handlers set on `target`, added to `list`.
+function handlerTypes(builtins, target, list) {
+  for (let i = 0; i < HANDLED.length; i++) {
+    if (typeof target['on' + HANDLED[i]] === 'function') list = addType(builtins, list, HANDLED[i]);
+  }
+  return list;
+}
+
+function recordListeners(builtins, heard) {
+  const { apply, listen, wmGet, wmSet } = builtins;
   const isElement = (x) => x instanceof Element;
-  const min = Math.min;
-  const HANDLED = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'dblclick',
-    'mouseenter', 'mouseover', 'pointerenter', 'pointerover', 'mousemove', 'keydown', 'keyup', 'keypress',
-    'drop', 'dragover', 'change', 'input'];
-  const perElement = new WeakMap();  // element -> ",type,type,"
-  let global = ',';
-  const add = (list, type) => (apply(indexOf, list, [',' + type + ',']) < 0 ? list + type + ',' : list);
   EventTarget.prototype.addEventListener = function (type, fn, options) {
     try {
       const name = String(type);
       if (this === window || this === document || this === document.documentElement
           || this === document.body) {
-        global = add(global, name);
+        heard.global = addType(builtins, heard.global, name);
       } else if (isElement(this)) {
-        apply(wmSet, perElement, [this, add(apply(wmGet, perElement, [this]) || ',', name)]);
+        apply(wmSet, heard.perElement, [this, addType(builtins, apply(wmGet, heard.perElement, [this]) || ',', name)]);
       }
     } catch { /* never break the app */ }
     return apply(listen, this, [type, fn, options]);
   };
-  const handlers = (target, list) => {
-    for (let i = 0; i < HANDLED.length; i++) {
-      if (typeof target['on' + HANDLED[i]] === 'function') list = add(list, HANDLED[i]);
-    }
-    return list;
-  };
+}
+
+function answerHints(builtins, heard, nonce) {
+  const { apply, listen, dispatch, Custom, wmGet, byTag, item, length, min } = builtins;
+  const ASK = 'iwc-hints-' + nonce, HINT = 'iwc-hint-' + nonce;
   apply(listen, window, [ASK, () => {
     try {
       const all = apply(byTag, document, ['*']);
       const count = min(apply(length, all, []), 6000);  // the observer scans 4000 elements at most
       for (let i = 0; i < count; i++) {
         const el = apply(item, all, [i]);
-        const types = handlers(el, apply(wmGet, perElement, [el]) || ',');
+        const types = handlerTypes(builtins, el, apply(wmGet, heard.perElement, [el]) || ',');
         if (types !== ',') apply(dispatch, el, [new Custom(HINT, {detail: types})]);
       }
-      let types = handlers(window, handlers(document, global));
-      if (document.body) types = handlers(document.body, types);
+      let types = handlerTypes(builtins, window, handlerTypes(builtins, document, heard.global));
+      if (document.body) types = handlerTypes(builtins, document.body, types);
       apply(dispatch, window, [new Custom(HINT, {detail: types})]);
     } catch { /* an app that broke the DOM itself gets no hints */ }
   }]);
-  Object.defineProperty(window, KEY, {value: {perElement}, enumerable: false});
-  sources(nonce);
-  canvases(nonce);
+}
+
+// Math.random repeatable: mulberry32 from `seed`.
+function seedRandom(seed) {
   let state = (seed >>> 0) || 1;
   Math.random = function () {
     state = (state + 0x6D2B79F5) | 0;

@@ -7,7 +7,8 @@
 // shape. It only reads the DOM, computed styles and boxes; it
 // never changes the page, never runs app code and never talks to the network. Texts are
 // capped: this is evidence, not a copy. What counts as shown is kits/page/visible.mjs, as
-// for the explorer. The helpers above `probe` are exported for tests/js.
+// for the explorer. The helpers exported above `probe` are for tests/js; those below are
+// its parts.
 import { visibility } from './visible.mjs';
 
 export const cap = (s, n = 200) => { s = String(s || '').replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n) : s; };
@@ -63,7 +64,6 @@ export const isEmojiIcon = (trimmed) =>
 
 export const TEXTLIKE = new Set(['text', 'email', 'password', 'search', 'tel', 'url', 'number', 'date', '']);
 
-// eslint-disable-next-line max-lines-per-function -- 162 lines, not split yet (issue 47)
 export default function probe(options) {
   const seen = visibility(window);
   const MAX = (options && options.max) || 400;
@@ -74,14 +74,41 @@ export default function probe(options) {
   let ticks = 0;
   const over = () => !!budget && (++ticks & 255) === 0 && performance.now() - started > budget;
   const OVER = { over_budget: true };
-  const box = (el) => { const r = el.getBoundingClientRect(); return [Math.round(r.left + scrollX), Math.round(r.top + scrollY), Math.round(r.width), Math.round(r.height)]; };
-  const shown = seen.visible;
-  const all = [...document.querySelectorAll('body *')];
+  const look = { MAX, over, shown: seen.visible, all: [...document.querySelectorAll('body *')] };
+  const found = componentsOf(look);
+  if (!found) return OVER;
+  const icons = iconList(MAX);
+  if (!iconsOf(look, icons)) return OVER;
+  const texts = textsOf(look, icons);
+  if (!texts) return OVER;
+  const media = mediaOf(look);
+  const boxes = boxesOf(look);
+  if (!boxes) return OVER;
+  const landmarks = landmarksOf(look);
+  const targets = targetsOf(look);
+  const links = linksOf(MAX);
+  const meta = document.querySelector('meta[name=viewport]');
+  return {
+    url: location.href, title: cap(document.title, 200), viewport: [innerWidth, innerHeight], screen: [screen.width, screen.height],
+    scroll: [Math.round(scrollX), Math.round(scrollY)], pinned: found.pinned,
+    document: [document.documentElement.scrollWidth, document.documentElement.scrollHeight],
+    meta_viewport: meta ? meta.getAttribute('content') : null, components: found.components, icons: icons.list,
+    texts: texts.list, text_chars: texts.chars, media, boxes, landmarks, targets, links,
+  };
+}
+
+// An element's box on the page: [left, top, width, height], rounded.
+const pageBox = (el) => { const r = el.getBoundingClientRect(); return [Math.round(r.left + scrollX), Math.round(r.top + scrollY), Math.round(r.width), Math.round(r.height)]; };
+
+// Buttons, inputs, headings and cards with their style facts, and whether any box is
+// pinned (fixed or sticky: where it is on the page depends on the scroll); null when
+// over budget.
+function componentsOf({ MAX, over, shown, all }) {
   const components = [];
-  let pinned = false;  // a fixed or sticky box: where it is on the page depends on the scroll
+  let pinned = false;
   const push = (role, el, cs, extra) => { if (components.length < MAX) components.push({ role, path: pathOf(el), style: styleOf(cs, extra ? el.getBoundingClientRect().height : undefined) }); };
   for (const el of all) {
-    if (over()) return OVER;
+    if (over()) return null;
     const tag = el.tagName.toLowerCase();
     const cs = getComputedStyle(el);
     if (cs.position === 'fixed' || cs.position === 'sticky') pinned = true;
@@ -94,38 +121,52 @@ export default function probe(options) {
       if (isCard(cs, el.getBoundingClientRect(), innerWidth)) push('card', el, cs, false);
     }
   }
+  return { components, pinned };
+}
 
-  const icons = [];
-  const seenIcon = new Set();
-  const addIcon = (kind, set, el) => {
-    if (icons.length >= MAX || seenIcon.has(el)) return;
-    seenIcon.add(el);
+// The icons found, each element once, at most MAX.
+function iconList(MAX) {
+  const list = [];
+  const seen = new Set();
+  const add = (kind, set, el) => {
+    if (list.length >= MAX || seen.has(el)) return;
+    seen.add(el);
     const r = el.getBoundingClientRect();
-    icons.push({ kind, set, size: Math.round(Math.max(r.width, r.height)), path: pathOf(el) });
+    list.push({ kind, set, size: Math.round(Math.max(r.width, r.height)), path: pathOf(el) });
   };
+  return { list, add };
+}
+
+// Small SVGs, small images and icon-font glyphs into `icons`; false when over budget.
+function iconsOf({ over, shown, all }, icons) {
   for (const el of all) {
-    if (over()) return OVER;
+    if (over()) return false;
     const tag = el.tagName.toLowerCase();
     if (tag === 'svg' && !(el.parentElement && el.parentElement.closest('svg'))) {
       const r = el.getBoundingClientRect();
-      if (r.width > 0 && r.width <= 64 && r.height > 0 && r.height <= 64 && shown(el)) addIcon('svg', 'svg', el);
+      if (r.width > 0 && r.width <= 64 && r.height > 0 && r.height <= 64 && shown(el)) icons.add('svg', 'svg', el);
     } else if ((tag === 'img') && shown(el)) {
       const r = el.getBoundingClientRect();
-      if (r.width <= 32 && r.height <= 32) addIcon('img', 'image', el);
+      if (r.width <= 32 && r.height <= 32) icons.add('img', 'image', el);
     } else if (['i', 'span', 'em'].includes(tag) && shown(el)) {
       const cs = getComputedStyle(el);
       const before = getComputedStyle(el, '::before');
       const set = fontIconSet(`${cs.fontFamily} ${before.fontFamily}`, typeof el.className === 'string' ? el.className : '', el.textContent);
-      if (set !== null) addIcon('font', set, el);
+      if (set !== null) icons.add('font', set, el);
     }
   }
-  // emoji: a short text node made mostly of pictographs, inside a visible element
+  return true;
+}
+
+// The visible text, one entry per element holding text (emoji used as icons go to
+// `icons`): {list, chars}, or null when over budget.
+function textsOf({ MAX, over, shown }, icons) {
   const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
-  const texts = [];
+  const list = [];
   const textSeen = new Set();
   let chars = 0;
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    if (over()) return OVER;
+    if (over()) return null;
     const value = node.nodeValue;
     if (!value || !value.trim()) continue;
     const el = node.parentElement;
@@ -136,27 +177,42 @@ export default function probe(options) {
     // visually hidden text (a screen-reader label) is not copy anyone reads on screen
     if (rect.width < 4 || rect.height < 4 || cs.clip !== 'auto' && cs.position === 'absolute') continue;
     const trimmed = value.trim();
-    if (isEmojiIcon(trimmed)) addIcon('emoji', 'emoji', el);
-    if (textSeen.has(el) || texts.length >= MAX) continue;
+    if (isEmojiIcon(trimmed)) icons.add('emoji', 'emoji', el);
+    if (textSeen.has(el) || list.length >= MAX) continue;
     textSeen.add(el);
-    const clipped = (cs.overflow.includes('hidden') || cs.textOverflow === 'ellipsis' || cs.overflowX === 'hidden')
-      && (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 2) && el.clientWidth > 0;
-    let bg = null;
-    for (let a = el; a; a = a.parentElement) {
-      const s = getComputedStyle(a);
-      if (s.backgroundImage && s.backgroundImage !== 'none') { bg = null; break; }
-      if (s.backgroundColor && s.backgroundColor !== 'rgba(0, 0, 0, 0)' && s.backgroundColor !== 'transparent') { bg = s.backgroundColor; break; }
-      if (a === document.documentElement) bg = 'rgb(255, 255, 255)';
-    }
-    const inline = el.closest('a') && el.closest('p, li, td, label, span') ? true : false;
-    const text = cap(el.innerText || trimmed, 300);
-    chars += text.length;
-    texts.push({ path: pathOf(el), tag: el.tagName.toLowerCase(), text, size: parseFloat(cs.fontSize), weight: cs.fontWeight,
-      color: cs.color, background: bg, clipped, inline,
-      role: /^h[1-6]$/.test(el.tagName.toLowerCase()) ? 'heading' : (el.closest('button, [role=button]') ? 'button' : 'text') });
+    const entry = textEntry(el, cs, trimmed);
+    chars += entry.text.length;
+    list.push(entry);
   }
+  return { list, chars };
+}
 
-  // media
+// One element's text with what it is drawn in and on.
+function textEntry(el, cs, trimmed) {
+  const clipped = (cs.overflow.includes('hidden') || cs.textOverflow === 'ellipsis' || cs.overflowX === 'hidden')
+    && (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 2) && el.clientWidth > 0;
+  const bg = backgroundOf(el);
+  const inline = el.closest('a') && el.closest('p, li, td, label, span') ? true : false;
+  const text = cap(el.innerText || trimmed, 300);
+  return { path: pathOf(el), tag: el.tagName.toLowerCase(), text, size: parseFloat(cs.fontSize), weight: cs.fontWeight,
+    color: cs.color, background: bg, clipped, inline,
+    role: /^h[1-6]$/.test(el.tagName.toLowerCase()) ? 'heading' : (el.closest('button, [role=button]') ? 'button' : 'text') };
+}
+
+// The colour text is drawn on: the first filled box from it up (white at the root),
+// null under a background image.
+function backgroundOf(el) {
+  let bg = null;
+  for (let a = el; a; a = a.parentElement) {
+    const s = getComputedStyle(a);
+    if (s.backgroundImage && s.backgroundImage !== 'none') { bg = null; break; }
+    if (s.backgroundColor && s.backgroundColor !== 'rgba(0, 0, 0, 0)' && s.backgroundColor !== 'transparent') { bg = s.backgroundColor; break; }
+    if (a === document.documentElement) bg = 'rgb(255, 255, 255)';
+  }
+  return bg;
+}
+
+function mediaOf({ MAX, shown }) {
   const media = [];
   for (const el of document.querySelectorAll('img, video, audio, input[type=image], svg[role=img]')) {
     if (media.length >= MAX) break;
@@ -165,30 +221,39 @@ export default function probe(options) {
     const cs = getComputedStyle(el);
     const visible = shown(el, cs);
     if (!visible && tag !== 'audio') continue;
-    const item = { tag, path: pathOf(el), box: [Math.round(r.width), Math.round(r.height)], fit: cs.objectFit,
-      src: cap(el.currentSrc || el.getAttribute('src') || '', 300), alt: el.hasAttribute('alt') ? el.getAttribute('alt') : null,
-      label: cap(el.getAttribute('aria-label') || el.getAttribute('title') || '', 80) };
-    if (tag === 'img' || tag === 'input') {
-      item.natural = [el.naturalWidth || 0, el.naturalHeight || 0];
-      item.broken = el.complete ? (el.naturalWidth === 0) : null;
-      if (/\.svg(\?|#|$)/i.test(item.src) || item.src.startsWith('data:image/svg')) item.vector = true;
-    } else if (tag === 'video' || tag === 'audio') {
-      item.broken = !!el.error || (el.networkState === 3);
-      item.natural = [el.videoWidth || 0, el.videoHeight || 0];
-      item.controls = el.hasAttribute('controls');
-    } else {
-      item.broken = false;
-      item.natural = [0, 0];
-      item.vector = true;
-      item.alt = el.querySelector('title') ? cap(el.querySelector('title').textContent, 80) : (item.label || null);
-    }
-    media.push(item);
+    media.push(mediaItem(el, tag, r, cs));
   }
+  return media;
+}
 
-  // content boxes: leaves of layout (text blocks, media, controls) for alignment and for comparing engines
+// An image, video, audio or SVG picture: its box, source, text alternative and whether it loaded.
+function mediaItem(el, tag, r, cs) {
+  const item = { tag, path: pathOf(el), box: [Math.round(r.width), Math.round(r.height)], fit: cs.objectFit,
+    src: cap(el.currentSrc || el.getAttribute('src') || '', 300), alt: el.hasAttribute('alt') ? el.getAttribute('alt') : null,
+    label: cap(el.getAttribute('aria-label') || el.getAttribute('title') || '', 80) };
+  if (tag === 'img' || tag === 'input') {
+    item.natural = [el.naturalWidth || 0, el.naturalHeight || 0];
+    item.broken = el.complete ? (el.naturalWidth === 0) : null;
+    if (/\.svg(\?|#|$)/i.test(item.src) || item.src.startsWith('data:image/svg')) item.vector = true;
+  } else if (tag === 'video' || tag === 'audio') {
+    item.broken = !!el.error || (el.networkState === 3);
+    item.natural = [el.videoWidth || 0, el.videoHeight || 0];
+    item.controls = el.hasAttribute('controls');
+  } else {
+    item.broken = false;
+    item.natural = [0, 0];
+    item.vector = true;
+    item.alt = el.querySelector('title') ? cap(el.querySelector('title').textContent, 80) : (item.label || null);
+  }
+  return item;
+}
+
+// Content boxes: leaves of layout (text blocks, media, controls) for alignment and for
+// comparing engines; null when over budget.
+function boxesOf({ MAX, over, shown, all }) {
   const boxes = [];
   for (const el of all) {
-    if (over()) return OVER;
+    if (over()) return null;
     if (boxes.length >= MAX) break;
     const tag = el.tagName.toLowerCase();
     if (['script', 'style', 'br', 'option', 'source', 'track', 'path', 'g'].includes(tag) || (el.closest('svg') && tag !== 'svg')) continue;
@@ -197,17 +262,24 @@ export default function probe(options) {
     const hasText = [...el.childNodes].some((n) => n.nodeType === 3 && n.nodeValue.trim());
     const leaf = hasText || ['img', 'video', 'canvas', 'svg', 'input', 'button', 'select', 'textarea', 'iframe'].includes(tag);
     if (!leaf && cs.display.startsWith('inline')) continue;
-    boxes.push({ path: pathOf(el), tag, box: box(el), leaf, parent: el.parentElement ? pathOf(el.parentElement) : '',
+    boxes.push({ path: pathOf(el), tag, box: pageBox(el), leaf, parent: el.parentElement ? pathOf(el.parentElement) : '',
       display: cs.display, position: cs.position });
   }
+  return boxes;
+}
+
+function landmarksOf({ shown }) {
   const landmarks = {};
   for (const [name, selector] of [['header', 'header, [role=banner]'], ['nav', 'nav, [role=navigation]'],
     ['main', 'main, [role=main]'], ['footer', 'footer, [role=contentinfo]'], ['h1', 'h1']]) {
     const el = document.querySelector(selector);
-    if (el && shown(el)) landmarks[name] = box(el);
+    if (el && shown(el)) landmarks[name] = pageBox(el);
   }
+  return landmarks;
+}
 
-  // tap targets (for phones) and links
+// Tap targets (for phones).
+function targetsOf({ MAX, shown }) {
   const targets = [];
   for (const el of document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea, [role=button], [onclick]')) {
     if (targets.length >= MAX) break;
@@ -216,13 +288,7 @@ export default function probe(options) {
     const inline = el.tagName === 'A' && !!el.closest('p, li, td, dd, span, label') && getComputedStyle(el).display.startsWith('inline');
     targets.push({ path: pathOf(el), w: Math.round(r.width), h: Math.round(r.height), inline });
   }
-  const links = [...document.querySelectorAll('a[href]')].slice(0, MAX).map((a) => ({ href: a.getAttribute('href'), resolved: a.href, text: cap(a.innerText, 80) }));
-  const meta = document.querySelector('meta[name=viewport]');
-  return {
-    url: location.href, title: cap(document.title, 200), viewport: [innerWidth, innerHeight], screen: [screen.width, screen.height],
-    scroll: [Math.round(scrollX), Math.round(scrollY)], pinned,
-    document: [document.documentElement.scrollWidth, document.documentElement.scrollHeight],
-    meta_viewport: meta ? meta.getAttribute('content') : null, components, icons, texts, text_chars: chars,
-    media, boxes, landmarks, targets, links,
-  };
+  return targets;
 }
+
+const linksOf = (MAX) => [...document.querySelectorAll('a[href]')].slice(0, MAX).map((a) => ({ href: a.getAttribute('href'), resolved: a.href, text: cap(a.innerText, 80) }));

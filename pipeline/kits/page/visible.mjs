@@ -36,8 +36,28 @@ const NOTHING = /^rect\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\)$/;
 const CHECKS = { opacityProperty: true, visibilityProperty: true };
 const SUBTREE_CHECKS = { opacityProperty: true };
 
-// eslint-disable-next-line max-lines-per-function -- 67 lines, not split yet (issue 47)
 export function visibility(view) {
+  const read = memo(view);
+  const visible = (el, style) => {
+    style = style || read.styleOf(el);
+    if (!rendered(el, style)) return false;
+    const r = read.boxOf(el);
+    if (!(r.width > 0 && r.height > 0) || (r.width <= 1 && r.height <= 1)) return false;
+    if (style.position !== 'static' && NOTHING.test(style.clip || '')) return false;
+    return placed(view, read, el, style, r);
+  };
+  const gone = (el, style) => {
+    style = style || read.styleOf(el);
+    if (style.display === 'none') return true;
+    if (style.display === 'contents') return false;  // no box of its own; its children have theirs
+    if (typeof el.checkVisibility === 'function') return !el.checkVisibility(SUBTREE_CHECKS);
+    return Number(style.opacity) === 0;
+  };
+  return { visible, gone };
+}
+
+// An element's computed style and box, each read once per look.
+function memo(view) {
   const doc = view.document;
   const styles = new Map();
   const boxes = new Map();
@@ -51,56 +71,39 @@ export function visibility(view) {
     if (!box) { box = el.getBoundingClientRect(); boxes.set(el, box); }
     return box;
   };
+  return { doc, styleOf, boxOf };
+}
 
-  const rendered = (el, style) => {
-    if (typeof el.checkVisibility === 'function') return el.checkVisibility(CHECKS);
-    return style.display !== 'none' && style.display !== 'contents' && style.visibility === 'visible'
-      && Number(style.opacity) !== 0;
-  };
+function rendered(el, style) {
+  if (typeof el.checkVisibility === 'function') return el.checkVisibility(CHECKS);
+  return style.display !== 'none' && style.display !== 'contents' && style.visibility === 'visible'
+    && Number(style.opacity) !== 0;
+}
 
-  // False when an ancestor clips the box away or it lies off the page. A scroller on the
-  // way (per axis) takes the page's place: its content is reached by scrolling it.
-  const placed = (el, style, r) => {
-    let position = style.position;
-    let scrollsX = false, scrollsY = false;
-    for (let a = el.parentElement; a && a !== doc.body && a !== doc.documentElement; a = a.parentElement) {
-      const s = styleOf(a);
-      const transformed = s.transform !== 'none';
-      if (position === 'fixed' && !transformed) continue;
-      if (position === 'absolute' && s.position === 'static' && !transformed) continue;
-      if (s.overflowX !== 'visible' || s.overflowY !== 'visible') {
-        const c = boxOf(a);
-        const clipsX = CLIPS.has(s.overflowX) || (s.overflowX !== 'visible' && c.width <= 0);
-        const clipsY = CLIPS.has(s.overflowY) || (s.overflowY !== 'visible' && c.height <= 0);
-        if (clipsX && (r.right <= c.left || r.left >= c.right)) return false;
-        if (clipsY && (r.bottom <= c.top || r.top >= c.bottom)) return false;
-        if (!clipsX && s.overflowX !== 'visible') scrollsX = true;
-        if (!clipsY && s.overflowY !== 'visible') scrollsY = true;
-      }
-      position = s.position === 'fixed' || s.position === 'absolute' ? s.position : 'static';
+// False when an ancestor clips the box away or it lies off the page. A scroller on the
+// way (per axis) takes the page's place: its content is reached by scrolling it.
+function placed(view, read, el, style, r) {
+  const doc = read.doc;
+  let position = style.position;
+  let scrollsX = false, scrollsY = false;
+  for (let a = el.parentElement; a && a !== doc.body && a !== doc.documentElement; a = a.parentElement) {
+    const s = read.styleOf(a);
+    const transformed = s.transform !== 'none';
+    if (position === 'fixed' && !transformed) continue;
+    if (position === 'absolute' && s.position === 'static' && !transformed) continue;
+    if (s.overflowX !== 'visible' || s.overflowY !== 'visible') {
+      const c = read.boxOf(a);
+      const clipsX = CLIPS.has(s.overflowX) || (s.overflowX !== 'visible' && c.width <= 0);
+      const clipsY = CLIPS.has(s.overflowY) || (s.overflowY !== 'visible' && c.height <= 0);
+      if (clipsX && (r.right <= c.left || r.left >= c.right)) return false;
+      if (clipsY && (r.bottom <= c.top || r.top >= c.bottom)) return false;
+      if (!clipsX && s.overflowX !== 'visible') scrollsX = true;
+      if (!clipsY && s.overflowY !== 'visible') scrollsY = true;
     }
-    if (position === 'fixed') {
-      return !(r.right <= 0 || r.bottom <= 0 || r.left >= view.innerWidth || r.top >= view.innerHeight);
-    }
-    return (scrollsX || r.right + view.scrollX > 0) && (scrollsY || r.bottom + view.scrollY > 0);
-  };
-
-  const visible = (el, style) => {
-    style = style || styleOf(el);
-    if (!rendered(el, style)) return false;
-    const r = boxOf(el);
-    if (!(r.width > 0 && r.height > 0) || (r.width <= 1 && r.height <= 1)) return false;
-    if (style.position !== 'static' && NOTHING.test(style.clip || '')) return false;
-    return placed(el, style, r);
-  };
-
-  const gone = (el, style) => {
-    style = style || styleOf(el);
-    if (style.display === 'none') return true;
-    if (style.display === 'contents') return false;  // no box of its own; its children have theirs
-    if (typeof el.checkVisibility === 'function') return !el.checkVisibility(SUBTREE_CHECKS);
-    return Number(style.opacity) === 0;
-  };
-
-  return { visible, gone };
+    position = s.position === 'fixed' || s.position === 'absolute' ? s.position : 'static';
+  }
+  if (position === 'fixed') {
+    return !(r.right <= 0 || r.bottom <= 0 || r.left >= view.innerWidth || r.top >= view.innerHeight);
+  }
+  return (scrollsX || r.right + view.scrollX > 0) && (scrollsY || r.bottom + view.scrollY > 0);
 }

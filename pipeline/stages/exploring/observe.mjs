@@ -9,7 +9,7 @@
 // visible is kits/page/visible.mjs, as for the quality stage's probe.
 //
 // The page runs the default export, `look` (kits/injecting.py puts it together); the
-// helpers above `observe` are exported for tests/js.
+// helpers exported above `observe` are for tests/js, those below it are its parts.
 import { visibility } from '../../kits/page/visible.mjs';
 import { volatility } from './volatility.mjs';
 import { kept, pixels } from './effects.mjs';
@@ -114,264 +114,316 @@ export const GRID = [0.5, 0.25, 0.75, 0.1, 0.9];
 // cells do not use up the candidates before the controls after it.
 export const sampled = (index, count, most) => count <= most || index % Math.ceil(count / most) === 0;
 
-// eslint-disable-next-line max-lines-per-function -- 287 lines, not split yet (issue 47)
 export function observe(limits) {
   const seen = visibility(window);
+  const hooks = askHints(limits.nonce);
+  const body = document.body || document.documentElement;
+  const scan = {
+    limits, seen, hooks, body,
+    hovers: hoverPrefixes(document.styleSheets),
+    siblingIndex: new WeakMap(),  // parent -> Map(child -> its index among the parent's elements)
+    candidates: [], structure: [], values: [], externalLinks: [], dropTargets: [], treeLines: [],
+    treeChars: 0, scanned: 0,
+  };
+  walk(scan, body, 0, false);
+  const { canvases, thumbs } = thumbnails();
+  // Text that changes while nobody acts (volatility.mjs) is not part of the state.
+  const shown = body.innerText || '';
+  const text = (hooks.volatility ? hooks.volatility.withoutMarked(body, shown) : shown).slice(0, 200000);
+  const g = hooks.global;
+  const keyboard = keyboardListened(g);
+  const scroller = document.scrollingElement || document.documentElement;
+  const drawn = pixels(document, limits.nonce);
+  const { structure, values, treeLines, treeChars } = scan;
+  return {
+    url: location.href, title: document.title, doc: performance.timeOrigin,
+    state: hash(structure.join(',') + '\n' + text),
+    visual: hash(structure.join(',') + '\n' + text + '\n' + values.join('\n') + '\n' + thumbs.join('|')),
+    // what an action may change beside the DOM (effects.mjs): kept data, pixels
+    kept: kept(window), pixels: drawn.pixels, unread: drawn.unread,
+    candidates: scan.candidates, externalLinks: scan.externalLinks, dropTargets: scan.dropTargets,
+    keyboard, canvases: canvases.length,
+    globalListeners: Array.from(g).sort(),
+    scrollable: scroller.scrollHeight > window.innerHeight + 40,
+    focused: document.activeElement && document.activeElement !== document.body ? selectorOf(document.activeElement) : null,
+    tree: treeLines.join('\n') + (treeChars > limits.treeChars ? '\n- … (tree cut)' : ''),
+    truncated: scan.scanned > limits.maxElements,
+  };
+}
+
+// The listened types the page's world knows (kits/page/init.mjs), asked for by events,
+// on this world's window.__iwc, which also keeps the refs given so far.
+function askHints(nonce) {
   const hooks = window.__iwc || (window.__iwc = {});
   hooks.perElement = new WeakMap();
   hooks.global = new Set();
-  if (limits.nonce) {
+  if (nonce) {
     const hint = (event) => {
       const types = String(event.detail || '').split(',').filter(Boolean);
       if (event.target === window) types.forEach((t) => hooks.global.add(t));
       else hooks.perElement.set(event.target, new Set(types));
     };
-    window.addEventListener('iwc-hint-' + limits.nonce, hint, true);
-    try { window.dispatchEvent(new CustomEvent('iwc-hints-' + limits.nonce)); }
-    finally { window.removeEventListener('iwc-hint-' + limits.nonce, hint, true); }
+    window.addEventListener('iwc-hint-' + nonce, hint, true);
+    try { window.dispatchEvent(new CustomEvent('iwc-hints-' + nonce)); }
+    finally { window.removeEventListener('iwc-hint-' + nonce, hint, true); }
   }
   if (!hooks.refs) { hooks.refs = new WeakMap(); hooks.nextRef = 1; }
-  const body = document.body || document.documentElement;
+  return hooks;
+}
 
-  const unique = (sel) => { try { return document.querySelectorAll(sel).length === 1; } catch { return false; } };
+const unique = (sel) => { try { return document.querySelectorAll(sel).length === 1; } catch { return false; } };
 
-  const selectorOf = (el) => {
-    const tag = el.tagName.toLowerCase();
-    if (el.id && /^[A-Za-z][\w-]*$/.test(el.id) && unique('#' + el.id)) return '#' + el.id;
-    for (const attr of ['data-testid', 'data-test', 'data-cy', 'name', 'aria-label']) {
-      const v = el.getAttribute(attr);
-      if (v && v.length < 80) { const s = tag + '[' + attr + '=' + q(v) + ']'; if (unique(s)) return s; }
+// A CSS selector for the element: by a unique id or test attribute, else its path of
+// tags (nth-of-type among same-tag siblings) up to an ancestor with a unique id or body.
+function selectorOf(el) {
+  const tag = el.tagName.toLowerCase();
+  if (el.id && /^[A-Za-z][\w-]*$/.test(el.id) && unique('#' + el.id)) return '#' + el.id;
+  for (const attr of ['data-testid', 'data-test', 'data-cy', 'name', 'aria-label']) {
+    const v = el.getAttribute(attr);
+    if (v && v.length < 80) { const s = tag + '[' + attr + '=' + q(v) + ']'; if (unique(s)) return s; }
+  }
+  const parts = [];
+  let node = el;
+  while (node && node.nodeType === 1 && node !== document.documentElement) {
+    if (node !== el && node.id && /^[A-Za-z][\w-]*$/.test(node.id) && unique('#' + node.id)) {
+      parts.unshift('#' + node.id); break;
     }
-    const parts = [];
-    let node = el;
-    while (node && node.nodeType === 1 && node !== document.documentElement) {
-      if (node !== el && node.id && /^[A-Za-z][\w-]*$/.test(node.id) && unique('#' + node.id)) {
-        parts.unshift('#' + node.id); break;
-      }
-      const t = node.tagName.toLowerCase();
-      if (t === 'body') { parts.unshift('body'); break; }
-      let part = t;
-      const parent = node.parentElement;
-      if (parent) {
-        const same = Array.from(parent.children).filter(c => c.tagName === node.tagName);
-        if (same.length > 1) part += ':nth-of-type(' + (same.indexOf(node) + 1) + ')';
-      }
-      parts.unshift(part);
-      node = parent;
+    const t = node.tagName.toLowerCase();
+    if (t === 'body') { parts.unshift('body'); break; }
+    let part = t;
+    const parent = node.parentElement;
+    if (parent) {
+      const same = Array.from(parent.children).filter(c => c.tagName === node.tagName);
+      if (same.length > 1) part += ':nth-of-type(' + (same.indexOf(node) + 1) + ')';
     }
-    return parts.join(' > ');
-  };
+    parts.unshift(part);
+    node = parent;
+  }
+  return parts.join(' > ');
+}
 
-  const hovers = hoverPrefixes(document.styleSheets);
-  const matchesHover = (el) => hovers.some(p => { try { return el.matches(p); } catch { return false; } });
+const matchesHover = (hovers, el) => hovers.some(p => { try { return el.matches(p); } catch { return false; } });
 
-  // The repeated thing an element belongs to (a list item, a table row, one of several
-  // look-alike cards): its ref and text tell a policy "the checkbox of item 'Buy milk'".
-  const ITEM = 'li,tr,[role=listitem],[role=row],[role=option],[role=article],article';
-  const itemOf = (el) => {
-    let node = el.parentElement;
-    for (let i = 0; node && node !== body && i < 6; i++, node = node.parentElement) {
-      if (node.matches(ITEM)) return node;
-      const parent = node.parentElement;
-      if (i < 3 && parent && node.className && Array.from(parent.children).filter(
-        c => c.tagName === node.tagName && c.className === node.className).length > 1) return node;
-    }
-    return null;
-  };
-  const refOf = (el) => {
-    if (!el) return null;
-    if (!hooks.refs.has(el)) hooks.refs.set(el, 'e' + hooks.nextRef++);
-    return hooks.refs.get(el);
-  };
-  const nameOf = (el) => {
-    const label = el.getAttribute('aria-label');
-    if (label) return clip(label, 80);
-    const by = el.getAttribute('aria-labelledby');
-    if (by) {
-      const text = by.split(/\s+/).map(id => (document.getElementById(id) || {}).textContent || '').join(' ');
-      if (text.trim()) return clip(text, 80);
-    }
-    if (el.labels && el.labels.length) return clip(el.labels[0].innerText, 80);
-    const tag = el.tagName.toLowerCase();
-    if (tag === 'input' && ['button', 'submit', 'reset'].includes(el.type)) return clip(el.value || el.type, 80);
-    if (tag === 'img') return clip(el.alt, 80);
-    // an unlabeled checkbox / radio is read by the text right after it ("[ ] Buy milk")
-    if (tag === 'input' && ['checkbox', 'radio'].includes(el.type)) { const t = nextText(el); if (t) return t; }
-    if (['input', 'textarea', 'select'].includes(tag)) return clip(el.getAttribute('placeholder') || el.getAttribute('title') || el.name || '', 80);
-    const text = clip(el.innerText || el.textContent, 80);
-    return text || clip(el.getAttribute('title') || el.getAttribute('alt') || '', 80);
-  };
+// The repeated thing an element belongs to (a list item, a table row, one of several
+// look-alike cards): its ref and text tell a policy "the checkbox of item 'Buy milk'".
+const ITEM = 'li,tr,[role=listitem],[role=row],[role=option],[role=article],article';
+function itemOf(body, el) {
+  let node = el.parentElement;
+  for (let i = 0; node && node !== body && i < 6; i++, node = node.parentElement) {
+    if (node.matches(ITEM)) return node;
+    const parent = node.parentElement;
+    if (i < 3 && parent && node.className && Array.from(parent.children).filter(
+      c => c.tagName === node.tagName && c.className === node.className).length > 1) return node;
+  }
+  return null;
+}
 
-  // ---- one walk over the visible elements
-  const listenersOf = (el) => {
-    const types = new Set(hooks.perElement.get(el) || []);
-    for (const t of CLICK_EVENTS.concat(HOVER_EVENTS, KEY_EVENTS, ['drop', 'dragover', 'change', 'input'])) {
-      if (typeof el['on' + t] === 'function') types.add(t);
-    }
-    return types;
-  };
+function refOf(hooks, el) {
+  if (!el) return null;
+  if (!hooks.refs.has(el)) hooks.refs.set(el, 'e' + hooks.nextRef++);
+  return hooks.refs.get(el);
+}
 
-  // Where a press lands on the element: its middle (null), another place of its box
-  // ([fx, fy]) when the middle is not it (a donut chart's slice), or covered when
-  // something else (an open dialog's backdrop) is on top everywhere. Off screen:
-  // unknown, so the middle.
-  const hits = (el, top) => top && (top === el || el.contains(top)
-    || (el.labels && Array.from(el.labels).some(l => l === top || l.contains(top))));
-  const landing = (el, r) => {
-    const inside = (x, y) => x >= 0 && y >= 0 && x < window.innerWidth && y < window.innerHeight;
-    if (!inside(r.x + r.width / 2, r.y + r.height / 2)) return {covered: false, point: null};
-    if (hits(el, document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2))) return {covered: false, point: null};
-    for (const fy of GRID) for (const fx of GRID) {
-      const x = r.x + r.width * fx, y = r.y + r.height * fy;
-      if (inside(x, y) && hits(el, document.elementFromPoint(x, y))) return {covered: false, point: [fx, fy]};
-    }
-    return {covered: true, point: null};
-  };
+// The element's accessible name, as a person reads it.
+function nameOf(el) {
+  const label = el.getAttribute('aria-label');
+  if (label) return clip(label, 80);
+  const by = el.getAttribute('aria-labelledby');
+  if (by) {
+    const text = by.split(/\s+/).map(id => (document.getElementById(id) || {}).textContent || '').join(' ');
+    if (text.trim()) return clip(text, 80);
+  }
+  if (el.labels && el.labels.length) return clip(el.labels[0].innerText, 80);
+  const tag = el.tagName.toLowerCase();
+  if (tag === 'input' && ['button', 'submit', 'reset'].includes(el.type)) return clip(el.value || el.type, 80);
+  if (tag === 'img') return clip(el.alt, 80);
+  // an unlabeled checkbox / radio is read by the text right after it ("[ ] Buy milk")
+  if (tag === 'input' && ['checkbox', 'radio'].includes(el.type)) { const t = nextText(el); if (t) return t; }
+  if (['input', 'textarea', 'select'].includes(tag)) return clip(el.getAttribute('placeholder') || el.getAttribute('title') || el.name || '', 80);
+  const text = clip(el.innerText || el.textContent, 80);
+  return text || clip(el.getAttribute('title') || el.getAttribute('alt') || '', 80);
+}
 
-  const siblingIndex = new WeakMap();  // parent -> Map(child -> its index among the parent's elements)
-  const amongSiblings = (el) => {
-    const parent = el.parentElement;
-    if (!parent || parent.children.length <= limits.perParent) return true;
-    let index = siblingIndex.get(parent);
-    if (!index) { index = new Map(Array.from(parent.children, (c, i) => [c, i])); siblingIndex.set(parent, index); }
-    return sampled(index.get(el), parent.children.length, limits.perParent);
-  };
-  // A control made transparent to be drawn by something else (TodoMVC's toggles: an
-  // opacity 0 checkbox over its label's picture of one; a select over a styled box) is
-  // still what a press there reaches: it is a candidate when its own opacity is what
-  // hides it, its box is a target a finger could hit, and nothing else is on top of
-  // its middle (off screen: scrolling brings it, so it counts).
-  const GHOSTS = new Set(['checkbox', 'radio']);
-  const ghostControl = (el, tag, style) => {
-    if (!(tag === 'select' || (tag === 'input' && GHOSTS.has((el.getAttribute('type') || '').toLowerCase())))) return false;
-    if (Number(style.opacity) !== 0 || style.visibility !== 'visible' || style.display === 'none') return false;
-    if (el.parentElement && seen.gone(el.parentElement)) return false;
-    const r = el.getBoundingClientRect();
-    if (r.width < 8 || r.height < 8) return false;
-    const x = r.x + r.width / 2, y = r.y + r.height / 2;
-    if (x < 0 || y < 0 || x >= window.innerWidth || y >= window.innerHeight) return true;
-    return hits(el, document.elementFromPoint(x, y));
-  };
-  const candidates = [];
-  const structure = [];
-  const values = [];
-  const externalLinks = [];
-  const dropTargets = [];
-  const treeLines = [];
-  let treeChars = 0;
-  let scanned = 0;
+// ---- one walk over the visible elements
+function listenersOf(hooks, el) {
+  const types = new Set(hooks.perElement.get(el) || []);
+  for (const t of CLICK_EVENTS.concat(HOVER_EVENTS, KEY_EVENTS, ['drop', 'dragover', 'change', 'input'])) {
+    if (typeof el['on' + t] === 'function') types.add(t);
+  }
+  return types;
+}
 
-  const emit = (depth, line) => {
-    if (treeChars > limits.treeChars) return;
-    const text = '  '.repeat(Math.min(depth, 12)) + '- ' + line;
-    treeLines.push(text); treeChars += text.length + 1;
-  };
+// Where a press lands on the element: its middle (null), another place of its box
+// ([fx, fy]) when the middle is not it (a donut chart's slice), or covered when
+// something else (an open dialog's backdrop) is on top everywhere. Off screen:
+// unknown, so the middle.
+const hits = (el, top) => top && (top === el || el.contains(top)
+  || (el.labels && Array.from(el.labels).some(l => l === top || l.contains(top))));
+function landing(el, r) {
+  const inside = (x, y) => x >= 0 && y >= 0 && x < window.innerWidth && y < window.innerHeight;
+  if (!inside(r.x + r.width / 2, r.y + r.height / 2)) return {covered: false, point: null};
+  if (hits(el, document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2))) return {covered: false, point: null};
+  for (const fy of GRID) for (const fx of GRID) {
+    const x = r.x + r.width * fx, y = r.y + r.height * fy;
+    if (inside(x, y) && hits(el, document.elementFromPoint(x, y))) return {covered: false, point: [fx, fy]};
+  }
+  return {covered: true, point: null};
+}
 
-  // eslint-disable-next-line max-lines-per-function -- 91 lines, not split yet (issue 47)
-  const walk = (el, depth, parentPointer) => {
-    if (scanned++ > limits.maxElements) return;
-    const tag = el.tagName.toLowerCase();
-    if (['script', 'style', 'noscript', 'template', 'head', 'meta', 'link'].includes(tag)) return;
-    const style = getComputedStyle(el);
-    const ghost = seen.gone(el, style) && ghostControl(el, tag, style);
-    if (!ghost && seen.gone(el, style)) return;
-    // (a visible child of an invisible element — in a zero-height wrapper, a
-    // display: contents one, a visibility: visible one in a hidden parent — is walked)
-    if (!ghost && !seen.visible(el, style)) { for (const c of el.children) walk(c, depth, parentPointer); return; }
-    if (el.getAttribute('aria-hidden') === 'true') { for (const c of el.children) walk(c, depth, parentPointer); return; }
-    structure.push(tag);
-    const role = roleOf(el);
-    const pointer = style.cursor === 'pointer';
-    const types = listenersOf(el);
-    const interactive = el.matches(INTERACTIVE);
-    const disabled = el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true';
-    const kinds = [];
-    if (!disabled) {
-      const type = tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : '';
-      const editable = el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable);
-      if (tag === 'textarea' || (tag === 'input' && TEXTISH.has(type)) || editable) kinds.push('type');
-      else if (tag === 'select') kinds.push('select');
-      else if (type === 'checkbox' || type === 'radio' || ['checkbox', 'switch', 'radio'].includes(role)) kinds.push('check');
-      else if (tag === 'label' && !(types.size && CLICK_EVENTS.some(t => types.has(t)))) { // a visually hidden checkbox is still reachable: its label is the candidate
-        const c = el.control; if (c && (c.type === 'checkbox' || c.type === 'radio') && !seen.visible(c)
-          && !ghostControl(c, 'input', getComputedStyle(c))) kinds.push('check'); }  // (a ghost is its own candidate)
-      else if (type === 'file' || type === 'hidden') { /* cannot act offline */ }
-      else if (interactive || types.size && CLICK_EVENTS.some(t => types.has(t)) || (pointer && !parentPointer)) kinds.push('click');
-      if (HOVER_EVENTS.some(t => types.has(t)) || matchesHover(el)) kinds.push('hover');
-      if (el.draggable && tag !== 'a' && tag !== 'img' || tag === 'canvas'
-          || (types.has('mousedown') && types.has('mousemove')) || (types.has('pointerdown') && types.has('pointermove'))) kinds.push('drag');
-      if (KEY_EVENTS.some(t => types.has(t)) && tag !== 'input' && tag !== 'textarea') kinds.push('key');
-    }
-    if (types.has('drop') || types.has('dragover')) dropTargets.push(selectorOf(el));
-    let ref = null;
-    if (kinds.length && candidates.length < limits.maxCandidates && amongSiblings(el)) {
-      if (!hooks.refs.has(el)) hooks.refs.set(el, 'e' + hooks.nextRef++);
-      ref = hooks.refs.get(el);
-      const r = el.getBoundingClientRect();
-      const href = tag === 'a' ? el.getAttribute('href') : null;
-      const {resolved, external} = href !== null ? linkOf(href, location.href, location.origin) : {resolved: null, external: false};
-      if (external) externalLinks.push(resolved);
-      const form = el.form || el.closest('form');
-      const item = itemOf(el);
-      const parent = el.parentElement;
-      candidates.push({
-        ref, selector: selectorOf(el), tag, role: role || (tag === 'canvas' ? 'canvas' : 'generic'), name: nameOf(el),
-        kinds, type: tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : (tag === 'textarea' ? 'textarea' : (el.isContentEditable ? 'contenteditable' : '')),
-        href: resolved, external, form: form ? Array.from(document.forms).indexOf(form) : -1,
-        submit: (tag === 'button' && (el.getAttribute('type') || 'submit') === 'submit' && !!form) || (tag === 'input' && ['submit', 'image'].includes(el.type)),
-        value: 'value' in el && typeof el.value === 'string' ? clip(el.value, 80) : null,
-        checked: 'checked' in el && ['checkbox', 'radio'].includes(el.type) ? el.checked : (el.getAttribute('aria-checked') === 'true' ? true : null),
-        min: el.getAttribute('min'), max: el.getAttribute('max'), step: el.getAttribute('step'),
-        maxLength: el.maxLength > 0 ? el.maxLength : null, required: !!el.required,
-        placeholder: el.getAttribute('placeholder'), autocomplete: el.getAttribute('autocomplete'), inputName: el.getAttribute('name'),
-        options: tag === 'select' ? Array.from(el.options).filter(o => !o.disabled).slice(0, 30).map(o => o.value) : [],
-        listeners: Array.from(types).sort(), pointer,
-        item: item ? refOf(item) : null, context: item ? clip(item.innerText, 60) : '',
-        parents: [parent, parent && parent.parentElement].filter(Boolean).map(refOf),
-        hint: clip([el.id, typeof el.className === 'string' ? el.className : '', el.getAttribute('title') || ''].join(' '), 80),
-        box: [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)],
-        ...landing(el, r),
-      });
-    }
-    // the accessibility tree: roles worth naming, refs where one can act
-    const named = role && !['paragraph', 'label', 'generic'].includes(role) || ref;
-    if (tag === 'input' || tag === 'textarea' || tag === 'select') values.push(el.value + '|' + (el.checked ? 1 : 0));
-    let childDepth = depth;
-    if (named) {
-      const states = [];
-      if (ref) states.push('ref=' + ref);
-      if (role === 'heading') states.push('level=' + tag.slice(1));
-      if (disabled) states.push('disabled');
-      if (el.checked === true || el.getAttribute('aria-checked') === 'true') states.push('checked');
-      if (el.getAttribute('aria-expanded')) states.push('expanded=' + el.getAttribute('aria-expanded'));
-      if (el.getAttribute('aria-selected') === 'true') states.push('selected');
-      if (['input', 'textarea', 'select'].includes(tag) && el.value && el.type !== 'password') states.push('value=' + q(clip(el.value, 40)));
-      const name = nameOf(el);
-      const leafy = ['button', 'link', 'heading', 'checkbox', 'radio', 'tab', 'menuitem', 'option', 'img', 'textbox', 'combobox', 'listbox', 'slider', 'spinbutton', 'searchbox', 'switch'].includes(role);
-      emit(depth, (role || 'generic') + (name ? ' ' + q(name) : '') + (states.length ? ' [' + states.join('] [') + ']' : ''));
-      childDepth = depth + 1;
-      if (leafy) { for (const c of el.children) walkQuiet(c); return; }
-    }
-    for (const node of el.childNodes) {
-      if (node.nodeType === 3) {
-        const text = clip(node.textContent, 100);
-        if (text) emit(childDepth, 'text: ' + text);
-      } else if (node.nodeType === 1) walk(node, childDepth, pointer);
-    }
-  };
-  // Children of a named leaf (a button's icon span) are not listed, but still counted
-  // in the structure and scanned for their own candidates.
-  const walkQuiet = (el) => {
-    // (an element with listeners of its own inside the leaf — a chart's slice in a
-    // role="img" svg — is a candidate all the same)
-    if (listenersOf(el).size || el.matches(INTERACTIVE)) { walk(el, 0, false); return; }
-    if (scanned++ > limits.maxElements) return;
-    structure.push(el.tagName.toLowerCase());
-    for (const c of el.children) walkQuiet(c);
-  };
-  walk(body, 0, false);
+function amongSiblings(scan, el) {
+  const parent = el.parentElement;
+  const { perParent } = scan.limits;
+  if (!parent || parent.children.length <= perParent) return true;
+  let index = scan.siblingIndex.get(parent);
+  if (!index) { index = new Map(Array.from(parent.children, (c, i) => [c, i])); scan.siblingIndex.set(parent, index); }
+  return sampled(index.get(el), parent.children.length, perParent);
+}
 
-  // ---- canvas thumbnails (8x8, 3 bits per channel) for the visual fingerprint
+// A control made transparent to be drawn by something else (TodoMVC's toggles: an
+// opacity 0 checkbox over its label's picture of one; a select over a styled box) is
+// still what a press there reaches: it is a candidate when its own opacity is what
+// hides it, its box is a target a finger could hit, and nothing else is on top of
+// its middle (off screen: scrolling brings it, so it counts).
+const GHOSTS = new Set(['checkbox', 'radio']);
+function ghostControl(seen, el, tag, style) {
+  if (!(tag === 'select' || (tag === 'input' && GHOSTS.has((el.getAttribute('type') || '').toLowerCase())))) return false;
+  if (Number(style.opacity) !== 0 || style.visibility !== 'visible' || style.display === 'none') return false;
+  if (el.parentElement && seen.gone(el.parentElement)) return false;
+  const r = el.getBoundingClientRect();
+  if (r.width < 8 || r.height < 8) return false;
+  const x = r.x + r.width / 2, y = r.y + r.height / 2;
+  if (x < 0 || y < 0 || x >= window.innerWidth || y >= window.innerHeight) return true;
+  return hits(el, document.elementFromPoint(x, y));
+}
+
+// A line of the accessibility tree, while it is under its budget.
+function emit(scan, depth, line) {
+  if (scan.treeChars > scan.limits.treeChars) return;
+  const text = '  '.repeat(Math.min(depth, 12)) + '- ' + line;
+  scan.treeLines.push(text); scan.treeChars += text.length + 1;
+}
+
+function walk(scan, el, depth, parentPointer) {
+  const { seen } = scan;
+  if (scan.scanned++ > scan.limits.maxElements) return;
+  const tag = el.tagName.toLowerCase();
+  if (['script', 'style', 'noscript', 'template', 'head', 'meta', 'link'].includes(tag)) return;
+  const style = getComputedStyle(el);
+  const ghost = seen.gone(el, style) && ghostControl(seen, el, tag, style);
+  if (!ghost && seen.gone(el, style)) return;
+  // (a visible child of an invisible element — in a zero-height wrapper, a
+  // display: contents one, a visibility: visible one in a hidden parent — is walked)
+  if (!ghost && !seen.visible(el, style)) { for (const c of el.children) walk(scan, c, depth, parentPointer); return; }
+  if (el.getAttribute('aria-hidden') === 'true') { for (const c of el.children) walk(scan, c, depth, parentPointer); return; }
+  scan.structure.push(tag);
+  const it = { el, tag, role: roleOf(el), pointer: style.cursor === 'pointer', types: listenersOf(scan.hooks, el),
+    interactive: el.matches(INTERACTIVE), disabled: el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true' };
+  const kinds = it.disabled ? [] : kindsOf(scan, it, parentPointer);
+  if (it.types.has('drop') || it.types.has('dragover')) scan.dropTargets.push(selectorOf(el));
+  let ref = null;
+  if (kinds.length && scan.candidates.length < scan.limits.maxCandidates && amongSiblings(scan, el)) {
+    ref = refOf(scan.hooks, el);
+    scan.candidates.push(candidateOf(scan, it, kinds, ref));
+  }
+  // the accessibility tree: roles worth naming, refs where one can act
+  const named = it.role && !['paragraph', 'label', 'generic'].includes(it.role) || ref;
+  if (tag === 'input' || tag === 'textarea' || tag === 'select') scan.values.push(el.value + '|' + (el.checked ? 1 : 0));
+  let childDepth = depth;
+  if (named) {
+    const leafy = treeLine(scan, it, ref, depth);
+    childDepth = depth + 1;
+    if (leafy) { for (const c of el.children) walkQuiet(scan, c); return; }
+  }
+  for (const node of el.childNodes) {
+    if (node.nodeType === 3) {
+      const text = clip(node.textContent, 100);
+      if (text) emit(scan, childDepth, 'text: ' + text);
+    } else if (node.nodeType === 1) walk(scan, node, childDepth, it.pointer);
+  }
+}
+
+// Children of a named leaf (a button's icon span) are not listed, but still counted
+// in the structure and scanned for their own candidates.
+function walkQuiet(scan, el) {
+  // (an element with listeners of its own inside the leaf — a chart's slice in a
+  // role="img" svg — is a candidate all the same)
+  if (listenersOf(scan.hooks, el).size || el.matches(INTERACTIVE)) { walk(scan, el, 0, false); return; }
+  if (scan.scanned++ > scan.limits.maxElements) return;
+  scan.structure.push(el.tagName.toLowerCase());
+  for (const c of el.children) walkQuiet(scan, c);
+}
+
+// What one can do to an enabled element: type, select, check, click, hover, drag, key.
+function kindsOf(scan, { el, tag, role, pointer, types, interactive }, parentPointer) {
+  const { seen } = scan;
+  const kinds = [];
+  const type = tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : '';
+  const editable = el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable);
+  if (tag === 'textarea' || (tag === 'input' && TEXTISH.has(type)) || editable) kinds.push('type');
+  else if (tag === 'select') kinds.push('select');
+  else if (type === 'checkbox' || type === 'radio' || ['checkbox', 'switch', 'radio'].includes(role)) kinds.push('check');
+  else if (tag === 'label' && !(types.size && CLICK_EVENTS.some(t => types.has(t)))) { // a visually hidden checkbox is still reachable: its label is the candidate
+    const c = el.control; if (c && (c.type === 'checkbox' || c.type === 'radio') && !seen.visible(c)
+      && !ghostControl(seen, c, 'input', getComputedStyle(c))) kinds.push('check'); }  // (a ghost is its own candidate)
+  else if (type === 'file' || type === 'hidden') { /* cannot act offline */ }
+  else if (interactive || types.size && CLICK_EVENTS.some(t => types.has(t)) || (pointer && !parentPointer)) kinds.push('click');
+  if (HOVER_EVENTS.some(t => types.has(t)) || matchesHover(scan.hovers, el)) kinds.push('hover');
+  if (el.draggable && tag !== 'a' && tag !== 'img' || tag === 'canvas'
+      || (types.has('mousedown') && types.has('mousemove')) || (types.has('pointerdown') && types.has('pointermove'))) kinds.push('drag');
+  if (KEY_EVENTS.some(t => types.has(t)) && tag !== 'input' && tag !== 'textarea') kinds.push('key');
+  return kinds;
+}
+
+// A candidate: what a policy needs to choose it and an actor to reach it. (Its link,
+// when it leaves the app, is also listed in externalLinks.)
+function candidateOf(scan, { el, tag, role, pointer, types }, kinds, ref) {
+  const r = el.getBoundingClientRect();
+  const href = tag === 'a' ? el.getAttribute('href') : null;
+  const {resolved, external} = href !== null ? linkOf(href, location.href, location.origin) : {resolved: null, external: false};
+  if (external) scan.externalLinks.push(resolved);
+  const form = el.form || el.closest('form');
+  const item = itemOf(scan.body, el);
+  const parent = el.parentElement;
+  const refOfIt = (node) => refOf(scan.hooks, node);
+  return {
+    ref, selector: selectorOf(el), tag, role: role || (tag === 'canvas' ? 'canvas' : 'generic'), name: nameOf(el),
+    kinds, type: tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : (tag === 'textarea' ? 'textarea' : (el.isContentEditable ? 'contenteditable' : '')),
+    href: resolved, external, form: form ? Array.from(document.forms).indexOf(form) : -1,
+    submit: (tag === 'button' && (el.getAttribute('type') || 'submit') === 'submit' && !!form) || (tag === 'input' && ['submit', 'image'].includes(el.type)),
+    value: 'value' in el && typeof el.value === 'string' ? clip(el.value, 80) : null,
+    checked: 'checked' in el && ['checkbox', 'radio'].includes(el.type) ? el.checked : (el.getAttribute('aria-checked') === 'true' ? true : null),
+    min: el.getAttribute('min'), max: el.getAttribute('max'), step: el.getAttribute('step'),
+    maxLength: el.maxLength > 0 ? el.maxLength : null, required: !!el.required,
+    placeholder: el.getAttribute('placeholder'), autocomplete: el.getAttribute('autocomplete'), inputName: el.getAttribute('name'),
+    options: tag === 'select' ? Array.from(el.options).filter(o => !o.disabled).slice(0, 30).map(o => o.value) : [],
+    listeners: Array.from(types).sort(), pointer,
+    item: item ? refOfIt(item) : null, context: item ? clip(item.innerText, 60) : '',
+    parents: [parent, parent && parent.parentElement].filter(Boolean).map(refOfIt),
+    hint: clip([el.id, typeof el.className === 'string' ? el.className : '', el.getAttribute('title') || ''].join(' '), 80),
+    box: [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)],
+    ...landing(el, r),
+  };
+}
+
+// The element's line of the accessibility tree (role, name, states); true when it is a
+// leaf there (a button: its children are not listed).
+function treeLine(scan, { el, tag, role, disabled }, ref, depth) {
+  const states = [];
+  if (ref) states.push('ref=' + ref);
+  if (role === 'heading') states.push('level=' + tag.slice(1));
+  if (disabled) states.push('disabled');
+  if (el.checked === true || el.getAttribute('aria-checked') === 'true') states.push('checked');
+  if (el.getAttribute('aria-expanded')) states.push('expanded=' + el.getAttribute('aria-expanded'));
+  if (el.getAttribute('aria-selected') === 'true') states.push('selected');
+  if (['input', 'textarea', 'select'].includes(tag) && el.value && el.type !== 'password') states.push('value=' + q(clip(el.value, 40)));
+  const name = nameOf(el);
+  const leafy = ['button', 'link', 'heading', 'checkbox', 'radio', 'tab', 'menuitem', 'option', 'img', 'textbox', 'combobox', 'listbox', 'slider', 'spinbutton', 'searchbox', 'switch'].includes(role);
+  emit(scan, depth, (role || 'generic') + (name ? ' ' + q(name) : '') + (states.length ? ' [' + states.join('] [') + ']' : ''));
+  return leafy;
+}
+
+// ---- canvas thumbnails (8x8, 3 bits per channel) for the visual fingerprint
+function thumbnails() {
   const canvases = Array.from(document.querySelectorAll('canvas')).slice(0, 3);
   const thumbs = canvases.map(c => {
     try {
@@ -380,29 +432,12 @@ export function observe(limits) {
       return Array.from(ctx.getImageData(0, 0, 8, 8).data, v => v >> 5).join('');
     } catch { return 'x'; }
   });
-
-  // Text that changes while nobody acts (volatility.mjs) is not part of the state.
-  const shown = body.innerText || '';
-  const text = (hooks.volatility ? hooks.volatility.withoutMarked(body, shown) : shown).slice(0, 200000);
-  const g = hooks.global;
-  const keyboard = KEY_EVENTS.some(t => g.has(t)) ||
-    [window, document, document.body].some(t => t && KEY_EVENTS.some(k => typeof t['on' + k] === 'function'));
-  const scroller = document.scrollingElement || document.documentElement;
-  const drawn = pixels(document, limits.nonce);
-  return {
-    url: location.href, title: document.title, doc: performance.timeOrigin,
-    state: hash(structure.join(',') + '\n' + text),
-    visual: hash(structure.join(',') + '\n' + text + '\n' + values.join('\n') + '\n' + thumbs.join('|')),
-    // what an action may change beside the DOM (effects.mjs): kept data, pixels
-    kept: kept(window), pixels: drawn.pixels, unread: drawn.unread,
-    candidates, externalLinks, dropTargets, keyboard, canvases: canvases.length,
-    globalListeners: Array.from(g).sort(),
-    scrollable: scroller.scrollHeight > window.innerHeight + 40,
-    focused: document.activeElement && document.activeElement !== document.body ? selectorOf(document.activeElement) : null,
-    tree: treeLines.join('\n') + (treeChars > limits.treeChars ? '\n- … (tree cut)' : ''),
-    truncated: scanned > limits.maxElements,
-  };
+  return { canvases, thumbs };
 }
+
+// The page listens to keys as a whole (window, document or body).
+const keyboardListened = (g) => KEY_EVENTS.some(t => g.has(t)) ||
+  [window, document, document.body].some(t => t && KEY_EVENTS.some(k => typeof t['on' + k] === 'function'));
 
 // Look, then start an idle window: whatever changes before the snapshot changed by itself.
 export default function look(limits) {

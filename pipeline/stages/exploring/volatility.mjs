@@ -14,103 +14,119 @@
 // (a fetch answering after the settle) is not. Paths are element-child indices from
 // <html> ("" is <html>, "1.0" its second child's first child), as abstracting.py
 // counts them in the snapshot taken in the same call. It never changes the DOM.
-// eslint-disable-next-line max-lines-per-function -- 99 lines, not split yet (issue 47)
 export function volatility() {
   const iwc = window.__iwc || (window.__iwc = {});
   if (iwc.volatility) return iwc.volatility;
-  const marks = new Map();  // element -> {text, attributes: Set, children}
-  const windows = new WeakMap();  // element -> {text: n, children: n, attributes: Map(name -> n)}
-  let observer = null;
-  let started = 0;
-  let batch = new Map();  // element -> {text: n, children: n, attributes: Map(name -> n)}
-
-  const slot = (table, el) => {
-    let entry = table.get(el);
-    if (!entry) { entry = {text: 0, children: 0, attributes: new Map()}; table.set(el, entry); }
-    return entry;
+  const state = {
+    marks: new Map(),  // element -> {text, attributes: Set, children}
+    windows: new WeakMap(),  // element -> {text: n, children: n, attributes: Map(name -> n)}
+    observer: null,
+    started: 0,
+    batch: new Map(),  // element -> {text: n, children: n, attributes: Map(name -> n)}
   };
-  const note = (records) => {
-    const touched = new Map();  // once per batch
-    for (const r of records) {
-      const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
-      if (!el) continue;
-      const seen = slot(touched, el);
-      if (r.type === 'characterData') seen.text = 1;
-      else if (r.type === 'attributes') seen.attributes.set(r.attributeName, 1);
-      else {
-        const nodes = [...r.addedNodes, ...r.removedNodes];
-        if (nodes.every((n) => n.nodeType !== 1)) seen.text = 1; else seen.children = 1;
-      }
-    }
-    for (const [el, seen] of touched) {
-      const total = slot(batch, el);
-      total.text += seen.text; total.children += seen.children;
-      for (const name of seen.attributes.keys()) total.attributes.set(name, (total.attributes.get(name) || 0) + 1);
-    }
-  };
-  const promote = () => {
-    for (const [el, seen] of batch) {
-      const past = slot(windows, el);
-      const mark = marks.get(el) || {text: false, attributes: new Set(), children: false};
-      if (seen.text && (seen.text >= 2 || past.text >= 1)) mark.text = true;
-      if (seen.children && (seen.children >= 2 || past.children >= 1)) mark.children = true;
-      for (const [name, n] of seen.attributes) {
-        if (n >= 2 || (past.attributes.get(name) || 0) >= 1) mark.attributes.add(name);
-        past.attributes.set(name, (past.attributes.get(name) || 0) + 1);
-      }
-      past.text += seen.text ? 1 : 0;
-      past.children += seen.children ? 1 : 0;
-      if (mark.text || mark.children || mark.attributes.size) marks.set(el, mark);
-    }
-    batch = new Map();
-  };
-  const pathOf = (el) => {
-    const parts = [];
-    for (let node = el; node && node !== document.documentElement; node = node.parentElement) {
-      const parent = node.parentElement;
-      if (!parent) return null;
-      parts.unshift(Array.prototype.indexOf.call(parent.children, node));
-    }
-    return parts.join('.');
-  };
+  const note = (records) => noteBatch(state, records);
   iwc.volatility = {
     watch() {
-      if (observer) observer.disconnect();
-      batch = new Map();
+      if (state.observer) state.observer.disconnect();
+      state.batch = new Map();
       if (!document.documentElement) return;
-      observer = new MutationObserver(note);
-      observer.observe(document.documentElement,
+      state.observer = new MutationObserver(note);
+      state.observer.observe(document.documentElement,
         {subtree: true, childList: true, characterData: true, attributes: true});
-      started = performance.now();
+      state.started = performance.now();
     },
     async settle(ms) {
-      if (!observer) return;
-      const left = started + ms - performance.now();
+      if (!state.observer) return;
+      const left = state.started + ms - performance.now();
       if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
-      note(observer.takeRecords());
-      observer.disconnect();
-      observer = null;
-      promote();
+      note(state.observer.takeRecords());
+      state.observer.disconnect();
+      state.observer = null;
+      promote(state);
     },
     list() {
-      const found = [];
-      for (const [el, mark] of marks) {
-        if (!el.isConnected) { marks.delete(el); continue; }
-        const path = pathOf(el);
-        if (path === null) continue;
-        found.push({path, text: mark.text, attributes: [...mark.attributes].sort(), children: mark.children});
-      }
-      return found;
+      return listMarks(state.marks);
     },
     withoutMarked(root, text) {
-      for (const [el, mark] of marks) {
-        if ((mark.text || mark.children) && el.isConnected && root.contains(el)) {
-          const own = el.innerText || el.textContent || '';
-          if (own) text = text.replace(own, '');
-        }
-      }
-      return text;
+      return withoutMarked(state.marks, root, text);
     },
   };
   return iwc.volatility;
+}
+
+const slot = (table, el) => {
+  let entry = table.get(el);
+  if (!entry) { entry = {text: 0, children: 0, attributes: new Map()}; table.set(el, entry); }
+  return entry;
+};
+
+// One mutation batch: each element counted once per kind of change, into the window's batch.
+function noteBatch(state, records) {
+  const touched = new Map();  // once per batch
+  for (const r of records) {
+    const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+    if (!el) continue;
+    const seen = slot(touched, el);
+    if (r.type === 'characterData') seen.text = 1;
+    else if (r.type === 'attributes') seen.attributes.set(r.attributeName, 1);
+    else {
+      const nodes = [...r.addedNodes, ...r.removedNodes];
+      if (nodes.every((n) => n.nodeType !== 1)) seen.text = 1; else seen.children = 1;
+    }
+  }
+  for (const [el, seen] of touched) {
+    const total = slot(state.batch, el);
+    total.text += seen.text; total.children += seen.children;
+    for (const name of seen.attributes.keys()) total.attributes.set(name, (total.attributes.get(name) || 0) + 1);
+  }
+}
+
+// The end of an idle window: what changed twice in it, or in it and an earlier one, is marked.
+function promote(state) {
+  const { marks } = state;
+  for (const [el, seen] of state.batch) {
+    const past = slot(state.windows, el);
+    const mark = marks.get(el) || {text: false, attributes: new Set(), children: false};
+    if (seen.text && (seen.text >= 2 || past.text >= 1)) mark.text = true;
+    if (seen.children && (seen.children >= 2 || past.children >= 1)) mark.children = true;
+    for (const [name, n] of seen.attributes) {
+      if (n >= 2 || (past.attributes.get(name) || 0) >= 1) mark.attributes.add(name);
+      past.attributes.set(name, (past.attributes.get(name) || 0) + 1);
+    }
+    past.text += seen.text ? 1 : 0;
+    past.children += seen.children ? 1 : 0;
+    if (mark.text || mark.children || mark.attributes.size) marks.set(el, mark);
+  }
+  state.batch = new Map();
+}
+
+const pathOf = (el) => {
+  const parts = [];
+  for (let node = el; node && node !== document.documentElement; node = node.parentElement) {
+    const parent = node.parentElement;
+    if (!parent) return null;
+    parts.unshift(Array.prototype.indexOf.call(parent.children, node));
+  }
+  return parts.join('.');
+};
+
+function listMarks(marks) {
+  const found = [];
+  for (const [el, mark] of marks) {
+    if (!el.isConnected) { marks.delete(el); continue; }
+    const path = pathOf(el);
+    if (path === null) continue;
+    found.push({path, text: mark.text, attributes: [...mark.attributes].sort(), children: mark.children});
+  }
+  return found;
+}
+
+function withoutMarked(marks, root, text) {
+  for (const [el, mark] of marks) {
+    if ((mark.text || mark.children) && el.isConnected && root.contains(el)) {
+      const own = el.innerText || el.textContent || '';
+      if (own) text = text.replace(own, '');
+    }
+  }
+  return text;
 }
