@@ -44,6 +44,9 @@ class LLM(Section):
     request_timeout_s: float = pydantic.Field(
         120.0, gt=0, description="seconds one request may take before it is tried again; raise it for a slow "
         "self-hosted server (a CPU model reads an 8,000-token prompt in minutes) (default 120)")
+    max_output_tokens: int = pydantic.Field(
+        4096, ge=64, description="tokens one answer may hold at most, for every purpose (a stage may ask for "
+        "fewer); lower it for a slow self-hosted model that rambles (default 4,096)")
     models: dict[str, ModelTraits] = pydantic.Field(
         {}, description="capabilities by model name as the settings name it (\"openai/smollm2\": {\"images\": "
         "false, \"contextTokens\": 8192}), where the family's defaults are wrong")

@@ -47,6 +47,7 @@ def client(evaluation: settings_mod.Evaluation, model: str, cache: str | None) -
     return llm.Client(llm.Config(model=model, effort=evaluation.llm.effort, cache_dir=cache,
                                  prompt_caching=evaluation.llm.prompt_caching,
                                  base_url=endpoint(evaluation, model), timeout_s=evaluation.llm.request_timeout_s,
+                                 max_tokens=evaluation.llm.max_output_tokens,
                                  models={name: traits.model_dump(exclude_none=True)
                                          for name, traits in evaluation.llm.models.items()}))
 

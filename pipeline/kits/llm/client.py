@@ -39,7 +39,7 @@ class Config:
     ``llm.models``, capabilities by model name (kits/llm/capabilities)."""
 
     model: str
-    max_tokens: int = 4096  # tokens per reply
+    max_tokens: int = 4096  # tokens per reply, at most (a call may ask for fewer)
     temperature: float | None = None
     effort: Effort | None = None
     thinking: bool = False  # adaptive thinking (the Messages API's)
@@ -263,7 +263,7 @@ class Client:
             turns = capabilities.without_images(turns, cfg.model)
         params: dict[str, Any] = {
             "model": self.target.model,
-            "max_tokens": max_tokens or cfg.max_tokens,
+            "max_tokens": min(max_tokens, cfg.max_tokens) if max_tokens else cfg.max_tokens,  # the config caps
             "system": system,
             "messages": turns,
         }
