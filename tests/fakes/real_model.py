@@ -121,6 +121,13 @@ def running(folder: pathlib.Path) -> Iterator[RealModel]:
 PROVIDER, URL_ENV = "llama-cpp", "LLAMA_CPP_BASE_URL"
 APPS = ("brisk-3b/todomvc", "brisk-3b/000049")  # a checklist (alignment); UI test cases (agent, appearance)
 MAX_STEPS, UITEST_STEPS = 4, 3  # the tester's steps per app, the UI-test agent's per case
+# Every purpose once, at a CPU model's pace: it reads a prompt at 100-200 tokens a second on
+# a busy 2-core machine and writes 15-35, and a 135M model, left to itself, writes until the
+# window is full. So: short answers, one final-judge run, one re-ask, a short alignment
+# agent, and time limits a CPU server can meet.
+SETTINGS = {"llm": {"request_timeout_s": 900, "max_output_tokens": 300},
+            "judging": {"runs": 1, "min_usable_runs": 1, "parse_retries": 1, "alignment_max_tool_calls": 3},
+            "uitests": {"parse_retries": 1, "case_timeout_s": 1800}}
 FLAGS = ("--explorer", "llm", "--max-steps", str(MAX_STEPS), "--uitest-steps", str(UITEST_STEPS), "--no-quality")
 
 
@@ -136,11 +143,13 @@ def run_example(model: RealModel, folder: pathlib.Path, apps: tuple[str, ...] = 
     tasks.write_text("".join(line for line in (ROOT / "examples/tasks.jsonl").read_text().splitlines(True)
                              if json.loads(line).get("id") in wanted))
     out = folder / "out"
+    settings = folder / "settings.json"
+    settings.write_text(json.dumps(SETTINGS))
     with pytest.MonkeyPatch.context() as env:
         env.setenv(URL_ENV, model.base_url)
         env.delenv("ANTHROPIC_API_KEY", raising=False)
         code = cli.main(["run", "--tasks", str(tasks), "--apps", str(copied),
-                         "--out", str(out), *FLAGS, "--judge", f"{PROVIDER}/{model.model}",
+                         "--out", str(out), *FLAGS, "--judge", f"{PROVIDER}/{model.model}", "--settings", str(settings),
                          "--offline-mirror", "--mirror-dir", str(folder / "mirror")])
     return code, out
 

@@ -16,7 +16,8 @@ import pytest
 
 from fakes import real_model
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser]
+# a CPU model: about 500 s for the two apps on a quiet 2-core machine, over 600 s beside other work
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(2400)]
 
 # the scores a model decides, per app (alignment and WebCoderBench's alignment need the
 # checklist of todomvc; the UI-test agent and the appearance judge the cases of 000049)
@@ -34,16 +35,11 @@ MODEL_FAULT = re.compile("|".join((
     r"no \w+ call", r"did not use \w+", r"without calling", r"not valid JSON", r"must be", r"is empty",
     r"missing adjustment", r"outside ±", r"unknown (aspects|criterion)", r"no verdict for",
     r"not accepted", r"empty report", r"gave no verdict", r"context window", r"reads no images",
-    r"has no checklist", r"has no \w+ criteria",
+    r"has no checklist", r"has no \w+ criteria", r"instead of calling", r"called \w+ instead of",
+    r"gave an empty answer", r"arguments are not an object", r"recorded no interaction to judge",
+    r"called no tool", r"no usable verdict",
 )))
 CRASH = re.compile(r"Traceback|object has no attribute|KeyError|TypeError|NoneType")
-# Requests of the kit that llama.cpp's server refuses (kits/llm/chat.py, not a stage's doing;
-# docs/llm.md, "A real model server"): tool_choice "required" (the tester, the alignment agent
-# and the UI-test agent force "any tool") fails its chatml-function-calling handler with HTTP
-# 500, and an assistant turn with tool calls and content null (every re-ask after an unusable
-# tool call) fails its request validation. What follows from them is named here until the
-# kit sends what the server takes; the test then holds every score to MODEL_FAULT.
-KIT_DEFECT = re.compile(r"HTTP 500 after \d+ attempt|the exploration recorded no interaction to judge")
 
 
 @pytest.fixture(scope="module")
@@ -67,20 +63,14 @@ def test_the_run_completes_whatever_the_model_answers(outcome):
 def test_every_judged_score_is_scored_or_says_what_the_model_did_wrong(outcome):
     _, _, _, results = outcome
     apps = {f"{a['model']}/{a['task_id']}": a for a in results["apps"]}
-    problems, known = [], []
+    problems = []
     for key, names in JUDGED.items():
         for name in names:
             score = apps[key]["scores"][name]
             reason = score.get("reason") or ""
-            if score["value"] is not None:
-                continue
-            if KIT_DEFECT.search(reason) and not CRASH.search(reason):
-                known.append((key, name, reason[:200]))
-            elif CRASH.search(reason) or not MODEL_FAULT.search(reason):
+            if score["value"] is None and (CRASH.search(reason) or not MODEL_FAULT.search(reason)):
                 problems.append((key, name, reason[:400]))
     assert not problems, problems
-    if known:
-        pytest.xfail(f"requests llama.cpp's server refuses (kits/llm/chat.py): {known}")
 
 
 def test_the_servers_token_counts_reach_the_ledger(outcome):

@@ -202,10 +202,19 @@ def test_the_forecast_of_the_example_is_within_a_quarter_of_what_the_bench_measu
 # with the cause; the sample is kept as it is for them, since the cause is the server's.
 REAL_TOKENS = json.loads((runs.ROOT / "tests/unit/runs/real_tokens.json").read_text())
 OFF_BY_MORE_THAN_A_QUARTER = {
-    # 1.32: the source code in the prompt counts more under SmolLM2's 49k-token vocabulary
-    # than at 4 characters a token, and llama-cpp-python's chatml-function-calling template
-    # HTML-escapes every message (autoescape on: each < > & " ' of the code becomes an entity)
+    # 1.25-1.39: the source code in the prompt counts more under SmolLM2's 49k-token
+    # vocabulary than at 4 characters a token, and llama-cpp-python's chatml-function-calling
+    # template HTML-escapes every message (autoescape on: each < > & " ' of the code becomes
+    # an entity)
     "wcb.alignment.content": "SmolLM2's tokenizer on HTML-escaped source code",
+    "wcb.alignment.functional": "SmolLM2's tokenizer on HTML-escaped source code",
+    "wcb.alignment.visual": "SmolLM2's tokenizer on HTML-escaped source code",
+    # 0.37-0.47: the sample's calls carry screenshots (about 1,600 tokens each) that a
+    # text-only model is never sent (a line of text stands in), and a 135M model's turns
+    # are short, so its conversations stay short
+    "alignment.agent": "screenshots a text-only model is not sent; short turns",
+    "explore.step": "screenshots a text-only model is not sent; short turns",
+    "uitest.step": "screenshots a text-only model is not sent; short turns",
 }
 
 
