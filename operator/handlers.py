@@ -65,7 +65,12 @@ def register(registry: kopf.OperatorRegistry, options: Options,
                   **_: Any) -> None:
         assert namespace is not None  # an EvaluationRun is namespaced (crd.py: scope)
         owner = planning.Owner(namespace=namespace, name=name, uid=uid)
-        work.look(spec, dict(status or {}), meta, owner, patch, list(jobs_by_run.get(uid, [])), logger)
+        try:
+            work.look(spec, dict(status or {}), meta, owner, patch, list(jobs_by_run.get(uid, [])), logger)
+        except cluster_kit.ApiError as exc:
+            # the API server refused or is restarting (429, or 403 while its RBAC cache fills
+            # again): the next look tries again; logged as a line, not as a crash's traceback
+            raise kopf.TemporaryError(f"the API server refused a request: {exc}", delay=options.interval) from exc
 
     @kopf.on.delete(api.GROUP, api.VERSION, api.PLURAL, id="forget", registry=registry, optional=True)
     def forget(uid: str, **_: Any) -> None:

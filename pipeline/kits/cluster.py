@@ -54,7 +54,10 @@ class Cluster:
         )
         response = self._api.call_api(*params, _request_timeout=(10, 60))
         response.read()
-        data: Any = json.loads(response.data) if response.data else {}
+        try:
+            data: Any = json.loads(response.data) if response.data else {}
+        except ValueError:  # a plain-text body: "The apiserver is shutting down" (429), a proxy's page
+            data = bytes(response.data or b"").decode("utf-8", "replace")[:300]
         if response.status >= 400 and response.status != 409:
             raise ApiError(response.status, data)
         return response.status, data
