@@ -50,3 +50,18 @@ def test_an_unreadable_file_is_reported_not_raised(app, tmp_path):
         (src / "locked.js").chmod(0o644)
     assert [p.path for p in problems] == ["locked.js"]
     assert "could not copy" in problems[0].reason
+
+
+def test_a_symlink_loop_is_reported_not_raised(app, tmp_path):
+    # Python 3.11's resolve() raises RuntimeError on a loop, which carries no strerror
+    src = app({"index.html": "<p>"})
+    os.symlink(src / "b.js", src / "a.js")
+    os.symlink(src / "a.js", src / "b.js")
+    dest = tmp_path / "site"
+
+    problems = surveying.copy_app(src, dest)
+
+    assert (dest / "index.html").read_text() == "<p>"
+    assert not (dest / "a.js").exists() and not (dest / "b.js").exists()
+    assert sorted(p.path for p in problems) == ["a.js", "b.js"]
+    assert all(p.reason.startswith("could not copy") for p in problems)
