@@ -50,7 +50,8 @@ OverallKind = Literal["offline", "judged"]
 OVERALL_NAMES: dict[str, str] = {"offline": "offline overall", "judged": "judged overall"}
 OVERALL_MEASURES: dict[str, str] = {
     "offline": "runtime and code quality (WebCoderBench's rule metrics, runtime errors, what the explorer saw the "
-               "app do), not requirement satisfaction: no judge read the task",
+               "app do), not requirement satisfaction: no judged score stands in it (no judge was asked, or none "
+               "gave a usable answer)",
     "judged": "the judged dimensions of the weights (LLM judges read the task and the evidence)",
 }
 # Where requirement satisfaction is measured: the judged protocols, and how to run them.
