@@ -4,7 +4,7 @@ An app's judged dimensions are left for later, as unscored scores saying so
 (status ``pending`` / ``over_budget``, contracts/metrics.py), in batch mode (a worker judges only the
 interactive dimensions) and when the run's budget was reached before the app's judging
 began. This pass judges those dimensions of those apps, ``spending.batch_apps`` at a time
-through shared ``llm_batches.Batchers`` in batch mode (one batcher per endpoint, so that
+through shared ``batch_lanes.Batchers`` in batch mode (one batcher per endpoint, so that
 every app's calls go out in the same batches; the alignment agent keeps the interactive
 client), else
 ``workers`` at a time interactively, and writes each app's result back as soon as it is
@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from iwcbench.pipeline.contracts import artifacts, metrics, results, settings as settings_mod, task
 from iwcbench.pipeline.kits import llm, store as store_mod
-from iwcbench.pipeline.kits.llm import accounting as llm_accounting, batches as llm_batches
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting, batch_lanes, batches as llm_batches
 from iwcbench.pipeline.runs import assistants, evidence as stored, uitests as uitest_run
 from iwcbench.pipeline.stages import judging
 
@@ -57,14 +57,14 @@ def timing(spending: settings_mod.Spending) -> llm_batches.Timing:
 
 
 @contextlib.contextmanager
-def batching(store: store_mod.Store, spending: settings_mod.Spending, on: bool) -> Iterator[llm_batches.Batchers | None]:
+def batching(store: store_mod.Store, spending: settings_mod.Spending, on: bool) -> Iterator[batch_lanes.Batchers | None]:
     """The batchers (one per endpoint: Anthropic's Message Batches, OpenAI's batch API
     where the endpoint serves it) journaling into ``store`` while the block runs; None
     when ``on`` is false."""
     if not on:
         yield None
         return
-    with llm_batches.Batchers(StoreJournal(store), timing(spending)) as batchers:
+    with batch_lanes.Batchers(StoreJournal(store), timing(spending)) as batchers:
         yield batchers
 
 
@@ -84,7 +84,7 @@ class _Pass:
     dimensions: Callable[[results.AppResult], list[str]]  # none: the app keeps its result
     ledger: Callable[[str], llm_accounting.Ledger]  # the ledger of one app (by its evidence prefix)
     budget: llm_accounting.Budget | None = None  # once reached, what is left stays over_budget
-    batcher: llm_batches.Batchers | None = None  # batches that may stop waiting: late ones stay pending
+    batcher: batch_lanes.Batchers | None = None  # batches that may stop waiting: late ones stay pending
     suffix: str = ""  # new scores beside the old ones: aesthetics@<suffix>
     count_usage: bool = True  # add the calls to the app's llm_usage
     looker: llm.Client | None = None  # the appearance judge's (may be batched); None: appearance is not judged

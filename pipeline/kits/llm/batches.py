@@ -3,8 +3,9 @@
 Two wires, one behaviour: Anthropic's Message Batches (kits/llm/message_batches) and
 OpenAI's batch API (kits/llm/chat_batches), used where an OpenAI-compatible endpoint
 serves it; one that does not (vLLM, Ollama: HTTP 404) has its requests sent one by one,
-with the reason logged once, and the run goes on. ``Batchers`` keeps one ``Batcher`` per
-endpoint, made when a client first sends through it, all journaling into one ``Journal``.
+with the reason logged once, and the run goes on. ``Batchers`` (kits/llm/batch_lanes) keeps
+one ``Batcher`` per endpoint, made when a client first sends through it, all journaling
+into one ``Journal``.
 
 A ``Batcher`` collects the requests that many threads make through batched clients
 (``client.batched(batcher)``): each ``create`` blocks while the batcher gathers what the
@@ -426,60 +427,3 @@ class Batcher:
             self._futures.clear()
             self._pending.clear()  # never sent: a later run asks for them anew
             self._inflight.clear()  # sent: they stay in the journal for a later run
-
-
-class Batchers:
-    """One ``Batcher`` per endpoint, all journaling into ``journal``: hand it to
-    ``client.batched`` and each client (each route of it) sends through its endpoint's
-    batcher, made when the first client of that endpoint asks. Use as a context manager
-    around the threads that call the clients."""
-
-    def __init__(self, journal: Journal | None = None, timing: Timing = Timing(),
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self._journal = journal or MemoryJournal()
-        self.timing = timing
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._journal_lock = threading.Lock()
-        self._lanes: dict[str, Batcher] = {}
-        self._entered = False
-
-    def lane(self, client: llm.Client) -> Batcher | None:
-        with self._lock:
-            batcher = self._lanes.get(client.target.endpoint)
-            if batcher is None:
-                batcher = Batcher(client, self._journal, self.timing, self._clock, self._journal_lock)
-                self._lanes[client.target.endpoint] = batcher
-                if batcher.resumed:
-                    log.info("collecting %d %s(es) an earlier run submitted to %s", len(batcher.resumed),
-                             batcher.kind, client.target.endpoint)
-                if self._entered:
-                    batcher.__enter__()
-            return batcher
-
-    @property
-    def batchers(self) -> list[Batcher]:
-        with self._lock:
-            return list(self._lanes.values())
-
-    @property
-    def gave_up(self) -> bool:
-        """Some batcher stopped waiting: what it held stays pending."""
-        return any(b.gave_up for b in self.batchers)
-
-    def abandon(self) -> None:
-        for batcher in self.batchers:
-            batcher.abandon()
-
-    def __enter__(self) -> Batchers:
-        with self._lock:
-            self._entered = True
-            for batcher in self._lanes.values():
-                batcher.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        with self._lock:
-            self._entered = False
-        for batcher in self.batchers:
-            batcher.__exit__(*exc)

@@ -101,7 +101,7 @@ class Batched(Protocol):
 
 class Batching(Protocol):
     """What ``Client.batched`` takes: the batcher of each client's endpoint, or None
-    (kits/llm/batches.Batchers; a lone Batcher serves its own endpoint only)."""
+    (kits/llm/batch_lanes.Batchers; a lone Batcher serves its own endpoint only)."""
 
     def lane(self, client: Client) -> Batched | None: ...
 

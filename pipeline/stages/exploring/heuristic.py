@@ -72,7 +72,7 @@ consent checkboxes a tick, each radio group one choice): the first press shows t
 form's errors, later ones get past them. Typing is one unit with what completes it: in a form, the
 other empty fields and the submit button; outside a form, Enter, then the adjacent button (rules.adjacent_button)
 if the field still holds its text. A choice in a form (radio, checkbox, option) is
-followed by the form's submit button.
+followed by the form's submit button (stages/exploring/following).
 """
 
 from __future__ import annotations
@@ -82,8 +82,8 @@ import random
 import re
 
 from iwcbench.pipeline.contracts import evidence, settings
-from iwcbench.pipeline.stages.exploring import (memory, observing, offering, playing, policy, reaching, rules,
-                                                values)
+from iwcbench.pipeline.stages.exploring import (following, memory, observing, offering, playing, policy, reaching,
+                                                rules, values)
 
 EPSILON = 0.1
 RECENT_STEPS = 2
@@ -266,55 +266,12 @@ class HeuristicPolicy:
             return False
         return is_filter and rules.item_count(obs) < rules.FEW_ITEMS and rules.can_add_items(obs)
 
-    # ---- form completion ---------------------------------------------------
-    def _queue_followups(self, typed: observing.Candidate, obs: observing.Observation) -> None:
-        self.memory.followups.clear()
-        if typed.form >= 0:
-            for c in obs.candidates:
-                if c.form == typed.form and "type" in c.kinds and c.selector != typed.selector and not c.value:
-                    self.memory.followups.append((rules.signature("type", c.selector), evidence.Action(
-                        kind="type", target=c.describe(), selector=c.selector), None))
-            submit = next((c for c in obs.candidates if c.form == typed.form and c.submit), None)
-            if submit is not None:
-                self.memory.followups.append((rules.signature("click", submit.selector), evidence.Action(
-                    kind="click", target=submit.describe(), selector=submit.selector), None))
-                return
-        if typed.type in ("textarea", "contenteditable"):
-            return
-        # A free-standing field: Enter is how most such fields submit; the button next
-        # to it is pressed too if the field still holds its text afterwards.
-        self.memory.followups.append((rules.signature("enter", typed.selector), evidence.Action(
-            kind="key", target=typed.describe(), selector=typed.selector, value="Enter"), None))
-        button = rules.adjacent_button(typed, obs)
-        if button is not None:
-            self.memory.followups.append((rules.signature("click", button.selector), evidence.Action(
-                kind="click", target=button.describe(), selector=button.selector), typed.selector))
-
-    def _queue_submit(self, picked: observing.Candidate, obs: observing.Observation) -> None:
-        """A choice made in a form (a radio, a checkbox, an option) is submitted."""
-        self.memory.followups.clear()
-        submit = next((c for c in obs.candidates if picked.form >= 0 and c.form == picked.form and c.submit), None)
-        if submit is not None:
-            self.memory.followups.append((rules.signature("click", submit.selector), evidence.Action(
-                kind="click", target=submit.describe(), selector=submit.selector), None))
-
-    def _next_followup(self, obs: observing.Observation) -> tuple[str, evidence.Action] | None:
-        by_selector = {c.selector: c for c in obs.candidates}
-        while self.memory.followups:
-            sig, action, needs_text = self.memory.followups.popleft()
-            if action.selector not in by_selector or sig in self.memory.banned:
-                continue
-            if needs_text is not None and not (getattr(by_selector.get(needs_text), "value", None) or "").strip():
-                continue  # the field was consumed (submitted and cleared): done
-            return sig, action
-        return None
-
     # ---- the protocol ------------------------------------------------------
     def choose(self, observation: observing.Observation) -> evidence.Action | None:
         obs = observation
         self._see(obs)
         self.memory.states.add(place(obs))
-        followup = self._next_followup(obs)
+        followup = following.next_action(self.memory, obs)
         if followup is not None:
             sig, action = followup
             return self._commit(obs, sig, self._concrete(sig, action, obs))
@@ -362,12 +319,12 @@ class HeuristicPolicy:
                     kind=kind, target=c.describe(), selector=c.selector, value=value))
         if chosen.kind == "type":
             typed = next(c for c in obs.candidates if c.selector == chosen.selector)
-            self._queue_followups(typed, obs)
+            following.after_typing(self.memory, typed, obs)
             self.memory.chain_root = sig
             self.memory.torn_down = False  # this is the rebuild (if one was due)
         elif chosen.kind in ("check", "select"):
             picked = next(c for c in obs.candidates if c.selector == chosen.selector)
-            self._queue_submit(picked, obs)
+            following.after_choice(self.memory, picked, obs)
         return self._commit(obs, sig, chosen)
 
     def _early_guesses(self, obs: observing.Observation, options: list[tuple[str, evidence.Action]],

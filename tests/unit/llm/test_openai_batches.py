@@ -15,7 +15,7 @@ import pytest
 from fakes.anthropic_server import text
 
 from iwcbench.pipeline.kits import llm
-from iwcbench.pipeline.kits.llm import accounting as llm_accounting, batches as llm_batches, chat_batches as llm_openai_batches, providers as llm_providers
+from iwcbench.pipeline.kits.llm import accounting as llm_accounting, batch_lanes, batches as llm_batches, chat_batches as llm_openai_batches, providers as llm_providers
 
 FAST = llm_batches.Timing(poll_s=0.02, poll_max_s=0.05, quiet_s=0.05)
 GPT_4O = llm_accounting.DEFAULT_PRICES["openai/gpt-4o"]
@@ -58,7 +58,7 @@ def test_calls_of_many_threads_share_one_uploaded_batch_and_cost_half(fake_opena
     fake_openai.batches.delay_s = 0.1
     client = _client(tmp_path)
     # quiet for long enough that six threads' calls meet in one batch on a busy machine
-    with llm_batches.Batchers(timing=llm_batches.Timing(poll_s=0.02, poll_max_s=0.05, quiet_s=0.5)) as batchers:
+    with batch_lanes.Batchers(timing=llm_batches.Timing(poll_s=0.02, poll_max_s=0.05, quiet_s=0.5)) as batchers:
         answers = _ask_in_threads(client.batched(batchers), [f"q{i}" for i in range(6)])
     assert answers == {f"q{i}": f"re: q{i}" for i in range(6)}
     assert len(fake_openai.batches.created) == 1 and fake_openai.requests == []
@@ -80,7 +80,7 @@ def test_an_endpoint_without_a_batch_api_gets_ordinary_calls_and_the_reason_is_l
     fake_openai.batches.served = False  # vLLM's and Ollama's servers: 404
     client = _client(tmp_path)
     with caplog.at_level(logging.WARNING, logger="iwcbench.pipeline.kits.llm.batches"):
-        with llm_batches.Batchers(timing=FAST) as batchers:
+        with batch_lanes.Batchers(timing=FAST) as batchers:
             batched = client.batched(batchers)
             first = _ask_in_threads(batched, ["a", "b", "c"])
             later = _ask_in_threads(batched, ["d"])
@@ -97,7 +97,7 @@ def test_an_endpoint_without_a_batch_api_gets_ordinary_calls_and_the_reason_is_l
 def test_each_model_goes_in_its_own_file(fake_openai, tmp_path):
     fake_openai.handler = _echo
     mini, full = _client(tmp_path, "openai/gpt-4o-mini"), _client(tmp_path, "openai/gpt-4o")
-    with llm_batches.Batchers(timing=FAST) as batchers:
+    with batch_lanes.Batchers(timing=FAST) as batchers:
         threads = [threading.Thread(target=_ask_in_threads, args=(c.batched(batchers), [f"{n}{i}" for i in range(3)]))
                    for c, n in ((mini, "m"), (full, "f"))]
         for t in threads:
@@ -119,7 +119,7 @@ def test_failed_and_expired_items_go_again_on_their_own_refused_ones_fail(fake_o
     fake_openai.batches.fault = lambda cid, body: {"q1": "errored", "q2": "invalid"}.get(
         body["messages"][-1]["content"])
     client = _client(tmp_path)
-    with llm_batches.Batchers(timing=FAST) as batchers:
+    with batch_lanes.Batchers(timing=FAST) as batchers:
         answers = _ask_in_threads(client.batched(batchers), ["q0", "q1", "q2"])
     assert answers["q0"] == "re: q0" and answers["q1"] == "re: q1"
     assert answers["q2"].startswith("error: ") and "refused (HTTP 400)" in answers["q2"]
@@ -127,7 +127,7 @@ def test_failed_and_expired_items_go_again_on_their_own_refused_ones_fail(fake_o
     assert client.ledger.totals()["batched_calls"] == 1
 
     fake_openai.batches.expire = True
-    with llm_batches.Batchers(timing=FAST) as batchers:
+    with batch_lanes.Batchers(timing=FAST) as batchers:
         answers = _ask_in_threads(client.batched(batchers), ["e0", "e1"])
     assert answers == {"e0": "re: e0", "e1": "re: e1"}
     assert fake_openai.batches.created[-1].status == "expired"
@@ -139,7 +139,7 @@ def test_an_interrupted_batch_is_collected_by_the_next_sitting_not_sent_again(fa
     journal = llm_batches.MemoryJournal()
     gpt, claude = _client(tmp_path), _client(tmp_path, "claude-sonnet-test")
     first: dict[str, str] = {}
-    with llm_batches.Batchers(journal, FAST) as batchers:
+    with batch_lanes.Batchers(journal, FAST) as batchers:
         both = gpt.routed({"aesthetics": claude}).batched(batchers)
         done = both.create(system="s", messages=[{"role": "user", "content": "c"}], sample=0, purpose="aesthetics")
         asking = threading.Thread(target=lambda: first.update(_ask_in_threads(both, ["q"])))
@@ -155,7 +155,7 @@ def test_an_interrupted_batch_is_collected_by_the_next_sitting_not_sent_again(fa
 
     fake_openai.batches.hold = False
     again = _client(tmp_path)
-    with llm_batches.Batchers(journal, FAST) as batchers:
+    with batch_lanes.Batchers(journal, FAST) as batchers:
         assert _ask_in_threads(again.batched(batchers), ["q"]) == {"q": "re: q"}
     assert len(fake_openai.batches.created) == 1 and fake_openai.requests == []
     assert all(e["collected"] for e in journal.data.values())
