@@ -51,6 +51,11 @@ class LLM(Section):
         {}, description="capabilities by model name as the settings name it (\"openai/smollm2\": {\"images\": "
         "false, \"contextTokens\": 8192}), where the family's defaults are wrong")
 
+    def traits(self) -> dict[str, dict[str, object]]:
+        """``models`` as kits/llm takes them: by model name, the fields set (the rest
+        are the family's defaults)."""
+        return {name: traits.model_dump(exclude_none=True) for name, traits in self.models.items()}
+
 
 class Spending(Section):
     """How a run on this machine spends on the LLM API (``iwc run``, ``iwc rescore``).

@@ -41,15 +41,12 @@ def cache_dir(out: str, llm_cache_dir: str | None) -> str | None:
     return None if out.startswith("s3://") else str(pathlib.Path(out) / "llm-cache")
 
 
-
-
 def client(evaluation: settings_mod.Evaluation, model: str, cache: str | None) -> llm.Client:
     return llm.Client(llm.Config(model=model, effort=evaluation.llm.effort, cache_dir=cache,
                                  prompt_caching=evaluation.llm.prompt_caching,
                                  base_url=endpoint(evaluation, model), timeout_s=evaluation.llm.request_timeout_s,
                                  max_tokens=evaluation.llm.max_output_tokens,
-                                 models={name: traits.model_dump(exclude_none=True)
-                                         for name, traits in evaluation.llm.models.items()}))
+                                 models=evaluation.llm.traits()))
 
 
 def endpoint(evaluation: settings_mod.Evaluation, model: str) -> str | None:
@@ -94,7 +91,7 @@ def blind_purposes(evaluation: settings_mod.Evaluation) -> dict[str, str]:
     """Purpose → its model, for the purposes in use that are judged on screenshots and
     whose model reads none (llm.models or its family's default): unscored from the start,
     so that no call is sent only to be refused."""
-    traits = {name: t.model_dump(exclude_none=True) for name, t in evaluation.llm.models.items()}
+    traits = evaluation.llm.traits()
     in_use = models_in_use(evaluation)
     found = {}
     for row in purposes.PURPOSES:

@@ -29,8 +29,8 @@ from iwcbench.pipeline.kits.llm import accounting as llm_accounting, providers a
 from iwcbench.pipeline.runs import calibration, finishing, local
 from iwcbench.pipeline.stages import judging
 
-TESTER = ("explore.",)  # purposes priced at the tester's model, never batched
-UITEST = "uitest."  # purposes priced at the UI-test model
+TESTER = ("explore.",)  # the tester's purposes: on with --explorer llm, scaled to the step budget
+UITEST = "uitest."  # the UI tests' purposes: on when UI tests run (their models: contracts/purposes)
 AGENT = ("uitest.step", "uitest.verdict")  # the GUI agent's: interactive, per UI test case
 APPEARANCE = "uitest.appearance"  # the appearance judge's: per app with UI test cases
 
