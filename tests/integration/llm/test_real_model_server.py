@@ -16,6 +16,8 @@ import pytest
 
 from fakes import real_model
 
+from iwcbench.pipeline.kits import llm
+
 # a CPU model: about 500 s for the two apps on a quiet 2-core machine, over 600 s beside other work
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(2400)]
 
@@ -43,12 +45,17 @@ CRASH = re.compile(r"Traceback|object has no attribute|KeyError|TypeError|NoneTy
 
 
 @pytest.fixture(scope="module")
-def outcome(tmp_path_factory):
+def server(tmp_path_factory):
+    with real_model.running(tmp_path_factory.mktemp("real-model-server")) as model:
+        yield model
+
+
+@pytest.fixture(scope="module")
+def outcome(server, tmp_path_factory):
     folder = tmp_path_factory.mktemp("real-model")
-    with real_model.running(folder / "server") as model:
-        code, out = real_model.run_example(model, folder)
+    code, out = real_model.run_example(server, folder)
     results = json.loads((out / "results.json").read_text()) if (out / "results.json").is_file() else None
-    return model, code, out, results
+    return server, code, out, results
 
 
 def test_the_run_completes_whatever_the_model_answers(outcome):
@@ -81,3 +88,17 @@ def test_the_servers_token_counts_reach_the_ledger(outcome):
     # every purpose the server answered reports its real tokenizer's count
     for purpose, row in answered.items():
         assert row.prompt > 0, (purpose, row)
+
+
+def test_a_prompt_past_the_models_window_is_refused_with_the_reason_before_or_by_the_server(server, monkeypatch):
+    """SmolLM2 is served with an 8,192-token window. With the capabilities the kit knows
+    (smollm: 8,192), a longer prompt is refused before it is sent; told a larger window
+    than the server has, the kit sends it, and the server's refusal names the window."""
+    monkeypatch.setenv(real_model.URL_ENV, server.base_url)
+    name = f"{real_model.PROVIDER}/{server.model}"
+    prompt = [{"role": "user", "content": "the page says: " + "lorem ipsum dolor sit amet " * 2500}]
+    with pytest.raises(llm.LLMError, match=r"does not fit the model's context window of 8,192 tokens"):
+        llm.Client(llm.Config(model=name, max_attempts=1)).create(system="summarise", messages=prompt)
+    overstated = llm.Client(llm.Config(model=name, max_attempts=1, models={name: {"context_tokens": 65_536}}))
+    with pytest.raises(llm.LLMError, match=r"context"):
+        overstated.create(system="summarise", messages=prompt, max_tokens=64)
