@@ -242,6 +242,11 @@ class Trace(base.Stored):
     # observe, coverage, crediting, screenshot, snapshot, axe, load-times), each without
     # the parts inside it: where exploring's time went (hack/bench)
     parts: dict[str, float] = {}
+    # how the steps after an action ended their wait for the page: "quiet" (a frame with
+    # no DOM mutation and nothing pending) or "cap" (settle_cap_ms of waiting, or of the
+    # page's time under Playwright's clock), steps counted
+    settled: dict[str, int] = {}
+    settle_cap_ms: int | None = None
 
     @property
     def final_coverage(self) -> CoverageSummary:

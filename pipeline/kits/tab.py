@@ -5,17 +5,20 @@ the seconds it may use and run under the session's watchdog.
 
 from __future__ import annotations
 
+import pathlib
 import urllib.parse
 from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence
 
 import playwright.sync_api as pw
 
-from iwcbench.pipeline.kits import browser_events, devtools, pageclock
-from iwcbench.pipeline.kits.browser_errors import BrowserError, guarded
+from iwcbench.pipeline.kits import browser_events, devtools, injecting, pageclock
+from iwcbench.pipeline.kits.browser_errors import BrowserError, BrowserGone, PageLost, guarded
 from iwcbench.pipeline.kits.mirror import mediatypes
 
 if TYPE_CHECKING:
     from iwcbench.pipeline.kits.browser import Session
+
+AIM = injecting.function(pathlib.Path(__file__).resolve().with_name("page") / "aim.mjs")
 
 
 class Tab:
@@ -23,6 +26,7 @@ class Tab:
     Each method takes the seconds it may use; the watchdog enforces them."""
 
     SLACK_S = 3.0  # watchdog margin above Playwright's own timeout
+    quick_aim = True  # clicks and hovers on a ready element press at once (False: always Playwright's way)
 
     def __init__(self, session: Session, page: pw.Page, tools: devtools.Devtools, clocked: bool | None = None) -> None:
         self.session = session
@@ -104,9 +108,31 @@ class Tab:
             raise pw.Error("the element has no box to press in")
         return {"x": box["width"] * at[0], "y": box["height"] * at[1]}
 
+    def _aim(self, selector: str, at: tuple[float, float] | None, enabled: bool) -> tuple[float, float] | None:
+        """Where a click or hover on the element lands when Playwright's checks before
+        it would pass at once (page/aim.mjs), so the press needs no waiting; None when
+        they might not: the caller then goes Playwright's way, which waits, scrolls and
+        fails as it always did."""
+        try:
+            point = self.isolated(AIM, {"selector": selector, "at": list(at) if at else None,
+                                        "enabled": enabled, "nonce": self.session.nonce}, 5.0)
+        except (PageLost, BrowserGone):
+            raise
+        except BrowserError:
+            return None
+        if not (isinstance(point, list) and len(point) == 2):
+            return None
+        return float(point[0]), float(point[1])
+
     def click(self, selector: str, timeout_s: float, count: int = 1, at: tuple[float, float] | None = None,
               button: str = "left") -> None:
-        """Click the element (at fractions ``at`` of its box; default its middle)."""
+        """Click the element (at fractions ``at`` of its box; default its middle): at
+        once where it is ready (``_aim``), else by Playwright's waiting click."""
+        if self.quick_aim and (point := self._aim(selector, at, enabled=True)) is not None:
+            x, y = point
+            self._call(f"click {selector}", timeout_s,
+                       lambda: self.page.mouse.click(x, y, click_count=count, button=button))  # type: ignore[arg-type]  # a str Playwright checks
+            return
         loc = self.page.locator(selector).first
         self._call(f"click {selector}", timeout_s,
                    lambda: loc.click(timeout=timeout_s * 1000, click_count=count, button=button,  # type: ignore[arg-type]  # a str Playwright checks
@@ -122,6 +148,10 @@ class Tab:
                    lambda: loc.select_option(value, timeout=timeout_s * 1000))
 
     def hover(self, selector: str, timeout_s: float, at: tuple[float, float] | None = None) -> None:
+        if self.quick_aim and (point := self._aim(selector, at, enabled=False)) is not None:
+            x, y = point
+            self._call(f"hover {selector}", timeout_s, lambda: self.page.mouse.move(x, y))
+            return
         loc = self.page.locator(selector).first
         self._call(f"hover {selector}", timeout_s,
                    lambda: loc.hover(timeout=timeout_s * 1000, position=self._position(loc, at, timeout_s)))

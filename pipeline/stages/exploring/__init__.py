@@ -232,6 +232,8 @@ class _Exploring:
             virtual_time=explorer.virtual_time,
             lightened=tuple(explorer.harness.lightened),
             parts=self.parts(explorer),
+            settled=dict(sorted(explorer.page.settled.items())),
+            settle_cap_ms=paging.SETTLE_MS,
         )
         recorder, tracker = explorer.recorder, explorer.coverage
         a11y = evidence.AccessibilityReport(

@@ -5,18 +5,21 @@ hung or crashed page. It must not choose actions or store evidence."""
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import pathlib
 import time
 import urllib.parse
 from typing import Callable
 
 from iwcbench.pipeline.contracts import settings
-from iwcbench.pipeline.kits import browser, clock, inspecting
+from iwcbench.pipeline.kits import browser, clock, injecting, inspecting
 from iwcbench.pipeline.kits.mirror import routing
 from iwcbench.pipeline.stages.exploring import observing, timing
 
 HANG_S = observing.HANG_S
-SETTLE_MS = 40  # after an action: let handlers, microtasks and a couple of frames run
+SETTLE_MS = 40  # after an action, the most it is waited on: handlers, microtasks and a couple of frames
+SETTLE = injecting.function(pathlib.Path(__file__).with_name("settle.mjs"))
 MAX_PAGE_FAILURES = 2  # hung or crashed pages tolerated before stopping
 LOAD_SHARE = 1 / 3  # of what is left of the deadline: the most one page load may take
 STILL_LOADING_S = 0.5  # a page whose load already never came is waited on this long per step
@@ -66,6 +69,7 @@ class Page:
         self.never_loaded: str | None = None  # the URL of a page whose load event did not come
         self.failures, self.overran = 0, False  # overran: a script of ours outlasted the watchdog
         self.mirrored: list[str] = []
+        self.settled: collections.Counter[str] = collections.Counter()  # steps settled "quiet" or at the "cap"
         # (document, element ref) -> its listeners; (document, global types) -> the page's
         self.heard: dict[tuple[float, str], tuple[inspecting.Listener, ...]] = {}
         self.heard_page: tuple[tuple[float, tuple[str, ...]], tuple[inspecting.Listener, ...]] | None = None
@@ -112,11 +116,23 @@ class Page:
                 return None
 
     def settle(self, notes: list[str]) -> None:
+        """Until the page is quiet after an action, at most SETTLE_MS (settle.mjs: a frame
+        with no DOM mutation and nothing pending; under Playwright's clock the same
+        SETTLE_MS of the page's time every run), then until its load event. What it
+        waited for is counted in ``settled`` (quiet or the cap)."""
         tab = self.live_tab
         if tab.virtual_time:  # (its time moves only when let: the same SETTLE_MS every run)
             tab.fast_forward(SETTLE_MS, HANG_S)
-        else:  # (the page runs on while this process sleeps: no browser round trip needed)
-            time.sleep(SETTLE_MS / 1000)
+            self.settled["cap"] += 1
+        else:
+            try:
+                answer = tab.isolated(SETTLE, {"capMs": SETTLE_MS, "nonce": tab.session.nonce}, HANG_S)
+            except (browser.PageLost, browser.BrowserGone):
+                raise
+            except browser.BrowserError:  # (its document went, a navigation under way): the whole wait
+                answer = None
+                time.sleep(SETTLE_MS / 1000)
+            self.settled["quiet" if isinstance(answer, dict) and answer.get("quiet") else "cap"] += 1
         # (a page that was still loading at the last look, at the same address, is
         # most likely the same endless load: waiting the full time again each step
         # would spend the app's time on nothing)
