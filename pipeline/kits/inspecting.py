@@ -6,6 +6,7 @@ one); this module reads, it never changes the page or decides anything.
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Sequence
 
 from iwcbench.pipeline.kits import browser, injecting
@@ -32,30 +33,37 @@ def listeners(tab: browser.Tab, selectors: Sequence[str], deadline_s: float = 5.
     element's form), and of window, document and body, read through the DevTools
     protocol (DOMDebugger.getEventListeners): listeners from inline ``on*``
     attributes and from any script are seen, whatever the page did to
-    addEventListener. An unmatched selector has none. ``deadline_s`` bounds each
-    protocol call."""
+    addEventListener. An unmatched selector has none. A form many of the elements
+    share is read once. ``deadline_s`` bounds each protocol call."""
     expression = injecting.call(browser.PAGE / "listened.mjs", list(selectors))
     found = tab.protocol("Runtime.evaluate", {"expression": expression, "objectGroup": LISTENER_GROUP}, deadline_s)
     try:
         array = (found.get("result") or {}).get("objectId")
         props = tab.protocol("Runtime.getProperties", {"objectId": array, "ownProperties": True}, deadline_s)
-        ids = {int(p["name"]): (p.get("value") or {}).get("objectId")
-               for p in props.get("result", ()) if str(p.get("name", "")).isdigit()}
-        heard: list[tuple[Listener, ...]] = []
-        for index in range(len(selectors) * 2 + 3):
-            object_id = ids.get(index)
-            if not object_id:
-                heard.append(())
-                continue
-            reply = tab.protocol("DOMDebugger.getEventListeners", {"objectId": object_id, "depth": 0}, deadline_s)
-            heard.append(tuple(
-                Listener(type=str(item.get("type", "")),
-                         handler=str((item.get("handler") or {}).get("description") or "")[:HANDLER_CHARS])
-                for item in reply.get("listeners", ())))
+        values = {int(p["name"]): p.get("value") or {} for p in props.get("result", ()) if str(p.get("name", "")).isdigit()}
+        try:
+            form_of = [int(i) for i in json.loads(values[max(values)]["value"])] if values else []
+        except (KeyError, TypeError, ValueError):
+            form_of = []
+        if len(form_of) != len(selectors):  # (the page broke the script's answer): none heard
+            return [() for _ in selectors], ()
+        forms = len(values) - 1 - len(selectors) - 3
+        heard = [_heard(tab, values.get(index, {}).get("objectId"), deadline_s)
+                 for index in range(len(selectors) + forms + 3)]
     finally:
         tab.protocol("Runtime.releaseObjectGroup", {"objectGroup": LISTENER_GROUP}, deadline_s)
-    per_selector = [heard[2 * i] + heard[2 * i + 1] for i in range(len(selectors))]
+    per_selector = [heard[i] + (heard[len(selectors) + f] if f >= 0 else ()) for i, f in enumerate(form_of)]
     return per_selector, tuple(item for part in heard[-3:] for item in part)
+
+
+def _heard(tab: browser.Tab, object_id: str | None, deadline_s: float) -> tuple[Listener, ...]:
+    """The listeners of one object (none for a null)."""
+    if not object_id:
+        return ()
+    reply = tab.protocol("DOMDebugger.getEventListeners", {"objectId": object_id, "depth": 0}, deadline_s)
+    return tuple(Listener(type=str(item.get("type", "")),
+                          handler=str((item.get("handler") or {}).get("description") or "")[:HANDLER_CHARS])
+                 for item in reply.get("listeners", ()))
 
 
 def shows_nothing(tab: browser.Tab, deadline_s: float = 5.0) -> str | None:

@@ -163,18 +163,24 @@ class Page:
         fresh = [c for c in obs.candidates if (obs.doc, c.ref) not in self.heard]
         page_key = (obs.doc, obs.global_listeners)
         if fresh or self.heard_page is None or self.heard_page[0] != page_key:
-            try:
-                per_element, page = inspecting.listeners(self.live_tab, [c.selector for c in fresh], HANG_S)
-            except browser.PageLost:
-                raise
-            except browser.BrowserError:
-                per_element, page = [() for _ in fresh], ()
-            for c, heard in zip(fresh, per_element):
-                self.heard[(obs.doc, c.ref)] = heard
-            self.heard_page = (page_key, page)
+            with self.parts.timed("listeners"):
+                self._hear(obs, fresh, page_key)
         return dataclasses.replace(
             obs, listeners={c.selector: self.heard.get((obs.doc, c.ref), ()) for c in obs.candidates},
-            page_listeners=self.heard_page[1])
+            page_listeners=self.heard_page[1] if self.heard_page else ())
+
+    def _hear(self, obs: observing.Observation, fresh: list[observing.Candidate],
+              page_key: tuple[float, tuple[str, ...]]) -> None:
+        """Read the listeners of ``fresh`` candidates and of the page (one DevTools call per object)."""
+        try:
+            per_element, page = inspecting.listeners(self.live_tab, [c.selector for c in fresh], HANG_S)
+        except browser.PageLost:
+            raise
+        except browser.BrowserError:
+            per_element, page = [() for _ in fresh], ()
+        for c, heard in zip(fresh, per_element):
+            self.heard[(obs.doc, c.ref)] = heard
+        self.heard_page = (page_key, page)
 
     def lost(self, error: browser.PageLost, notes: list[str], after: str = "", counted: bool = True,
              why: tuple[str, ...] = ()) -> None:
