@@ -2,7 +2,9 @@
 
 Each child starts in its own process group, so a timeout kills everything it spawned,
 not just the first process. Output is captured up to a cap (the rest is read and
-dropped, so a chatty child never blocks on a full pipe). This module and the other
+dropped, so a chatty child never blocks on a full pipe). Long-lived children answer
+line by line (``Service``); what a child and its descendants hold in memory is read from
+/proc (``tree``, ``resident_bytes``). This module and the other
 kits are the only places that import ``subprocess``; it decides nothing about what
 the children do.
 """
@@ -203,6 +205,12 @@ class Service:
     def running(self) -> bool:
         return self._child is not None and self._child.poll() is None
 
+    @property
+    def pid(self) -> int | None:
+        """The running child's process id (None when none runs)."""
+        child = self._child
+        return child.pid if child is not None and child.poll() is None else None
+
     def _start(self) -> subprocess.Popen:
         try:
             child = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -292,6 +300,50 @@ def kill_mentioning(text: str) -> int:
             except (ProcessLookupError, PermissionError):
                 pass
     return killed
+
+
+def _parents() -> dict[int, list[int]]:
+    """Every process's children, from /proc/<pid>/stat."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                # the name (field 2) may hold spaces and parentheses: the parent follows its last ")"
+                parent = int(handle.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue  # gone, or not ours to read
+        children.setdefault(parent, []).append(int(entry))
+    return children
+
+
+def tree(pid: int) -> list[int]:
+    """``pid`` and every process descended from it that is still running (browsers a
+    child started in process groups of their own included: they stay its descendants)."""
+    children = _parents()
+    found, waiting = [], [pid]
+    while waiting:
+        current = waiting.pop()
+        found.append(current)
+        waiting.extend(children.get(current, ()))
+    return found
+
+
+def resident_bytes(pids: Sequence[int]) -> int:
+    """The resident memory (VmRSS) of these processes, summed as ps and top count it:
+    pages shared between them count once per process. A process gone counts 0."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/status", "rb") as handle:
+                for line in handle:
+                    if line.startswith(b"VmRSS:"):
+                        total += int(line.split()[1]) * 1024
+                        break
+        except (OSError, ValueError):
+            continue
+    return total
 
 
 def node_binary() -> str:

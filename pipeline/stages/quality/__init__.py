@@ -379,7 +379,8 @@ def at_load(trace: evidence.Trace) -> evidence.Trace:
 def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror, tools: tooling.Tools
             ) -> tuple[dict[str, metrics.Score], records.QualityReport]:
     """The selected rule metrics of one explored app, and what the tools did.
-    ``tools``: the worker's (see tooling.Tools); this app is admitted to them."""
+    ``tools``: the worker's (see tooling.Tools); this app is admitted to them, and they
+    hear when its last job is done (``Tools.app_done``: the server's memory cap)."""
     started = time.monotonic()
     wanted = set(settings.selected())
     initial = settings.states == "initial"
@@ -400,6 +401,7 @@ def measure(inputs: Inputs, settings: settings_mod.Quality, mirror: cdn.Mirror, 
     got = _use_tools(inputs, settings, mirror, tools, nodes, units, meanwhile)
     # the app's pages tried to reach something else (Firefox's own services are not the app)
     fenced = [r.rsplit(" (", 1)[0] for r in tools.refused()]
+    tools.app_done()  # this app's last job: a server past its memory cap starts afresh for the next
     got.rendered.phone_requests += [(r, None, "refused by the network guard") for r in fenced
                                     if not BROWSER_SERVICES.search(r)]
     began = time.monotonic()
@@ -433,6 +435,7 @@ def measure_source(files: artifacts.Reader, settings: settings_mod.Quality, tool
         return {}, records.QualityReport(seconds=round(time.monotonic() - started, 3))
     got.static = _in_time(deadline, got.run, "static-tools", lambda: tools.run(tooling.static_job(
         [u.job() for u in units], [], deadline.cap(settings.tool_timeout_s))))
+    tools.app_done()
     if isinstance(got.static, tooling.ToolFailure):
         got.run.failed("static-tools", got.static.reason)
     never_ran = Inputs(start_url="", files=files, trace=evidence.Trace(

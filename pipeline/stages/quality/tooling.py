@@ -21,6 +21,12 @@ A tool that is missing, overruns its deadline, crashes or answers garbage gives 
 trouble is never the app's fault and never stops the app's evaluation (an overrun
 stops the server; the next app starts a fresh one). This module decides nothing about
 scores.
+
+The server is held to a memory cap, so that hundreds of apps do not grow it without
+bound: Node's heap to HEAP_CAP_MIB (a job that needs more fails as a crash does), and,
+between apps (``Tools.app_done``, never while an app's jobs run), the resident memory of
+its whole process tree — Node, Lighthouse's Chromium, Firefox — past TREE_CAP_MIB stops
+it, logged; the next app's jobs start a fresh one, as after an overrun.
 """
 
 from __future__ import annotations
@@ -44,6 +50,19 @@ SERVER = HERE / "server.mjs"
 QUIET = browser_events.quiet_script("tools")
 FIREFOX_NAMES = ("firefox-esr", "firefox")
 START_S = 30.0  # allowance for the server's first job: Node and the tools loading
+# The memory cap (see above), MiB of RSS, which counts the pages a tree's processes share
+# once per process, as top does. A fresh server holds about 1.4 GiB (Node with the linters
+# and a dictionary 0.2, Chromium 0.75, Firefox 0.5), 1.5-1.6 GiB after each of the
+# example's apps; past 2 GiB it has grown, and its restart, in the background while the
+# next app is explored (``warm``), costs that app nothing but a core for a few seconds.
+TREE_CAP_MIB = 2048
+# node --max-old-space-size, MiB: a server's whole RSS stayed under 600 MiB in
+# hack/bench-hostile, so a heap of 1 GiB is never reached but by a runaway job
+HEAP_CAP_MIB = 1024
+# Lighthouse's Chromium runs headless: the omnibox popup its browser UI preloads (a
+# WebUI renderer of its own, 0.15 GiB of RSS) is never shown. (Puppeteer merges these
+# features with its own; a page cannot tell.)
+CHROME_ARGS = ("--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup",)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,11 +93,12 @@ class _Server:
         socket_path = str(self.folder / "g.sock")
         self.guard = egress.Guard((), unix_path=socket_path)
         self.chrome = str(launching.write_launcher(self.folder, socket_path, self.guard.port))
-        self.chrome_args = launching.args(None, self.guard.url)
+        self.chrome_args = launching.args(None, self.guard.url) + list(CHROME_ARGS)
         # its browsers' HOME is the folder's too (Firefox's caches and crash reports)
         env = {**os.environ, "TMPDIR": str(self.folder), **launching.home_environment(self.folder),
                "MOZ_CRASHREPORTER_DISABLE": "1"}
-        self.service = processes.Service([processes.node_binary(), str(SERVER)], cwd=str(HERE), env=env)
+        self.service = processes.Service([processes.node_binary(), f"--max-old-space-size={HEAP_CAP_MIB}", str(SERVER)],
+                                         cwd=str(HERE), env=env)
 
     def reap(self) -> None:
         """Browsers a stopped server left running (they start in groups of their own;
@@ -97,10 +117,12 @@ class Tools:
     ``close``) the server stops, its browsers go with it and its folder is removed.
     Thread-safe (``warm`` asks from a thread of its own)."""
 
-    def __init__(self) -> None:
+    def __init__(self, cap_mib: int = TREE_CAP_MIB) -> None:
         self._server: _Server | None = None
         self._admitted: tuple[str, ...] = ()  # the current app's origin
         self._lock = threading.Lock()
+        self.cap_mib = cap_mib  # TREE_CAP_MIB, unless a test asks for another
+        self.restarts = 0  # servers stopped by app_done for holding more than the cap
 
     def __enter__(self) -> Tools:
         return self
@@ -132,6 +154,21 @@ class Tools:
             if self._server is not None:
                 self._server.guard.only(self._admitted)
                 self._server.guard.drain()
+
+    def app_done(self) -> None:
+        """An app's jobs are over: when the server's process tree (Node and its
+        browsers) holds more than ``cap_mib`` of resident memory, it is stopped, and the
+        next app's jobs (or ``warm``) start a fresh one."""
+        with self._lock:
+            pid = self._server.service.pid if self._server is not None else None
+        if pid is None:
+            return
+        held = processes.resident_bytes(processes.tree(pid)) // 2**20
+        if held > self.cap_mib:
+            log.info("quality tools restarted before the next app: their processes held %d MiB of RSS, "
+                     "past the cap of %d MiB", held, self.cap_mib)
+            self.restarts += 1
+            self.close()
 
     def refused(self) -> tuple[str, ...]:
         """What the guard refused the browsers since the app was admitted or since the
