@@ -23,6 +23,8 @@ import threading
 import time
 from typing import IO, Mapping, Sequence
 
+from iwcbench.pipeline.kits import watchdog
+
 MAX_OUTPUT_BYTES = 16_000_000  # per stream, default cap on captured output
 NODE_TOOLS_ENV = "IWC_NODE_TOOLS"  # overrides the node_modules folder holding our npm tools
 NODE_ENV = "IWC_NODE"  # overrides the node binary
@@ -302,32 +304,10 @@ def kill_mentioning(text: str) -> int:
     return killed
 
 
-def _parents() -> dict[int, list[int]]:
-    """Every process's children, from /proc/<pid>/stat."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                # the name (field 2) may hold spaces and parentheses: the parent follows its last ")"
-                parent = int(handle.read().rsplit(b")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue  # gone, or not ours to read
-        children.setdefault(parent, []).append(int(entry))
-    return children
-
-
 def tree(pid: int) -> list[int]:
     """``pid`` and every process descended from it that is still running (browsers a
     child started in process groups of their own included: they stay its descendants)."""
-    children = _parents()
-    found, waiting = [], [pid]
-    while waiting:
-        current = waiting.pop()
-        found.append(current)
-        waiting.extend(children.get(current, ()))
-    return found
+    return watchdog.tree(pid)
 
 
 def resident_bytes(pids: Sequence[int]) -> int:

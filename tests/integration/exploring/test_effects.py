@@ -9,14 +9,13 @@ click on such a canvas itself cannot be told."""
 
 from __future__ import annotations
 
-import pathlib
-import shutil
-import tempfile
 
 import pytest
 
 from iwcbench.pipeline.contracts import settings
-from iwcbench.pipeline.stages import abstracting, exploring, serving
+from iwcbench.pipeline.stages import abstracting, exploring
+
+from fakes.apps import pages_served
 
 pytestmark = pytest.mark.browser
 
@@ -39,13 +38,8 @@ PAGES = {
 
 @pytest.fixture(scope="module")
 def served():
-    folder = pathlib.Path(tempfile.mkdtemp(prefix="iwc-effects-", dir="/tmp"))
-    for name, body in PAGES.items():
-        (folder / name).mkdir()
-        (folder / name / "index.html").write_text(BUTTON + body)
-    with serving.serve(folder) as server:
-        yield server.url.rstrip("/")
-    shutil.rmtree(folder, ignore_errors=True)
+    with pages_served({name: BUTTON + body for name, body in PAGES.items()}, "iwc-effects-") as url:
+        yield url.rstrip("/")
 
 
 def _clicks(url: str, page: str, steps: int = 4) -> dict[str, list]:

@@ -8,16 +8,14 @@ and stops at its cap on a page that never rests."""
 
 from __future__ import annotations
 
-import pathlib
-import shutil
-import tempfile
 import time
 
 import pytest
 
 from iwcbench.pipeline.kits import browser
-from iwcbench.pipeline.stages import serving
 from iwcbench.pipeline.stages.exploring import paging
+
+from fakes.apps import pages_served
 
 pytestmark = pytest.mark.browser
 
@@ -48,17 +46,11 @@ PAGES = {
 
 @pytest.fixture(scope="module")
 def served():
-    folder = pathlib.Path(tempfile.mkdtemp(prefix="iwc-aim-", dir="/tmp"))
-    for name, body in PAGES.items():
-        (folder / name).mkdir()
-        (folder / name / "index.html").write_text(f"<!doctype html><title>{name}</title>{RECORD}{body}")
-    (folder / "shadow").mkdir()
-    (folder / "shadow" / "index.html").write_text(
-        "<!doctype html><div id=h></div><script>h.attachShadow({mode: 'open'}).innerHTML = "
-        "'<button id=b>b</button>'</script>")
-    with serving.serve(folder) as server, browser.Browser() as chromium:
-        yield server.url, chromium
-    shutil.rmtree(folder, ignore_errors=True)
+    pages = {name: f"<!doctype html><title>{name}</title>{RECORD}{body}" for name, body in PAGES.items()}
+    pages["shadow"] = ("<!doctype html><div id=h></div><script>h.attachShadow({mode: 'open'}).innerHTML = "
+                       "'<button id=b>b</button>'</script>")
+    with pages_served(pages, "iwc-aim-") as url, browser.Browser() as chromium:
+        yield url, chromium
 
 
 def _open(served, page: str, session: browser.Session) -> browser.Tab:

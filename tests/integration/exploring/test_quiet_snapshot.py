@@ -7,16 +7,14 @@ in the page's time, at once, and a ticker is still marked."""
 
 from __future__ import annotations
 
-import pathlib
-import shutil
-import tempfile
 import time
 
 import pytest
 
 from iwcbench.pipeline.kits import browser
-from iwcbench.pipeline.stages import serving
 from iwcbench.pipeline.stages.exploring import observing
+
+from fakes.apps import pages_served
 
 pytestmark = pytest.mark.browser
 
@@ -36,13 +34,9 @@ PAGES = {
 
 @pytest.fixture(scope="module")
 def served():
-    folder = pathlib.Path(tempfile.mkdtemp(prefix="iwc-quiet-", dir="/tmp"))
-    for name, script in PAGES.items():
-        (folder / name).mkdir()
-        (folder / name / "index.html").write_text(BODY + script)
-    with serving.serve(folder) as server, browser.Browser() as chromium:
-        yield server.url, chromium
-    shutil.rmtree(folder, ignore_errors=True)
+    with pages_served({name: BODY + script for name, script in PAGES.items()}, "iwc-quiet-") as url, \
+            browser.Browser() as chromium:
+        yield url, chromium
 
 
 def _snapshot(served, page: str, wait: bool = False) -> dict:
