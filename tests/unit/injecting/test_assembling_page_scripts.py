@@ -18,7 +18,8 @@ ENTRIES = ["pipeline/kits/page/init.mjs", "pipeline/kits/page/quiet.mjs", "pipel
            "pipeline/kits/page/listened.mjs",
            "pipeline/kits/page/axe.mjs", "pipeline/stages/exploring/observe.mjs",
            "pipeline/stages/exploring/snapshot.mjs", "pipeline/kits/page/probe.mjs",
-           "pipeline/kits/page/animations.mjs"]
+           "pipeline/kits/page/animations.mjs", "pipeline/kits/page/aim.mjs",
+           "pipeline/stages/exploring/settle.mjs"]
 
 
 def _run(expression: str) -> object:
