@@ -47,9 +47,8 @@ def listeners(tab: browser.Tab, selectors: Sequence[str], deadline_s: float = 5.
             form_of = []
         if len(form_of) != len(selectors):  # (the page broke the script's answer): none heard
             return [() for _ in selectors], ()
-        forms = len(values) - 1 - len(selectors) - 3
-        heard = [_heard(tab, values.get(index, {}).get("objectId"), deadline_s)
-                 for index in range(len(selectors) + forms + 3)]
+        # (every object but the last, the forms' indices: the elements, their forms, window, document, body)
+        heard = [_heard(tab, values.get(index, {}).get("objectId"), deadline_s) for index in range(max(values, default=0))]
     finally:
         tab.protocol("Runtime.releaseObjectGroup", {"objectGroup": LISTENER_GROUP}, deadline_s)
     per_selector = [heard[i] + (heard[len(selectors) + f] if f >= 0 else ()) for i, f in enumerate(form_of)]

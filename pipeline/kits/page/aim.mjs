@@ -28,7 +28,8 @@ export default async function aim({selector, at, enabled, nonce}) {
   if (el.getRootNode() !== document || !el.isConnected) return null;
   if (el.closest('a[href], area[href]') || submits(el)) return null;
   if (enabled && !usable(el)) return null;
-  const box = settledBox(el, nonce) || await afterFrame(el);
+  let box = settledBox(el, nonce);
+  if (box === undefined) box = await afterFrame(el);  // (not for an element never aimable: no frames spent on it)
   if (!box) return null;
   const point = pointOf(el, box, at);
   if (!lands(el, point)) return null;
