@@ -156,6 +156,24 @@ class Action(base.Model):
         return " ".join(parts)
 
 
+class Choice(base.Model):
+    """Why the heuristic policy chose a step's action. ``how``: "scored" (the best
+    score among ``options``), "form fill" (scored: the form's button, whose form is
+    filled before it is pressed again; this step fills the first field), "random" (the
+    seeded EPSILON pick), "follow-up" (what completes an earlier action: the form's
+    next field, Enter after typing). A scored choice keeps the chosen option's non-zero
+    terms (docs/heuristic.md: name → points, their sum its score) and the runner-up's,
+    the best other option, as offered (before its value was chosen)."""
+
+    how: Literal["scored", "form fill", "random", "follow-up"]
+    options: int = 0  # options offered (0: not offered, a follow-up)
+    score: float | None = None
+    terms: dict[str, float] = {}
+    runner_up: Action | None = None
+    runner_up_score: float | None = None
+    runner_up_terms: dict[str, float] = {}
+
+
 class VolatileMark(base.Model):
     """An element of a step's DOM snapshot that changed while nobody acted: its own
     text, some attributes, or its children. ``path``: element-child indices from
@@ -218,6 +236,7 @@ class Step(base.Model):
     # (False: in the DOM and what the app keeps); None: not known (no element, one the look
     # before did not list, or a trace from before this was recorded)
     on_canvas: bool | None = None
+    choice: Choice | None = None  # why the policy chose the action (the heuristic's; None: another policy)
     duration_s: float = 0.0
 
 

@@ -76,5 +76,8 @@ class RandomClicker:
     def end(self, stop_reason: str) -> None:
         """Nothing to conclude: this policy keeps no summary of its own."""
 
+    def choice(self) -> evidence.Choice | None:
+        return None  # (a seeded random pick: there is nothing to weigh)
+
     def summary(self) -> str | None:
         return None

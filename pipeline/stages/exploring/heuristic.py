@@ -3,75 +3,30 @@ candidates, with form completion and keyboard play for games. Deterministic for 
 seed: candidates come in document order, ties break through random.Random(seed).
 It chooses; it must not touch the page.
 
-Score of an action in a state (higher first):
-    +3 never tried in this state (+1 once SIBLINGS of its family were tried), else
-      -1 per earlier try here
-    +2 its family never tried anywhere (the same control in another list item, or
-      elements whose listeners run the same handlers, are one family)
-    +1.5 its element appeared in the last RECENT_STEPS steps (a new list item's
-      checkbox before the filters again)
-    +5 typing into a free-standing field after a destructive action took items off
-      the page, until the next typing (rebuild what was torn down; no blank values)
-    -4 (EARLY_FILTER) a list's filter (All / Active / Completed, a route of the
-      app's router, a link to another view or hash route of the app) or an action on
-      the whole list (rules.bulk: Toggle all, Mark all as done) while the list
-      has fewer than rules.FEW_ITEMS items and a field to add them: filters and other
-      views show something once there are items to filter
-    -8 (GUESS) a game-like move (rules.guess: a key on the page, a press at some
-      place of an element, anything on a container or a canvas) while a control of a
-      never-tried family is on the page (rules.control: a button, link, field,
-      checkbox, select, a control's role, an element with a listener of its own that
-      holds no other control): every control is tried before the explorer guesses. A
-      page that plays (keys or pointer motion listened to on the page, a canvas) may
-      spend up to PLAY_SHARE of its steps on such moves meanwhile
-    -6 destructive (delete, remove, x, clear, reset, ...) while a constructive
-      action of a never-tried family is on the page, or while a rebuild is due, or
-      (a list item's, once tried) while the list has fewer than rules.FEW_ITEMS items
-      and a field to add them: build state up first
-    + statement-coverage gain of its last try (points, capped at 5; never for a
-      destructive action): coverage only grows, so what paid off once rarely pays
-      again; a form's follow-ups (other fields, submit, Enter) credit their gain to
-      the typing too
-    -5 the checkbox / radio / switch toggled last step (twice in a row undoes it)
-    +0.5 per time it changed the page state (capped at 1.5)
-    -2.5 per failure; actions that hung the page are never chosen again
-    (a reload of the start page is offered to an app whose code uses localStorage,
-      sessionStorage or indexedDB, RELOADS times RELOAD_EVERY steps apart, never right
-      after a step that gained nor while a timer it set is still to fire: what it
-      stored comes back through code that runs only at load)
-    +4 (ECHO) an element that once showed the name the last action just revealed on
-      another, and shows something else now (a tester remembers where they saw the
-      other card of a pair)
-    + STEER × what it could still add to coverage (steering: the value of the
-      handlers it fires, of key plays whose branches never ran, of waiting for
-      timers whose callbacks never ran; capped at STEER_CAP), × FADE for each try
-      of it since it last raised coverage
-    + STEER × offering.NEW_VIEW for a link to a view of the app the page was never on
-      (rules.view_link: another path of the app's origin — a router's <Link>, a site's
-      nav — a view to visit, not an exit), × offering.REVISIT for one the page was on
-      before coverage last rose (a stats page after tasks were added); such a link
-      outside a list item is the family of its view, not of the router's click
-      handler all links share
-    + a small prior per kind, + a seeded tie-break in [0, 0.75)
+Each option (offering.py: element actions, page actions, key plays, waits) is scored
+by the table of named terms in terms.py — docs/heuristic.md lists them with their
+weights — and the highest score is taken; the trace's step records the chosen
+action's terms and the runner-up's (evidence.Choice). Before the table applies, this
+module decides which options are destructive and held back (while something is to
+be built first) and which game-like moves wait (rules.guess: until every control
+was tried, but a page that plays may spend PLAY_SHARE of its steps on them).
+
 With probability EPSILON a seeded random action (untried in this state, if any is
 left, never a held-back destructive one or guess, a wait, a scroll or a link to the
-address showing) is taken instead, so one dominant action
-cannot trap the explorer.
+address showing) is taken instead, so one dominant action cannot trap the explorer.
 
-Besides element actions it plays keys, waits and presses positional elements at
-several places (playing.py). It stops ("finish"), when coverage is measured, only
-once every function and statement the page may still run ran (reaching.OpenCode:
-what nothing calls is left, and named in the reason) and FUNCTIONS_DONE_IDLE steps
-found nothing new; otherwise it spends the budget. Black box, it stops when the last
-``idle_steps`` steps found nothing new and nothing is left that could: no action
-untried in this state, none whose steering value is at least STEER_FLOOR.
+It stops ("finish"), when coverage is measured, only once every function and
+statement the page may still run ran (reaching.OpenCode: what nothing calls is left,
+and named in the reason) and FUNCTIONS_DONE_IDLE steps found nothing new; otherwise
+it spends the budget. Black box, it stops when the last ``idle_steps`` steps found
+nothing new and nothing is left that could: no action untried in this state, none
+whose steering value is at least STEER_FLOOR.
 
-A form's button pressed again is pressed after filling the form (rules.form_fill:
-fields get their usual value, selects on their placeholder their first option,
-consent checkboxes a tick, each radio group one choice): the first press shows the
-form's errors, later ones get past them. Typing is one unit with what completes it: in a form, the
-other empty fields and the submit button; outside a form, Enter, then the adjacent button (rules.adjacent_button)
-if the field still holds its text. A choice in a form (radio, checkbox, option) is
+A form's button pressed again is pressed after filling the form (rules.form_fill):
+the first press shows the form's errors, later ones get past them. Typing is one
+unit with what completes it: in a form, the other empty fields and the submit
+button; outside a form, Enter, then the adjacent button (rules.adjacent_button) if
+the field still holds its text. A choice in a form (radio, checkbox, option) is
 followed by the form's submit button (stages/exploring/following).
 """
 
@@ -83,28 +38,13 @@ import re
 
 from iwcbench.pipeline.contracts import evidence, settings
 from iwcbench.pipeline.stages.exploring import (following, memory, observing, offering, playing, policy, reaching,
-                                                rules, values)
+                                                rules, terms, values)
 
 EPSILON = 0.1
-RECENT_STEPS = 2
-HELD_BACK = -6.0  # a destructive action while constructive families are untried
-REBUILD = 5.0
-UNDO = -5.0  # the toggle just clicked, again at once
-PRIORS = {"type": 0.6, "click": 0.5, "select": 0.4, "check": 0.4, "key": 0.3, "hover": 0.1,
-          "drag": 0.0, "route": 0.2, "resize": -0.5, "scroll": -0.5, "wait": -1.0, "back": -1.5}
-STEER = 2.0
-STEER_CAP = 4.0
 STEER_FLOOR = 0.5  # an option worth this much keeps the exploration going
 FUNCTIONS_DONE_IDLE = 5
 NO_MENTION = reaching.NO_MENTION
-UNTRIED = 3.0
-SIBLINGS = 3  # tries of a family after which its untried members count little
-FADE = 0.6
-ECHO = 4.0
-EARLY_FILTER = -4.0
-HERE = -8.0  # a link to the very address the page is on (outweighs the gain its last try had elsewhere)
-EARLY_VIEW_STEPS = 12  # the steps another view may wait for the list to have a few items
-GUESS = -8.0  # a game-like move while a control is untried
+FADE = terms.FADE
 PLAY_SHARE = 0.5  # of the steps, what a page that plays may spend on game-like moves meanwhile
 RELOAD, RELOADS, RELOAD_EVERY = offering.RELOAD, offering.RELOADS, offering.RELOAD_EVERY
 
@@ -120,6 +60,7 @@ class HeuristicPolicy:
         self.code: reaching.Code | None = None
         self.memory = memory.Memory()
         self.desktop = "1280x800"  # the viewport the exploration began with
+        self._choice: evidence.Choice | None = None  # why the last action was chosen
 
     def begin(self, context: policy.Context) -> None:
         self.context = context
@@ -202,69 +143,9 @@ class HeuristicPolicy:
         tried = {sig for sig in in_items if short and self.memory.tried_family[self.memory.family(sig)] > 0}
         return harmful, (harmful if untried or self.memory.torn_down else tried)
 
-    def _flipped(self, obs: observing.Observation, sig: str, action: evidence.Action) -> bool:
-        """Is this toggle now the other way round than when it was last clicked?"""
-        if action.kind != "check" or sig not in self.memory.toggled_from:
-            return False
-        c = self._candidate(obs, action)
-        return c is not None and c.checked is not None and c.checked != self.memory.toggled_from[sig]
-
-    def _score(self, obs: observing.Observation, sig: str, action: evidence.Action,
-               harmful: set[str], held: set[str]) -> float:
-        here = self.memory.tried[(place(obs), sig)]
-        family = self.memory.tried_family[self.memory.family(sig)]
-        # (the tenth dot of a chart with one handler for all is hardly worth a step)
-        # (unless its members reveal something each: the cards of a memory game)
-        worth = UNTRIED if family < SIBLINGS or self.memory.family(sig) in self.memory.revealing else 1.0
-        score = worth if here == 0 else -1.0 * here
-        # (what reaching promises fades each time it was tried and nothing came of it)
-        score += STEER * min(self.memory.steers.get(sig, 0.0), STEER_CAP) * FADE ** self.memory.fruitless[sig]
-        if self.memory.revealed is not None and action.kind == "click" and action.selector != self.memory.revealed[0] \
-                and self.memory.revealed[1] in self.memory.names_seen.get(action.selector or "", ()):
-            c = self._candidate(obs, action)
-            if c is not None and c.name != self.memory.revealed[1]:  # it shows something else now: hidden again
-                score += ECHO
-        score += 2.0 if self.memory.tried_family[self.memory.family(sig)] == 0 else 0.0
-        if sig not in harmful and not self._flipped(obs, sig, action):
-            # (a delete pays once; repeating it only empties the page; a toggle paid
-            # for the way it went, not for the way back)
-            score += min(self.memory.gains.get(sig, 0.0), 5.0)
-        if sig == self.memory.last and action.kind == "check":
-            score += UNDO  # a toggle clicked twice in a row undoes what it did
-        score += min(0.5 * self.memory.changes[sig], 1.5)
-        score -= 2.5 * self.memory.failures[sig]
-        if action.selector and obs.step > 1:
-            if obs.step - self.memory.born.get(rules.signature("", action.selector), 0) < RECENT_STEPS:
-                score += 1.5  # it just appeared
-        if sig in held:
-            score += HELD_BACK
-        if action.kind == "click" and rules.to_here(self._candidate(obs, action), obs.url):
-            score += HERE
-        if self._early_filter(obs, sig, action):
-            score += EARLY_FILTER
-        if action.kind == "type" and self.memory.torn_down:
-            c = self._candidate(obs, action)
-            if c is not None and c.item is None:
-                score += REBUILD
-        return score + PRIORS.get(action.kind, 0.0) + self.rng.random() * 0.75
-
     @staticmethod
     def _candidate(obs: observing.Observation, action: evidence.Action) -> observing.Candidate | None:
         return next((x for x in obs.candidates if x.selector == action.selector), None) if action.selector else None
-
-    def _early_filter(self, obs: observing.Observation, sig: str, action: evidence.Action) -> bool:
-        """A filter, a route or a link to another view of the app tried before the
-        list has a few items to filter (a stats view shows nothing of an empty list);
-        another view waits EARLY_VIEW_STEPS steps at most (a list that will not grow
-        past two items must not keep the app's other views out of reach)."""
-        if action.kind == "route" or self.memory.family(sig).startswith(("view|", "route|")):
-            is_filter = obs.step < EARLY_VIEW_STEPS
-        elif action.kind in ("click", "check") and action.selector:
-            c = self._candidate(obs, action)
-            is_filter = c is not None and (rules.filtering(c) or rules.bulk(c))
-        else:
-            return False
-        return is_filter and rules.item_count(obs) < rules.FEW_ITEMS and rules.can_add_items(obs)
 
     # ---- the protocol ------------------------------------------------------
     def choose(self, observation: observing.Observation) -> evidence.Action | None:
@@ -274,6 +155,7 @@ class HeuristicPolicy:
         followup = following.next_action(self.memory, obs)
         if followup is not None:
             sig, action = followup
+            self._choice = evidence.Choice(how="follow-up")
             return self._commit(obs, sig, self._concrete(sig, action, obs))
         self.memory.chain_root = None
         self.memory.steers = {}
@@ -297,11 +179,22 @@ class HeuristicPolicy:
                        and not rules.to_here(self._candidate(obs, o[1]), obs.url)] or options
             fresh = [o for o in allowed if self.memory.tried[(place(obs), o[0])] == 0] or allowed
             sig, action = fresh[self.rng.randrange(len(fresh))]
+            self._choice = evidence.Choice(how="random", options=len(options))
         else:
-            scored = [(self._score(obs, sig, a, harmful, held) + GUESS * (sig in early), i)
-                      for i, (sig, a) in enumerate(options)]
-            _, best = max(scored)
+            first: dict[str, observing.Candidate] = {}  # (the first candidate of a selector, as the page lists them)
+            for c in obs.candidates:
+                first.setdefault(c.selector, c)
+            situation = terms.Situation(obs, place(obs), self.memory, frozenset(harmful), frozenset(held),
+                                        frozenset(early), self.rng, first)
+            scored = [(*terms.score(situation, sig, a), i) for i, (sig, a) in enumerate(options)]
+            ranked = sorted(scored, key=lambda x: (x[0], x[2]), reverse=True)
+            total, parts, best = ranked[0]
             sig, action = options[best]
+            self._choice = evidence.Choice(how="scored", options=len(options), score=round(total, 3), terms=parts)
+            if len(ranked) > 1:
+                total, parts, second = ranked[1]
+                self._choice = self._choice.model_copy(update={
+                    "runner_up": options[second][1], "runner_up_score": round(total, 3), "runner_up_terms": parts})
         chosen = self._concrete(sig, action, obs)
         button = next((c for c in obs.candidates if c.selector == chosen.selector), None) if chosen.kind == "click" else None
         if button is not None and self.memory.tried_family[self.memory.family(sig)] >= 1:
@@ -315,6 +208,7 @@ class HeuristicPolicy:
                 self.memory.followups.append((sig, chosen, None))
                 kind, c, value = fills[0]
                 self.memory.chain_root = sig
+                self._choice = self._choice.model_copy(update={"how": "form fill"})
                 return self._commit(obs, rules.signature(kind, c.selector), evidence.Action(
                     kind=kind, target=c.describe(), selector=c.selector, value=value))
         if chosen.kind == "type":
@@ -428,6 +322,9 @@ class HeuristicPolicy:
         if after is None or any("stopped responding" in n for n in step.notes):
             self.memory.banned.add(sig)  # it hung or killed the page: once is enough
             self.memory.followups.clear()
+
+    def choice(self) -> evidence.Choice | None:
+        return self._choice
 
     def end(self, stop_reason: str) -> None:
         """Nothing to conclude: this policy keeps no summary of its own."""

@@ -239,6 +239,9 @@ class LLMPolicy:
         said = str((use.get("input") or {}).get("summary", "")) if use is not None else reply.text.strip()
         self._summary = said or f"no final summary: the LLM tester gave none ({stop_reason})"
 
+    def choice(self) -> evidence.Choice | None:
+        return None  # (its reason is the action's intent, in its own words)
+
     def summary(self) -> str | None:
         return self._summary
 

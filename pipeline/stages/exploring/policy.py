@@ -91,6 +91,11 @@ class Policy(Protocol):
         it (None when the page was lost or hung)."""
         ...
 
+    def choice(self) -> evidence.Choice | None:
+        """Why the last action ``choose`` returned was chosen (evidence.Step.choice),
+        or None for a policy that does not say."""
+        ...
+
     def end(self, stop_reason: str) -> None:
         """The loop is over (not called when the app never loaded); the LLM tester asks
         for its final summary here when it has not given one."""

@@ -85,5 +85,8 @@ class ReplayPolicy:
     def end(self, stop_reason: str) -> None:
         """Nothing to conclude: this policy keeps no summary of its own."""
 
+    def choice(self) -> evidence.Choice | None:
+        return None  # (the test case chose: the step is its next one)
+
     def summary(self) -> str | None:
         return self.failure or f"replayed {self.played} of {len(self.steps)} steps"

@@ -155,6 +155,7 @@ class Explorer:
     def record(
         self, index: int, action: evidence.Action, ok: bool, error: str | None,
         notes: list[str], started: float, lost: browser.PageLost | None = None, on_canvas: bool | None = None,
+        choice: evidence.Choice | None = None,
     ) -> tuple[evidence.Step, observing.Observation | None]:
         """Observe the page after an action and store the step's evidence. A Stop
         raised on the way is re-raised after the step is recorded. ``on_canvas``: the
@@ -173,7 +174,7 @@ class Explorer:
             page_errors=tuple(events.page_errors), unlisted=evidence.Unlisted.of(events.unlisted),
             blocked_requests=page.drain_router(),
             dialogs=tuple(events.dialogs), notes=tuple(notes + events.notes), volatile=after.volatile,
-            looks=after.looks, requests=events.requests, on_canvas=on_canvas, duration_s=round(time.monotonic() - started, 3),
+            looks=after.looks, requests=events.requests, on_canvas=on_canvas, choice=choice, duration_s=round(time.monotonic() - started, 3),
         )
         self.steps.append(step)
         if after.stop is not None:
@@ -257,7 +258,8 @@ class Explorer:
             raise
         except browser.BrowserError as failed:
             ok, error = False, str(failed)
-        return self.record(index, action, ok, error, notes, step_started, lost, before.on_canvas(action))
+        return self.record(index, action, ok, error, notes, step_started, lost, before.on_canvas(action),
+                           self.policy.choice())
 
     def loop(self, obs: observing.Observation, deadline: float, started: float) -> str:
         """Steps 1..max_steps. Returns the stop reason."""

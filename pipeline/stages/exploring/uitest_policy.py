@@ -180,6 +180,9 @@ class UITestPolicy:
     def end(self, stop_reason: str) -> None:
         """Nothing here: runs/uitests calls ``conclude``, which also knows whether the page loaded."""
 
+    def choice(self) -> evidence.Choice | None:
+        return None  # (the test case chose: the step is its next one)
+
     def summary(self) -> str | None:
         if self.verdict is not None:
             return f"{self.verdict.verdict}: {self.verdict.justification}"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from iwcbench.pipeline.contracts import evidence
 from iwcbench.pipeline.kits import inspecting
-from iwcbench.pipeline.stages.exploring import heuristic, observing, playing, policy, rules
+from iwcbench.pipeline.stages.exploring import heuristic, observing, playing, policy, rules, terms
 
 
 def _candidate(ref: str, selector: str, role: str, name: str, kinds: tuple[str, ...], **extra) -> observing.Candidate:
@@ -135,11 +135,17 @@ def test_a_link_to_another_view_waits_for_items_as_a_filter_does():
     assert first.selector == "#new"
     sig = rules.signature("click", stats.selector)
     assert chooser.memory.family(sig) == "view|/stats"
-    assert chooser._early_filter(page, sig, evidence.Action(kind="click", target="Stats", selector=stats.selector))
+    link = evidence.Action(kind="click", target="Stats", selector=stats.selector)
+    assert terms.early_filter(_situation(chooser, page), sig, link)
     items = tuple(_candidate(f"i{n}", f"li:nth-of-type({n}) > button", "button", "Done", ("click",), item=f"r{n}",
                              context=f"Task {n} Done") for n in range(1, 4))
     full = _page(field, stats, *items)
-    assert not chooser._early_filter(full, sig, evidence.Action(kind="click", target="Stats", selector=stats.selector))
+    assert not terms.early_filter(_situation(chooser, full), sig, link)
+
+
+def _situation(chooser: heuristic.HeuristicPolicy, page: observing.Observation) -> terms.Situation:
+    return terms.Situation(page, heuristic.place(page), chooser.memory, frozenset(), frozenset(), frozenset(),
+                           chooser.rng, {c.selector: c for c in page.candidates})
 
 
 class _Routes:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from iwcbench.pipeline.contracts import evidence
-from iwcbench.pipeline.stages.exploring import heuristic, observing, policy, values
+from iwcbench.pipeline.stages.exploring import heuristic, observing, policy, terms, values
 
 
 def _candidate(ref: str, selector: str, role: str, name: str, kinds: tuple[str, ...], **extra) -> observing.Candidate:
@@ -139,3 +139,22 @@ def test_a_place_with_half_an_emoji_in_its_tree_is_still_a_place():
     exploration: the place is hashed all the same (it did, on an app written elsewhere)."""
     page = _page(tree='- button "Score \ud83d"')
     assert len(heuristic.place(page)) == 40
+
+
+def test_each_choice_is_recorded_as_its_terms_and_the_runner_up_s():
+    """A scored step keeps the named terms of the chosen option and of the runner-up:
+    each one's points add up to its score, the chosen scores at least as much, and a
+    term is named only when it counted."""
+    field = _candidate("e1", "#new", "textbox", "New task", ("type",), type="text")
+    delete = _candidate("e2", "#clear", "button", "Clear all", ("click",))
+    chooser = _policy()
+    page = _page(field, delete)
+    action = chooser.choose(page)
+    choice = chooser.choice()
+    assert action.selector == "#new" and choice.how == "scored" and choice.options >= 2
+    assert abs(sum(choice.terms.values()) - choice.score) < 0.01
+    assert abs(sum(choice.runner_up_terms.values()) - choice.runner_up_score) < 0.01
+    assert choice.score >= choice.runner_up_score
+    assert set(choice.terms) <= set(terms.WEIGHTS) and all(choice.terms.values())
+    # (Clear all is held back while the list is built: the wait outscores it)
+    assert choice.runner_up.kind == "wait" and choice.runner_up_terms["prior"] == terms.PRIORS["wait"]
