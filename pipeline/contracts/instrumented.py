@@ -120,6 +120,13 @@ class TimerFact(_Node):
     delay: float | None  # ms; None: not a literal
 
 
+class Pattern(_Node):
+    """A regular expression the code tests input with, as JavaScript writes it."""
+
+    source: str  # "^\\d{6}$"; a pattern attribute as the browser reads it: "^(?:[0-9]{4})$"
+    flags: str  # "i", "g", "v" (a pattern attribute's)
+
+
 class CodeFacts(_Node):
     fns: dict[str, FunctionFacts]
     keys: list[KeyFact]
@@ -131,6 +138,12 @@ class CodeFacts(_Node):
     named: dict[str, str] = {}
     mentions: list[str] = []
     routes: list[str] = []  # "#/active", "/about": views the code routes to
+    # what the code checks input against (checks.js; facts written before: none known):
+    # strings it compares a value with ("SAVE20"), regexes it tests one with, and
+    # numbers it compares one with (value.length < 8: 8)
+    literals: list[str] = []
+    patterns: list[Pattern] = []
+    numbers: list[float] = []
 
 
 # ---- vendor.js: library code inside a script

@@ -142,3 +142,48 @@ test('a player\'s controls read through a held-key map: keys[controls.left] with
   const held = [...new Set(facts.keys.filter((k) => k.hold).map((k) => k.key))].sort();
   assert.deepEqual(held, ['ArrowLeft', 'Enter', 'Space', 'a']);
 });
+
+test('strings the code compares input with: ===, switch, includes, lists and tables looked up by a value', () => {
+  const facts = factsOf(`
+    const COUPONS = { SAVE20: 0.2, 'WELCOME10': 0.1 };
+    const SEATS = ['A1', 'A2'];
+    const TAKEN = new Set(['B1']);
+    function check(pin, code, seat, kind, url) {
+      if (pin === '1234') unlock();
+      if (typeof pin === 'string' && 'a' === 'b') never();
+      if (COUPONS[code]) discount();
+      if (SEATS.includes(seat) && !TAKEN.has(seat)) book();
+      if (['gold', 'silver'].includes(kind)) vip();
+      if (url.startsWith('https://')) safe();
+      switch (kind) { case 'bronze': break; }
+      if (pin === '${'x'.repeat(65)}') never();
+    }`);
+  assert.deepEqual([...facts.literals].sort(),
+    ['1234', 'A1', 'A2', 'B1', 'SAVE20', 'WELCOME10', 'bronze', 'gold', 'https://', 'silver']);
+});
+
+test('regexes the code tests input with, directly or through a name, and pattern attributes it sets', () => {
+  const facts = factsOf(`
+    const BASE32 = /^[A-Z2-7]+=*$/;
+    const rules = { email: new RegExp('^\\\\S+@\\\\S+$', 'i') };
+    const unused = /never-tested/;
+    function check(secret, code, email, input) {
+      if (!BASE32.test(secret)) return;
+      if (!/^\\d{6}$/.test(code)) return;
+      if (!email.match(rules.email)) return;
+      input.pattern = '[0-9]{4}';
+      input.setAttribute('pattern', '[A-Z]{3}');
+    }`);
+  const found = facts.patterns.map((p) => `/${p.source}/${p.flags}`).sort();
+  assert.deepEqual(found, ['/^(?:[0-9]{4})$/v', '/^(?:[A-Z]{3})$/v', '/^[A-Z2-7]+=*$/', '/^\\S+@\\S+$/i', '/^\\d{6}$/']);
+});
+
+test('numbers compared with a value: lengths and limits, not constants', () => {
+  const facts = factsOf(`
+    function check(password, age) {
+      if (password.length < 8) return 'short';
+      if (age >= 18 && age <= -1) adult();
+      if (3 > 2) never();
+    }`);
+  assert.deepEqual(facts.numbers, [8, 18, -1]);
+});

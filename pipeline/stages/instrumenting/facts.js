@@ -20,12 +20,15 @@
  *              strings compared with location.hash, `path: '/about'` in router tables,
  *   mentions:  [names] every identifier the script uses other than where it is bound,
  *              and words followed by "(" inside strings (markup with onclick="start()");
- *              a function's name inside its own body (recursion) does not count
+ *              a function's name inside its own body (recursion) does not count,
+ *   literals, patterns, numbers: what the code checks input against (checks.js)
  * }
  * A named function no script of the page mentions can only run from code that builds
  * names at run time (window[name]()); the explorer counts it as unreachable.
  */
 'use strict';
+
+const checks = require('./checks.js');
 
 const KEY_NAMES = new Set([
     'Enter', 'Escape', 'Esc', 'Tab', 'Backspace', 'Delete', 'Insert', 'Home', 'End', 'PageUp', 'PageDown',
@@ -83,12 +86,7 @@ function readerName(node) {
     return null;
 }
 
-function stringOf(node) {
-    if (!node) return null;
-    if (node.type === 'StringLiteral') return node.value;
-    if (node.type === 'TemplateLiteral' && node.expressions.length === 0) return node.quasis[0].value.cooked;
-    return null;
-}
+const { stringOf } = checks;
 
 function calleeName(node) {
     if (!node) return null;
@@ -148,7 +146,7 @@ function codeFacts(code, fc, parser, sourceType) {
     facts.mentions = [...scan.mentions].sort();
     facts.routes = [...scan.routes];
     for (const { keys, users } of scan.arrayUsers.values()) facts.sequences.push({ keys, users: [...users] });
-    return facts;
+    return Object.assign(facts, checks.checkFacts(scan.checks));
 }
 
 /* What one walk over a script's tree gathers, with Istanbul's ids by place. */
@@ -171,6 +169,7 @@ function startScan(fc) {
         handlers: new Set(), // function nodes attached as event handlers
         controlKeys: new Set(), // key names bound to control names ({ left: 'a' })
         dynamicReads: [], // keys[controls.left]: held-map reads by a key not written out
+        checks: checks.startChecks(), // what input the code checks against
         visited: 0
     };
 }
@@ -244,6 +243,7 @@ function visit(scan, node, parent, stack, fid) {
     const here = FUNCTION_TYPES.has(node.type) ? enterFunction(scan, node, parent, stack, fid) : fid;
     const note = NOTES.get(node.type);
     if (note) note(scan, node, { parent, stack, here, fn: here !== null ? scan.facts.fns[here] : null });
+    checks.noteCheck(scan.checks, node);
     stack.push(node);
     for (const key of Object.keys(node)) {
         if (key === 'loc' || key === 'start' || key === 'end' || key === 'leadingComments'
