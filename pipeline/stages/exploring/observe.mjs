@@ -394,6 +394,7 @@ function candidateOf(scan, { el, tag, role, pointer, types }, kinds, ref) {
     checked: 'checked' in el && ['checkbox', 'radio'].includes(el.type) ? el.checked : (el.getAttribute('aria-checked') === 'true' ? true : null),
     min: el.getAttribute('min'), max: el.getAttribute('max'), step: el.getAttribute('step'),
     maxLength: el.maxLength > 0 ? el.maxLength : null, required: !!el.required,
+    minLength: el.minLength > 0 ? el.minLength : null, pattern: el.getAttribute('pattern'), inputMode: el.getAttribute('inputmode'),
     placeholder: el.getAttribute('placeholder'), autocomplete: el.getAttribute('autocomplete'), inputName: el.getAttribute('name'),
     options: tag === 'select' ? Array.from(el.options).filter(o => !o.disabled).slice(0, 30).map(o => o.value) : [],
     listeners: Array.from(types).sort(), pointer,

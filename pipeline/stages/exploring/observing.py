@@ -47,6 +47,9 @@ class Candidate:
     max: str | None = None
     step: str | None = None
     max_length: int | None = None
+    min_length: int | None = None
+    pattern: str | None = None  # its pattern attribute, as written ("[0-9]{6}")
+    input_mode: str | None = None  # its inputmode attribute ("numeric")
     required: bool = False
     placeholder: str | None = None
     autocomplete: str | None = None
@@ -118,7 +121,7 @@ class Observation:
         return None if tag is None else tag == "canvas"
 
 
-_RENAMES = {"maxLength": "max_length", "inputName": "input_name"}
+_RENAMES = {"maxLength": "max_length", "minLength": "min_length", "inputName": "input_name", "inputMode": "input_mode"}
 
 
 def _candidate(raw: dict) -> Candidate:

@@ -1,12 +1,19 @@
-"""Values a tester would type into a field, most ordinary first, then boundaries.
-Pure: a candidate in, a list of strings out (the heuristic cycles through it).
+"""Values a tester would type into a field, most ordinary first, then boundaries,
+and, given what the app's code checks input against (``CodeHints``), values that pass
+those checks and near misses that fail them.
+Pure: a candidate (and hints) in, a list of strings out (the heuristic cycles through it).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
+import functools
 import re
+from collections.abc import Mapping
 
-from iwcbench.pipeline.stages.exploring import observing
+from iwcbench.pipeline.contracts import instrumented
+from iwcbench.pipeline.stages.exploring import observing, sampling
 
 LONG_TEXT = ("Lorem ipsum dolor sit amet, consectetur adipiscing elit. " * 9).strip()
 MULTILINE = "First line of a longer note.\nSecond line with more detail.\n\n" + LONG_TEXT
@@ -74,10 +81,13 @@ _BY_HINT = (
 )
 
 
-def values_for(c: observing.Candidate) -> list[str]:
+def values_for(c: observing.Candidate, hints: CodeHints | None = None) -> list[str]:
     """Ordered values for a text-like field (never empty): what its placeholder
-    shows as an example (if it shows one), the usual value, then boundaries."""
-    return _with_example(c, _values(c))
+    shows as an example (if it shows one), the usual value, then boundaries. With
+    ``hints`` (even empty ones: the field's own pattern attribute counts), values
+    that pass the app's checks come first when any fits the field (``_with_hints``)."""
+    usual = _with_example(c, _values(c))
+    return usual if hints is None else _with_hints(c, hints, usual)
 
 
 def _values(c: observing.Candidate) -> list[str]:
@@ -123,3 +133,182 @@ def _values(c: observing.Candidate) -> list[str]:
         return ["Alex Doe", "", "A" * 120, UNICODE, SPECIAL]
     longest = "A" * min(c.max_length + 1, 500) if c.max_length else "A" * 300
     return ["Buy milk", "Walk the dog", "", "   ", longest, SPECIAL, UNICODE, "Write report", "0"]
+
+
+# ---- what the app's code checks input against ---------------------------------------
+MAX_HINTS = 200  # of each kind, from all of an app's scripts
+MAX_LITERALS = 4  # code strings offered to one field
+MAX_SAMPLES = 3  # regex samples offered to one field
+MAX_NUMBERS = 4  # compared numbers offered to a number field, each with its neighbours
+
+
+@dataclasses.dataclass(frozen=True)
+class Sample:
+    """What one regex of the app accepts (shortest, and with open-ended repeats run 16
+    times: a base32 secret of one letter is no secret) and a near miss it refuses."""
+
+    source: str
+    flags: str
+    short: str
+    long: str
+    miss: str | None
+
+    def accepts(self, text: str) -> bool:
+        return sampling.matches(self.source, self.flags, text)
+
+    @classmethod
+    def of(cls, source: str, flags: str) -> Sample | None:
+        short = sampling.matching(source, flags)
+        long = sampling.matching(source, flags, long=True)
+        if short is None or long is None:
+            return None
+        return cls(source, flags, short, long, sampling.not_matching(source, flags))
+
+
+@dataclasses.dataclass(frozen=True)
+class CodeHints:
+    """What an app's code compares typed values with (code facts: ``literals``,
+    ``patterns``, ``numbers`` of instrumenting's checks.js), in source order."""
+
+    literals: tuple[str, ...] = ()
+    samples: tuple[Sample, ...] = ()
+    numbers: tuple[float, ...] = ()
+
+    @classmethod
+    def from_facts(cls, facts: Mapping[str, instrumented.CodeFacts] | None) -> CodeHints:
+        """The hints of all an app's scripts (None or {}: no hints but the fields' own
+        pattern attributes). Samples every pattern once: call it once per app."""
+        scripts = list((facts or {}).values())
+        literals = dict.fromkeys(text for f in scripts for text in f.literals)
+        patterns = list(dict.fromkeys((p.source, p.flags) for f in scripts for p in f.patterns))[:MAX_HINTS]
+        samples = (Sample.of(source, flags) for source, flags in patterns)
+        numbers = dict.fromkeys(n for f in scripts for n in f.numbers)
+        return cls(literals=tuple(literals)[:MAX_HINTS], samples=tuple(s for s in samples if s is not None),
+                   numbers=tuple(numbers)[:MAX_HINTS])
+
+
+# The shape of a value, first that fits; a code value is offered to a field that wants
+# its shape.
+_SHAPES = (
+    ("date", re.compile(r"\d{4}-\d{2}-\d{2}")),
+    ("digits", re.compile(r"\d{3,}")),  # (shorter: indexes and counters far more often than PINs)
+    ("hex", re.compile(r"#[0-9a-fA-F]{3,8}")),
+    ("email", re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")),
+    ("url", re.compile(r"https?://\S+")),
+    ("phone", re.compile(r"\+?(?=(?:\D*\d){6})[\d\s().-]{6,20}")),
+    ("code", re.compile(r"(?=.*[A-Z])[A-Z0-9][A-Z0-9_-]{1,31}")),  # SAVE20, A1, JBSWY3DP
+    ("credential", re.compile(r"(?=.*[A-Za-z])(?=.*\d)\S{4,32}")),  # admin123, Passw0rd!
+)
+# the shapes a field of an input type takes from the code, most likely first; a type
+# not listed goes by its words. Number fields take none: the browser lets only numbers
+# in, and the code's numbers are offered as boundaries instead.
+_WANTS_BY_TYPE = {
+    "number": (), "range": (), "search": (), "textarea": (), "contenteditable": (), "time": (),
+    "datetime-local": (), "month": (), "week": (), "date": ("date",), "email": ("email",),
+    "url": ("url",), "tel": ("phone", "digits"), "color": ("hex",),
+}
+# (words of a field's label, placeholder, name, id or class) -> the shapes it takes
+_WANTS_BY_WORD = (
+    (("pin", "otp", "passcode", "totp", "2fa", "digit", "verification", "verify"), ("digits", "code")),
+    (("coupon", "promo", "voucher", "secret", "key", "token", "seat", "ticket", "room", "serial", "license",
+      "licence", "sku", "booking", "reference", "ref"), ("code", "digits")),
+    (("code",), ("digits", "code")),
+    (("zip", "zipcode", "postal", "postcode"), ("digits", "code")),
+    (("date", "dob", "birthday", "birthdate"), ("date",)),
+    (("color", "colour", "hex"), ("hex",)),
+    (("email", "mail"), ("email",)),
+    (("phone", "mobile", "tel"), ("phone", "digits")),
+    (("url", "website"), ("url",)),
+)
+
+
+# input types a pattern attribute applies to (HTML)
+_PATTERNED = frozenset(("text", "search", "url", "tel", "email", "password"))
+
+
+def _is_date(text: str) -> bool:
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+# input types whose value the browser sets only when well-formed, and that check
+_SET_AS_VALUE = {"date": _is_date, "color": lambda text: re.fullmatch(r"#[0-9a-f]{6}", text) is not None}
+
+
+@functools.lru_cache(maxsize=4096)  # the same few hundred literals, asked for every field
+def _shape(text: str) -> str | None:
+    return next((name for name, shape in _SHAPES if shape.fullmatch(text)), None)
+
+
+def _words(c: observing.Candidate) -> set[str]:
+    text = " ".join(filter(None, (c.name, c.placeholder, c.autocomplete, c.input_name, c.hint)))
+    words = re.findall(r"[a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", text).lower())
+    return {w[:-1] if w.endswith("s") else w for w in words} | set(words)
+
+
+def _wants(c: observing.Candidate) -> tuple[str, ...]:
+    """The shapes of code value a field takes: by its input type when that decides
+    (email, date, tel, ...), else inputmode="numeric", else the words naming it, else a
+    password field takes credentials, codes and digits; a plain text field none."""
+    kind = c.type or "text"
+    if kind in _WANTS_BY_TYPE:
+        return _WANTS_BY_TYPE[kind]
+    if c.input_mode in ("numeric", "decimal"):
+        return ("digits",)
+    words = _words(c)
+    for names, shapes in _WANTS_BY_WORD:
+        if words.intersection(names):
+            return shapes
+    return ("credential", "code", "digits") if kind == "password" else ()
+
+
+def _with_hints(c: observing.Candidate, hints: CodeHints, usual: list[str]) -> list[str]:
+    """The usual values with the code's. By the shapes the field wants (``_wants``),
+    likeliest first: the strings the code compares with of that shape, then samples of
+    the code's regexes of that shape where the usual value fails them; a string the
+    field's own pattern attribute accepts after the first shape's (if the usual value
+    fails that pattern). Each only if the field's pattern, minlength and maxlength allow
+    it. Then the usual value, the near misses of those regexes and of its own pattern
+    (so both arms of each check run), the rest. Nothing fits: the usual values, with
+    the numbers the code compares against (and their neighbours) as a number field's
+    next boundaries."""
+    own = Sample.of(f"^(?:{c.pattern})$", "v") if c.pattern and (c.type or "text") in _PATTERNED else None
+
+    def allowed(text: str) -> bool:
+        return (len(text) >= (c.min_length or 0) and (c.max_length is None or len(text) <= c.max_length)
+                and (own is None or own.accepts(text)))
+
+    wants = _wants(c)
+    literals = [(shape, t) for shape in wants for t in hints.literals if _shape(t) == shape and allowed(t)]
+    suited = [(shape, s, text) for shape in wants for s in hints.samples
+              for text in [next((t for t in (s.short, s.long) if _shape(t) == shape and allowed(t)), None)] if text]
+    literals, suited = literals[:MAX_LITERALS], suited[:MAX_SAMPLES]
+    groups = [[t for kind, t in literals if kind == shape]
+              + [text for kind, s, text in suited if kind == shape and not s.accepts(usual[0])] for shape in wants]
+    own_text = _sized(c, own) if own is not None and not own.accepts(usual[0]) else None
+    if own_text:
+        groups.insert(1 if groups else 0, [own_text])  # after the first shape's
+    passing = [t for group in groups for t in group]
+    misses = [s.miss for s in [own] + [s for _, s, _ in suited] if s is not None and s.miss is not None]
+    if c.type in _SET_AS_VALUE:  # no near misses: the browser refuses them (Playwright's fill throws)
+        passing, misses = [t for t in passing if _SET_AS_VALUE[c.type](t)], []
+    if not (passing or misses):
+        return _with_numbers(c, hints, usual)
+    return list(dict.fromkeys(passing + usual[:1] + misses + usual[1:]))
+
+
+def _sized(c: observing.Candidate, sample: Sample) -> str | None:
+    """The field's own pattern's sample that its minlength / maxlength allow."""
+    return next((t for t in (sample.short, sample.long)
+                 if len(t) >= (c.min_length or 0) and (c.max_length is None or len(t) <= c.max_length)), None)
+
+
+def _with_numbers(c: observing.Candidate, hints: CodeHints, usual: list[str]) -> list[str]:
+    if c.type != "number":
+        return usual
+    compared = [n for n in hints.numbers if abs(n) >= 2][:MAX_NUMBERS]
+    edges = [_fmt(v) for n in compared for v in (n, n - 1, n + 1)]
+    return list(dict.fromkeys(usual[:1] + edges + usual[1:]))
