@@ -160,12 +160,13 @@ class Choice(base.Model):
     """Why the heuristic policy chose a step's action. ``how``: "scored" (the best
     score among ``options``), "form fill" (scored: the form's button, whose form is
     filled before it is pressed again; this step fills the first field), "random" (the
-    seeded EPSILON pick), "follow-up" (what completes an earlier action: the form's
-    next field, Enter after typing). A scored choice keeps the chosen option's non-zero
+    seeded EPSILON pick), "stalled" (the random clicker's pick: coverage stopped rising),
+    "follow-up" (what completes an earlier action: the form's next field, Enter after
+    typing). A scored choice keeps the chosen option's non-zero
     terms (docs/heuristic.md: name → points, their sum its score) and the runner-up's,
     the best other option, as offered (before its value was chosen)."""
 
-    how: Literal["scored", "form fill", "random", "follow-up"]
+    how: Literal["scored", "form fill", "random", "stalled", "follow-up"]
     options: int = 0  # options offered (0: not offered, a follow-up)
     score: float | None = None
     terms: dict[str, float] = {}

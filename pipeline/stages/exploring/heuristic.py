@@ -14,6 +14,9 @@ was tried, but a page that plays may spend PLAY_SHARE of its steps on them).
 With probability EPSILON a seeded random action (untried in this state, if any is
 left, never a held-back destructive one or guess, a wait, a scroll or a link to the
 address showing) is taken instead, so one dominant action cannot trap the explorer.
+Once coverage stalls (STALL_STEPS steps without a gain), STALL_SHARE of the steps
+are the random clicker's (clicker.py), with draws of its own: an app the table
+weighs wrongly still gets what a clicker would stumble on.
 
 It stops ("finish"), when coverage is measured, only once every function and
 statement the page may still run ran (reaching.OpenCode: what nothing calls is left,
@@ -32,12 +35,13 @@ followed by the form's submit button (stages/exploring/following).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import random
 import re
 
 from iwcbench.pipeline.contracts import evidence, settings
-from iwcbench.pipeline.stages.exploring import (following, memory, observing, offering, playing, policy, reaching,
+from iwcbench.pipeline.stages.exploring import (clicker, following, memory, observing, offering, playing, policy, reaching,
                                                 rules, terms, values)
 
 EPSILON = 0.1
@@ -46,6 +50,11 @@ FUNCTIONS_DONE_IDLE = 5
 NO_MENTION = reaching.NO_MENTION
 FADE = terms.FADE
 PLAY_SHARE = 0.5  # of the steps, what a page that plays may spend on game-like moves meanwhile
+# Stalled (coverage measured, and no gain for STALL_STEPS steps while code is left to
+# run), STALL_SHARE of the steps are the random clicker's: what the table weighs low
+# (a key chord, a drag to a drop target, a press anywhere) is what a clicker stumbles on.
+STALL_STEPS = 10
+STALL_SHARE = 0.4
 RELOAD, RELOADS, RELOAD_EVERY = offering.RELOAD, offering.RELOADS, offering.RELOAD_EVERY
 
 
@@ -61,13 +70,20 @@ class HeuristicPolicy:
         self.memory = memory.Memory()
         self.desktop = "1280x800"  # the viewport the exploration began with
         self._choice: evidence.Choice | None = None  # why the last action was chosen
+        self.clicker = clicker.RandomClicker()  # (its own seeded draws: the table's stay the same)
+        self.stall_rng = random.Random(0)
+        self.hints: values.CodeHints | None = None  # what the app's code checks input against
 
     def begin(self, context: policy.Context) -> None:
         self.context = context
         self.desktop = context.viewport
         self.rng = random.Random(context.seed)
+        self.clicker.begin(dataclasses.replace(context, seed=context.seed + 1))
+        self.stall_rng = random.Random(context.seed + 2)
         if context.coverage_map:
             self.code = reaching.Code(context.coverage_map, context.facts)
+        if context.facts:
+            self.hints = values.CodeHints.from_facts(context.facts)
 
     # ---- candidate actions -------------------------------------------------
     def _next_value(self, key: str, options: list[str], blank: bool = True) -> str:
@@ -87,7 +103,7 @@ class HeuristicPolicy:
         kind = action.kind
         if kind == "type" and action.value is None:
             c = next(x for x in obs.candidates if x.selector == action.selector)
-            value = self._next_value(sig, values.values_for(c), blank=not self.memory.torn_down)
+            value = self._next_value(sig, values.values_for(c, self.hints), blank=not self.memory.torn_down)
             return action.model_copy(update={"value": value})
         if kind == "select" and action.value is None:
             c = next(x for x in obs.candidates if x.selector == action.selector)
@@ -173,6 +189,11 @@ class HeuristicPolicy:
         self.memory.guesses = {sig for sig, a in options if rules.guess(a, by_selector.get(a.selector or ""), around)}
         harmful, held = self._destructive(obs, options)
         early = self._early_guesses(obs, options, held, around, reach)
+        stumbled = self.clicker.choose(obs) if self._stalled(obs) and self.stall_rng.random() < STALL_SHARE else None
+        if stumbled is not None:
+            self._choice = evidence.Choice(how="stalled", options=len(options))
+            sig = rules.signature(stumbled.kind, stumbled.selector) if stumbled.selector else f"{stumbled.kind}|{stumbled.value}"
+            return self._commit(obs, sig, stumbled)
         if self.rng.random() < EPSILON:
             # (waiting and scrolling are chosen for what they promise, never by chance)
             allowed = [o for o in options if o[0] not in held | early and o[1].kind not in ("wait", "scroll")
@@ -199,7 +220,7 @@ class HeuristicPolicy:
         button = next((c for c in obs.candidates if c.selector == chosen.selector), None) if chosen.kind == "click" else None
         if button is not None and self.memory.tried_family[self.memory.family(sig)] >= 1:
             # Pressed once as it was (the form's errors); from then on the form is filled first.
-            fills = rules.form_fill(button, obs)
+            fills = rules.form_fill(button, obs, self.hints)
             if fills:
                 self.memory.followups.clear()
                 for kind, c, value in fills[1:]:
@@ -236,6 +257,10 @@ class HeuristicPolicy:
         if not untried or self.memory.guessed < share * self.memory.acted:
             return set()
         return self.memory.guesses
+
+    def _stalled(self, obs: observing.Observation) -> bool:
+        """Has coverage, measured, not risen for STALL_STEPS steps?"""
+        return self.code is not None and obs.step - max(self.memory.last_gain, 0) > STALL_STEPS
 
     def _reach(self) -> reaching.Reach | None:
         if self.code is None or self.context is None or self.context.coverage is None:

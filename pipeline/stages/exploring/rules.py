@@ -139,11 +139,13 @@ def adjacent_button(field: observing.Candidate, obs: observing.Observation) -> o
     return None
 
 
-def form_fill(button: observing.Candidate, obs: observing.Observation) -> list[tuple[str, observing.Candidate, str | None]]:
+def form_fill(button: observing.Candidate, obs: observing.Observation, hints: values.CodeHints | None = None
+              ) -> list[tuple[str, observing.Candidate, str | None]]:
     """What a tester fills in before pressing a form's button: each field of the
     same form that does not hold its usual value gets it, each select still on its placeholder with its
     first real option, each unchecked consent checkbox, one radio of each group none
-    of which is checked — as (kind, candidate, value) in document order."""
+    of which is checked — as (kind, candidate, value) in document order. ``hints``:
+    what the app's code checks input against, so the usual value is one that passes."""
     if button.form < 0:
         return []
     fills: list[tuple[str, observing.Candidate, str | None]] = []
@@ -151,7 +153,7 @@ def form_fill(button: observing.Candidate, obs: observing.Observation) -> list[t
     fields = [c for c in obs.candidates if c.form == button.form and not c.covered and c.selector != button.selector]
     for c in fields:
         if "type" in c.kinds:
-            first = values.values_for(c)[0]
+            first = values.values_for(c, hints)[0]
             if first.strip() and (c.value or "") != first:
                 fills.append(("type", c, first))
         elif "select" in c.kinds and not (c.value or "") and any(o for o in c.options):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from iwcbench.pipeline.contracts import evidence
-from iwcbench.pipeline.stages.exploring import heuristic, observing, policy, terms, values
+from iwcbench.pipeline.contracts import evidence, instrumented
+from iwcbench.pipeline.stages.exploring import heuristic, observing, policy, rules, terms, values
 
 
 def _candidate(ref: str, selector: str, role: str, name: str, kinds: tuple[str, ...], **extra) -> observing.Candidate:
@@ -158,3 +158,18 @@ def test_each_choice_is_recorded_as_its_terms_and_the_runner_up_s():
     assert set(choice.terms) <= set(terms.WEIGHTS) and all(choice.terms.values())
     # (Clear all is held back while the list is built: the wait outscores it)
     assert choice.runner_up.kind == "wait" and choice.runner_up_terms["prior"] == terms.PRIORS["wait"]
+
+
+def test_a_field_gets_the_value_the_app_s_code_checks_it_against_first():
+    """The code compares the PIN with '4821': the explorer types that first, in the
+    field alone and when it fills the form before pressing its button again."""
+    facts = {"index.html#0": instrumented.CodeFacts(fns={}, keys=[], sequences=[], timers=[], literals=["4821"])}
+    chooser = heuristic.HeuristicPolicy()
+    chooser.begin(policy.Context(start_url="http://127.0.0.1:1/index.html", app_origin="http://127.0.0.1:1",
+                                 seed=0, max_steps=50, instrumented=True, step_timeout_s=10, plateau_steps=3,
+                                 facts=facts))
+    pin = _candidate("e1", "#pin", "textbox", "PIN", ("type",), type="password", form=0)
+    unlock = _candidate("e2", "#unlock", "button", "Unlock", ("click",), form=0)
+    assert chooser.choose(_page(pin, unlock)).value == "4821"
+    assert rules.form_fill(unlock, _page(pin, unlock), chooser.hints)[0][2] == "4821"
+    assert rules.form_fill(unlock, _page(pin, unlock))[0][2] != "4821"  # (without the code's facts)
