@@ -46,6 +46,30 @@ def _action_cell(action: evidence.Action) -> str:
     return "".join(parts)
 
 
+def _terms(terms: dict[str, float], shown: int) -> str:
+    ranked = sorted(terms.items(), key=lambda kv: -abs(kv[1]))
+    text = ", ".join(f"{name.replace('_', ' ')} {round(points, 1):+g}" for name, points in ranked[:shown])
+    return text + (f", {len(ranked) - shown} more" if len(ranked) > shown else "")
+
+
+def _why(choice: evidence.Choice | None) -> str:
+    """Why the explorer chose the step's action: the terms that weighed most (all of
+    them, and the runner-up's, on hover); docs/heuristic.md names each term."""
+    if choice is None:
+        return ""
+    if choice.how in ("random", "stalled", "follow-up"):
+        said = {"random": "a seeded random pick", "stalled": "the clicker's pick: coverage stalled",
+                "follow-up": "completes the step before"}[choice.how]
+        return f'<div class="why faint">{said}</div>'
+    full = f"score {choice.score:g}: {_terms(choice.terms, 99)}"
+    if choice.runner_up is not None:
+        full += (f"\nrunner-up, {choice.runner_up.label()}: score {choice.runner_up_score:g}: "
+                 f"{_terms(choice.runner_up_terms, 99)}")
+    lead = "form filled first; " if choice.how == "form fill" else ""
+    return (f'<div class="why faint" title="{layout.esc(full)}">{lead}why: {layout.esc(_terms(choice.terms, 3))}'
+            f' (of {choice.options} options)</div>')
+
+
 def _events_cell(step: evidence.Step) -> str:
     lines = []
     for field, label, cls in EVENT_KINDS:
@@ -87,7 +111,7 @@ def trace_table(trace: evidence.Trace, state_of: Mapping[int, str],
         state = state_of.get(step.index)
         rows.append(
             f'<tr id="step-{step.index}"{" class=failed" if not step.ok else ""}>'
-            f'<td class="num">{step.index}</td><td>{_action_cell(step.action)}</td><td>{status}</td>'
+            f'<td class="num">{step.index}</td><td>{_action_cell(step.action)}{_why(step.choice)}</td><td>{status}</td>'
             f'<td>{layout.esc(state) if state else layout.DASH}</td>'
             f'<td class="url" title="{layout.esc(step.url)}">{layout.esc(_path(step.url))}</td>'
             f'<td>{_coverage_cell(step.coverage)}</td><td class="num">{gain}</td>'
