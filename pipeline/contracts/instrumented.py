@@ -144,6 +144,7 @@ class CodeFacts(_Node):
     literals: list[str] = []
     patterns: list[Pattern] = []
     numbers: list[float] = []
+    targets: list[str] = []  # selectors clicked elements are tested against (".seat"): event delegation
 
 
 # ---- vendor.js: library code inside a script

@@ -187,3 +187,16 @@ test('numbers compared with a value: lengths and limits, not constants', () => {
     }`);
   assert.deepEqual(facts.numbers, [8, 18, -1]);
 });
+
+test('targets: what a container\'s click listener tests the clicked element against (event delegation)', () => {
+  const facts = factsOf(`
+    container.addEventListener('click', (e) => {
+      if (e.target.classList.contains('seat') && !e.target.classList.contains('occupied')) pick(e.target);
+      const card = e.target.closest('.card[data-id]');
+      if (e.target.matches('li .delete')) remove(e.target);
+    });
+    document.body.classList.contains(name);          // (not a literal: nothing to offer)
+    'a b'.split(' ').includes(x); list.contains(node);   // (a node's contains, not a class)
+    el.classList.contains('not a class');`);
+  assert.deepEqual(facts.targets, ['.seat', '.occupied', '.card[data-id]', 'li .delete']);
+});

@@ -124,6 +124,9 @@ export function observe(limits) {
     siblingIndex: new WeakMap(),  // parent -> Map(child -> its index among the parent's elements)
     candidates: [], structure: [], values: [], externalLinks: [], dropTargets: [], treeLines: [],
     treeChars: 0, scanned: 0,
+    targets: validSelectors(limits.targets || []),
+    // listeners for clicks on an ancestor being walked (the page's own count for all)
+    delegating: CLICK_EVENTS.some(t => hooks.global.has(t)) ? 1 : 0,
   };
   walk(scan, body, 0, false);
   const { canvases, thumbs } = thumbnails();
@@ -297,6 +300,16 @@ function ghostControl(seen, el, tag, style) {
 }
 
 // A line of the accessibility tree, while it is under its budget.
+// The selectors the app's code tests clicked elements against (code facts' targets)
+// that this document can read; one the browser refuses is left out.
+function validSelectors(list) {
+  return list.filter((sel) => { try { document.querySelector(sel); return true; } catch { return false; } });
+}
+
+// Is it an element a listener on an ancestor acts for: it passes a test the code makes
+// (event delegation: the cells of a board, the seats of a hall, a list's delete icons)?
+const delegated = (scan, el) => scan.delegating > 0 && scan.targets.some((sel) => el.matches(sel));
+
 function emit(scan, depth, line) {
   if (scan.treeChars > scan.limits.treeChars) return;
   const text = '  '.repeat(Math.min(depth, 12)) + '- ' + line;
@@ -334,12 +347,15 @@ function walk(scan, el, depth, parentPointer) {
     childDepth = depth + 1;
     if (leafy) { for (const c of el.children) walkQuiet(scan, c); return; }
   }
+  const delegating = CLICK_EVENTS.some(t => it.types.has(t));
+  if (delegating) scan.delegating++;
   for (const node of el.childNodes) {
     if (node.nodeType === 3) {
       const text = clip(node.textContent, 100);
       if (text) emit(scan, childDepth, 'text: ' + text);
     } else if (node.nodeType === 1) walk(scan, node, childDepth, it.pointer);
   }
+  if (delegating) scan.delegating--;
 }
 
 // Children of a named leaf (a button's icon span) are not listed, but still counted
@@ -366,7 +382,8 @@ function kindsOf(scan, { el, tag, role, pointer, types, interactive }, parentPoi
     const c = el.control; if (c && (c.type === 'checkbox' || c.type === 'radio') && !seen.visible(c)
       && !ghostControl(seen, c, 'input', getComputedStyle(c))) kinds.push('check'); }  // (a ghost is its own candidate)
   else if (type === 'file' || type === 'hidden') { /* cannot act offline */ }
-  else if (interactive || types.size && CLICK_EVENTS.some(t => types.has(t)) || (pointer && !parentPointer)) kinds.push('click');
+  else if (interactive || types.size && CLICK_EVENTS.some(t => types.has(t)) || (pointer && !parentPointer)
+      || delegated(scan, el)) kinds.push('click');
   if (HOVER_EVENTS.some(t => types.has(t)) || matchesHover(scan.hovers, el)) kinds.push('hover');
   if (el.draggable && tag !== 'a' && tag !== 'img' || tag === 'canvas'
       || (types.has('mousedown') && types.has('mousemove')) || (types.has('pointerdown') && types.has('pointermove'))) kinds.push('drag');

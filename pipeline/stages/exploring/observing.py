@@ -137,10 +137,12 @@ def _candidate(raw: dict) -> Candidate:
     return Candidate(**data)
 
 
-def observe(tab: browser.Tab, step: int, deadline_s: float) -> Observation:
+def observe(tab: browser.Tab, step: int, deadline_s: float, targets: tuple[str, ...] = ()) -> Observation:
     """Look at the page once. Raises browser.BrowserError (PageHung when the page
-    does not answer within ``deadline_s``)."""
-    raw = tab.isolated(LOOK, {**LIMITS, "nonce": tab.session.nonce}, deadline_s)
+    does not answer within ``deadline_s``). ``targets``: selectors the app's code
+    tests clicked elements against (code facts): such an element inside one that
+    listens for clicks is a candidate, though it has no listener of its own."""
+    raw = tab.isolated(LOOK, {**LIMITS, "nonce": tab.session.nonce, "targets": list(targets)}, deadline_s)
     return Observation(
         step=step,
         url=raw["url"],

@@ -73,6 +73,7 @@ class Page:
         # (document, element ref) -> its listeners; (document, global types) -> the page's
         self.heard: dict[tuple[float, str], tuple[inspecting.Listener, ...]] = {}
         self.heard_page: tuple[tuple[float, tuple[str, ...]], tuple[inspecting.Listener, ...]] | None = None
+        self.targets: tuple[str, ...] = ()  # what the code tests clicked elements against (observing.observe)
 
     @property
     def live_session(self) -> browser.Session:
@@ -149,12 +150,12 @@ class Page:
     def look(self, index: int, notes: list[str], listen: bool) -> observing.Observation:
         """What the page offers now; back on the start URL when it left the app.
         ``listen``: with the candidates' event listeners (measured apps)."""
-        obs = observing.observe(self.live_tab, index, HANG_S)
+        obs = observing.observe(self.live_tab, index, HANG_S, self.targets)
         if routing.origin_of(obs.url) != self.origin:
             notes.append(f"navigated away to {obs.url}; returned to the app")
             self.fresh(self.load_s(), notes)
             self.live_tab.pause(SETTLE_MS)
-            obs = observing.observe(self.live_tab, index, HANG_S)
+            obs = observing.observe(self.live_tab, index, HANG_S, self.targets)
         return self._listen(obs) if listen else obs
 
     def _listen(self, obs: observing.Observation) -> observing.Observation:

@@ -77,6 +77,8 @@ class Explorer:
         self.timing = timing.Parts()
         self.coverage = tracking.Tracker(inputs.measured, self.timing)
         self.page = paging.Page(inputs.where, session, inputs.router, self.coverage.page_left, self.timing)
+        if inputs.measured is not None:
+            self.page.targets = tracking.targets(inputs.measured.facts)
         self.recorder = recording.Recorder(inputs.keeping, self.page, self.timing)
         self.harness = verifying.Harness(inputs.originals if inputs.measured is not None else None)
         # (an element that is not actionable within 2 s will not be: do not wait longer)

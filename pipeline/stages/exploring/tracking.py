@@ -24,6 +24,15 @@ class Measured:
     facts: dict[str, instrumented.CodeFacts]  # what the code does, per coverage key (steering)
 
 
+MAX_TARGETS = 40
+
+
+def targets(facts: dict[str, instrumented.CodeFacts]) -> tuple[str, ...]:
+    """The selectors the app's code tests clicked elements against, every file's, the
+    first MAX_TARGETS (observing.observe offers what passes them)."""
+    return tuple(dict.fromkeys(t for file_facts in facts.values() for t in file_facts.targets))[:MAX_TARGETS]
+
+
 class Tracker:
     """The counters of one exploration. Black box (``measured`` None): nothing is read."""
 

@@ -16,7 +16,12 @@
  *             (input.pattern = '…', setAttribute('pattern', …), <input pattern="…">) as
  *             the browser reads them: ^(?:…)$ with the v flag,
  *   numbers:  [8, 18] numbers compared (<, <=, >, >=, ===, ==, !==, !=) with no literal:
- *             value.length < 8, age >= 18
+ *             value.length < 8, age >= 18,
+ *   targets:  [".seat", "li .delete"] selectors the code tests an element against —
+ *             classList.contains('seat') as ".seat", .matches('…') and .closest('…') as
+ *             written: a listener on a container that asks which child was clicked
+ *             (event delegation) acts only for children that pass, so the explorer
+ *             offers those children (observe.mjs), which have no listener of their own
  * }
  * Each list keeps the first 200 entries in source order; strings over 64 characters
  * (regex sources over 256) are left out: they are text, not values to type.
@@ -30,6 +35,8 @@ const MAX_TABLE = 100; // keys of an object read as a table of values (COUPONS)
 const COMPARISONS = new Set(['===', '==', '!==', '!=', '<', '<=', '>', '>=']);
 const STRING_TESTS = new Set(['includes', 'startsWith', 'endsWith']);
 const LIST_TESTS = new Set(['includes', 'indexOf', 'has']);
+const SELECTOR_TESTS = new Set(['matches', 'closest']);
+const CLASS_NAME = /^-?[_a-zA-Z][\w-]*$/;
 const REGEX_METHODS = new Set(['test', 'exec']);
 const REGEX_TAKERS = new Set(['match', 'matchAll', 'search', 'replace', 'replaceAll']);
 const LITERALS = new Set(['StringLiteral', 'NumericLiteral', 'BooleanLiteral', 'NullLiteral', 'RegExpLiteral',
@@ -37,7 +44,7 @@ const LITERALS = new Set(['StringLiteral', 'NumericLiteral', 'BooleanLiteral', '
 
 function startChecks() {
     return {
-        literals: new Set(), patterns: new Map(), numbers: new Set(),
+        literals: new Set(), patterns: new Map(), numbers: new Set(), targets: new Set(),
         // bound by name, used by name: resolved at the end (a use may come first)
         lists: new Map(), regexes: new Map(), tables: new Map(),
         listUses: new Set(), regexUses: new Set(), tableUses: new Set()
@@ -170,6 +177,14 @@ function noteCall(checks, node) {
     }
     if (method === 'hasOwnProperty' && first && !isConstant(first)) checks.tableUses.add(nameOf(callee.object));
     if (method === 'setAttribute' && stringOf(first) === 'pattern') attribute(checks, stringOf(second));
+    target(checks, method, callee.object, stringOf(first));
+}
+
+/* el.classList.contains('seat') → ".seat"; el.matches('.cell') / el.closest('li') as written */
+function target(checks, method, object, text) {
+    if (!text || text.length > MAX_TEXT || checks.targets.size >= MAX_ENTRIES) return;
+    if (method === 'contains' && nameOf(object) === 'classList' && CLASS_NAME.test(text)) checks.targets.add('.' + text);
+    else if (SELECTOR_TESTS.has(method) && !isConstant(object)) checks.targets.add(text);
 }
 
 /* COUPONS[code]: a table looked up by a value read at run time */
@@ -207,7 +222,8 @@ function checkFacts(checks) {
     for (const name of checks.listUses) for (const s of checks.lists.get(name) || []) literal(checks, s);
     for (const name of checks.tableUses) for (const k of checks.tables.get(name) || []) literal(checks, k);
     for (const name of checks.regexUses) pattern(checks, checks.regexes.get(name));
-    return { literals: [...checks.literals], patterns: [...checks.patterns.values()], numbers: [...checks.numbers] };
+    return { literals: [...checks.literals], patterns: [...checks.patterns.values()], numbers: [...checks.numbers],
+        targets: [...checks.targets] };
 }
 
 module.exports = { startChecks, noteCheck, checkFacts, stringOf };
