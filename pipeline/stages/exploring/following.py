@@ -47,12 +47,13 @@ def after_choice(memory: memory_mod.Memory, picked: observing.Candidate, obs: ob
             kind="click", target=submit.describe(), selector=submit.selector), None))
 
 def next_action(memory: memory_mod.Memory, obs: observing.Observation) -> tuple[str, evidence.Action] | None:
-    """The next queued action whose element is still on the page (and, for a button that
-    follows a field, whose field still holds text), or None."""
+    """The next queued action whose element is still on the page (an action on the page
+    itself, a wait, always is; and, for a button that follows a field, whose field
+    still holds text), or None."""
     by_selector = {c.selector: c for c in obs.candidates}
     while memory.followups:
         sig, action, needs_text = memory.followups.popleft()
-        if action.selector not in by_selector or sig in memory.banned:
+        if (action.selector is not None and action.selector not in by_selector) or sig in memory.banned:
             continue
         if needs_text is not None and not (getattr(by_selector.get(needs_text), "value", None) or "").strip():
             continue  # the field was consumed (submitted and cleared): done

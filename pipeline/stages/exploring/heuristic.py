@@ -53,6 +53,8 @@ PLAY_SHARE = 0.5  # of the steps, what a page that plays may spend on game-like 
 # Stalled (coverage measured, and no gain for STALL_STEPS steps while code is left to
 # run), STALL_SHARE of the steps are the random clicker's: what the table weighs low
 # (a key chord, a drag to a drop target, a press anywhere) is what a clicker stumbles on.
+PAIR_WAIT_MS = 1200  # after the second card of a pair (terms.twin): the game's compare-and-turn-back delay
+PAIR_WAIT = "wait|pair"
 STALL_STEPS = 10
 STALL_SHARE = 0.4
 RELOAD, RELOADS, RELOAD_EVERY = offering.RELOAD, offering.RELOADS, offering.RELOAD_EVERY
@@ -232,6 +234,10 @@ class HeuristicPolicy:
                 self._choice = self._choice.model_copy(update={"how": "form fill"})
                 return self._commit(obs, rules.signature(kind, c.selector), evidence.Action(
                     kind=kind, target=c.describe(), selector=c.selector, value=value))
+        if self._choice.terms.get("twin"):
+            # (a pair turned, the game compares it a moment later: a tester waits to see)
+            ms = f"fast:{PAIR_WAIT_MS}" if self._virtual else str(PAIR_WAIT_MS)
+            self.memory.followups.append((PAIR_WAIT, evidence.Action(kind="wait", target="page", value=ms), None))
         if chosen.kind == "type":
             typed = next(c for c in obs.candidates if c.selector == chosen.selector)
             following.after_typing(self.memory, typed, obs)
@@ -259,7 +265,11 @@ class HeuristicPolicy:
         return self.memory.guesses
 
     def _stalled(self, obs: observing.Observation) -> bool:
-        """Has coverage, measured, not risen for STALL_STEPS steps?"""
+        """Has coverage, measured, not risen for STALL_STEPS steps (and no pair is half
+        turned: a memory game's progress shows only once every pair is found)?"""
+        last = self.memory.last_clicked
+        if last is not None and any(c.name == last.name and c.selector != last.selector for c in obs.candidates):
+            return False
         return self.code is not None and obs.step - max(self.memory.last_gain, 0) > STALL_STEPS
 
     def _reach(self) -> reaching.Reach | None:
@@ -301,6 +311,9 @@ class HeuristicPolicy:
         self.memory.pending = (place(obs), sig, action)
         c = self._candidate(obs, action)
         self.memory.name_before = c.name if c is not None else None
+        before = self.memory.last_clicked  # (its twin clicked now, the pair is done: no third)
+        paired = before is not None and c is not None and before.name == c.name and before.selector != c.selector
+        self.memory.last_clicked = c if action.kind == "click" and not paired else None
         if action.kind == "check" and c is not None and c.checked is not None:
             self.memory.toggled_from[sig] = c.checked
         if action.kind in ("click", "check") and c is not None and rules.destructive(c):

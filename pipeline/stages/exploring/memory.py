@@ -9,6 +9,7 @@ import collections
 import dataclasses
 
 from iwcbench.pipeline.contracts import evidence
+from iwcbench.pipeline.stages.exploring import observing
 
 
 @dataclasses.dataclass
@@ -50,6 +51,7 @@ class Memory:
     acted: int = 0  # steps taken
     guessed: int = 0  # of them, game-like moves (rules.guess)
     guesses: set[str] = dataclasses.field(default_factory=set)  # signatures that are guesses this step
+    last_clicked: observing.Candidate | None = None  # the element clicked last (terms.twin)
 
     def family(self, sig: str) -> str:
         """The family an action's signature belongs to (itself, when none was noted)."""

@@ -15,6 +15,7 @@ docs/heuristic.md is generated from TABLE (hack/gen-docs): edit a term here.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import random
 from typing import Callable
@@ -178,6 +179,20 @@ def _tie_break(s: Situation, sig: str, action: evidence.Action) -> float:
     return s.rng.random()
 
 
+def _twin(s: Situation, sig: str, action: evidence.Action) -> float:
+    """Is it the other one of a pair with the element clicked last: a sibling of the
+    same kind and name, where the siblings show two of each of several names (the
+    cards of a memory game, whose faces are in the page before they are turned)?"""
+    last = s.memory.last_clicked
+    if last is None or action.kind != "click" or action.selector == last.selector:
+        return 0.0
+    c = s.candidate(action)
+    if c is None or c.name != last.name or c.tag != last.tag or c.parents[:1] != last.parents[:1] or not c.name:
+        return 0.0
+    names = collections.Counter(x.name for x in s.obs.candidates if x.tag == c.tag and x.parents[:1] == c.parents[:1])
+    return float(names[c.name] == 2 and len(names) >= 2 and sum(names.values()) >= 4)
+
+
 def _early_guess(s: Situation, sig: str, action: evidence.Action) -> float:
     return float(sig in s.early)
 
@@ -223,6 +238,10 @@ TABLE: tuple[Term, ...] = (
     Term("rebuild", 5.0, _rebuild, YES,
          "typing into a free-standing field after a destructive action took items off the page, until the "
          "next typing: what was torn down is built again"),
+    Term("twin", 6.0, _twin, YES,
+         "the other element of a pair with the one clicked last: a sibling of the same kind and name, where "
+         "the siblings hold two of each of several names (a memory game's cards, their faces in the page "
+         "before they are turned)"),
     Term("prior", 1.0, _prior, "points", "a small prior per kind of action: " + ", ".join(
         f"{kind} {value:+g}" for kind, value in PRIORS.items())),
     Term("tie_break", 0.75, _tie_break, "a seeded draw in [0, 1)", "breaks ties, the same way for a seed"),

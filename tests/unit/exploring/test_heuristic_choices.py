@@ -173,3 +173,26 @@ def test_a_field_gets_the_value_the_app_s_code_checks_it_against_first():
     assert chooser.choose(_page(pin, unlock)).value == "4821"
     assert rules.form_fill(unlock, _page(pin, unlock), chooser.hints)[0][2] == "4821"
     assert rules.form_fill(unlock, _page(pin, unlock))[0][2] != "4821"  # (without the code's facts)
+
+
+def test_the_other_card_of_a_pair_is_turned_next_and_then_the_game_is_given_time():
+    """Cards whose faces are in the page (two of each name): after one card, its twin
+    is clicked next, then a wait lets the game compare the pair; a third card with
+    that name is no twin once the pair is done."""
+    faces = ("🦊", "🐱", "🐶", "🦊", "🐶", "🐱")
+    cards = tuple(_candidate(f"e{i}", f"#card-{i}", "generic", f"? {face}", ("click",), tag="div", parents=("p1",))
+                  for i, face in enumerate(faces))
+    chooser = _policy()
+    page = _page(*cards)
+    first = chooser.choose(page)
+    chooser.observe(_step(first), page)
+    second = chooser.choose(page)
+    assert second.selector != first.selector
+    assert next(c.name for c in cards if c.selector == second.selector) == \
+        next(c.name for c in cards if c.selector == first.selector)
+    assert chooser.choice().terms["twin"] == terms.WEIGHTS["twin"]
+    chooser.observe(_step(second), page)
+    wait = chooser.choose(page)
+    assert wait.kind == "wait" and chooser.choice().how == "follow-up"
+    chooser.observe(_step(wait), page)
+    assert chooser.memory.last_clicked is None
