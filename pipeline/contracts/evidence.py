@@ -19,7 +19,7 @@ Mode = Literal["instrumented", "black_box"]
 BuildResult = Literal["instrumented", "plain", "failed"]
 ActionKind = Literal[
     "load", "click", "type", "select", "check", "hover", "drag", "key",
-    "scroll", "back", "wait", "route", "resize", "finish",
+    "scroll", "back", "wait", "route", "resize", "finish", "upload",
 ]
 
 

@@ -142,6 +142,14 @@ class Tab:
         loc = self.page.locator(selector).first
         self._call(f"fill {selector}", timeout_s, lambda: loc.fill(value, timeout=timeout_s * 1000))
 
+    def upload(self, selector: str, name: str, media: str, data: bytes, timeout_s: float) -> None:
+        """Set a file on a file input, as a person picking it in the dialog would (the
+        input may be hidden behind the app's own button: it is not clicked)."""
+        loc = self.page.locator(selector).first
+        payload = pw.FilePayload(name=name, mimeType=media, buffer=data)
+        self._call(f"upload {name} to {selector}", timeout_s,
+                   lambda: loc.set_input_files(files=payload, timeout=timeout_s * 1000))
+
     def select(self, selector: str, value: str, timeout_s: float) -> None:
         loc = self.page.locator(selector).first
         self._call(f"select in {selector}", timeout_s,

@@ -9,6 +9,7 @@ import json
 
 from iwcbench.pipeline.contracts import evidence
 from iwcbench.pipeline.kits import browser
+from iwcbench.pipeline.stages.exploring import uploads
 
 
 VIRTUAL_MAX_MS = 60_000  # the most page time one wait or hold may run ahead in virtual time
@@ -69,6 +70,9 @@ def perform(tab: browser.Tab, action: evidence.Action, timeout_s: float, start_u
         tab.fill(_need(action), action.value or "", timeout_s)
     elif kind == "select":
         tab.select(_need(action), action.value or "", timeout_s)
+    elif kind == "upload":
+        name, media, data = uploads.file(action.value or "")
+        tab.upload(_need(action), name, media, data, timeout_s)
     elif kind == "hover":
         tab.hover(_need(action), timeout_s, at=_place(action.value))
     elif kind in _BY_KIND:

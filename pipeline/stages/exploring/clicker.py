@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 
 from iwcbench.pipeline.contracts import evidence, settings
-from iwcbench.pipeline.stages.exploring import observing, policy, values
+from iwcbench.pipeline.stages.exploring import observing, policy, uploads, values
 
 KEYS = ("ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Space", "Enter", "Escape", "Tab",
         "w", "a", "s", "d", "p", "r", "z", "x")
@@ -49,6 +49,8 @@ class RandomClicker:
             return rng.choice(values.values_for(c))
         if kind == "select" and c is not None:
             return rng.choice(c.options)
+        if kind == "upload" and c is not None:
+            return rng.choice(uploads.names_for(c.accept))
         if kind == "drag":
             if drops and c is not None and c.tag != "canvas" and rng.random() < 0.5:
                 return "to:" + rng.choice(drops)

@@ -42,7 +42,7 @@ import re
 
 from iwcbench.pipeline.contracts import evidence, settings
 from iwcbench.pipeline.stages.exploring import (clicker, following, memory, observing, offering, playing, policy, reaching,
-                                                rules, terms, values)
+                                                rules, terms, uploads, values)
 
 EPSILON = 0.1
 STEER_FLOOR = 0.5  # an option worth this much keeps the exploration going
@@ -111,6 +111,9 @@ class HeuristicPolicy:
             c = next(x for x in obs.candidates if x.selector == action.selector)
             others = [o for o in c.options if o != c.value] or list(c.options)
             return action.model_copy(update={"value": self._next_value(sig, others)})
+        if kind == "upload" and action.value is None:
+            c = next(x for x in obs.candidates if x.selector == action.selector)
+            return action.model_copy(update={"value": self._next_value(sig, uploads.names_for(c.accept))})
         if kind == "drag" and action.value is None:
             dx, dy = self.rng.choice(((120, 0), (-120, 0), (0, 120), (80, -60), (-60, 90)))
             return action.model_copy(update={"value": f"{dx},{dy}"})
@@ -146,7 +149,7 @@ class HeuristicPolicy:
         harmful, untried, in_items = set(), False, set()
         for sig, action in options:
             c = by_selector.get(action.selector or "")
-            if c is None or action.kind not in ("click", "check", "type", "select") or sig in self.memory.guesses \
+            if c is None or action.kind not in ("click", "check", "type", "select", "upload") or sig in self.memory.guesses \
                     or (c.tag == "a" and not rules.filtering(c)):
                 continue  # (a guess at a container, or a link to another view, builds nothing up)
             if action.kind in ("click", "check") and rules.destructive(c):

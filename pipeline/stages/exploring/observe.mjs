@@ -129,6 +129,7 @@ export function observe(limits) {
     delegating: CLICK_EVENTS.some(t => hooks.global.has(t)) ? 1 : 0,
   };
   walk(scan, body, 0, false);
+  hiddenFileInputs(scan);
   const { canvases, thumbs } = thumbnails();
   // Text that changes while nobody acts (volatility.mjs) is not part of the state.
   const shown = body.innerText || '';
@@ -300,6 +301,20 @@ function ghostControl(seen, el, tag, style) {
 }
 
 // A line of the accessibility tree, while it is under its budget.
+// A file input is most often hidden behind a button of the app's own ("Import",
+// "Upload photo") whose click opens it: the input is offered all the same, for a file
+// set on it directly (a person picks one in the dialog the button opens).
+function hiddenFileInputs(scan) {
+  const listed = new Set(scan.candidates.map(c => c.ref));
+  for (const el of document.querySelectorAll('input[type=file]')) {
+    if (el.disabled || scan.candidates.length >= scan.limits.maxCandidates) continue;
+    const ref = refOf(scan.hooks, el);
+    if (listed.has(ref)) continue;
+    const it = { el, tag: 'input', role: 'file', pointer: false, types: listenersOf(scan.hooks, el) };
+    scan.candidates.push(candidateOf(scan, it, ['upload'], ref));
+  }
+}
+
 // The selectors the app's code tests clicked elements against (code facts' targets)
 // that this document can read; one the browser refuses is left out.
 function validSelectors(list) {
@@ -381,7 +396,8 @@ function kindsOf(scan, { el, tag, role, pointer, types, interactive }, parentPoi
   else if (tag === 'label' && !(types.size && CLICK_EVENTS.some(t => types.has(t)))) { // a visually hidden checkbox is still reachable: its label is the candidate
     const c = el.control; if (c && (c.type === 'checkbox' || c.type === 'radio') && !seen.visible(c)
       && !ghostControl(seen, c, 'input', getComputedStyle(c))) kinds.push('check'); }  // (a ghost is its own candidate)
-  else if (type === 'file' || type === 'hidden') { /* cannot act offline */ }
+  else if (type === 'file') kinds.push('upload');  // (a file of ours: exploring/uploads.py)
+  else if (type === 'hidden') { /* nothing to act on */ }
   else if (interactive || types.size && CLICK_EVENTS.some(t => types.has(t)) || (pointer && !parentPointer)
       || delegated(scan, el)) kinds.push('click');
   if (HOVER_EVENTS.some(t => types.has(t)) || matchesHover(scan.hovers, el)) kinds.push('hover');
@@ -412,6 +428,7 @@ function candidateOf(scan, { el, tag, role, pointer, types }, kinds, ref) {
     min: el.getAttribute('min'), max: el.getAttribute('max'), step: el.getAttribute('step'),
     maxLength: el.maxLength > 0 ? el.maxLength : null, required: !!el.required,
     minLength: el.minLength > 0 ? el.minLength : null, pattern: el.getAttribute('pattern'), inputMode: el.getAttribute('inputmode'),
+    accept: tag === 'input' && el.type === 'file' ? el.getAttribute('accept') || '' : null,
     placeholder: el.getAttribute('placeholder'), autocomplete: el.getAttribute('autocomplete'), inputName: el.getAttribute('name'),
     options: tag === 'select' ? Array.from(el.options).filter(o => !o.disabled).slice(0, 30).map(o => o.value) : [],
     listeners: Array.from(types).sort(), pointer,

@@ -62,6 +62,7 @@ class Candidate:
     context: str = ""  # that item's visible text ("Buy milk ×")
     parents: tuple[str, ...] = ()  # refs of its parent and grandparent elements
     hint: str = ""  # id, class and title: words a name may lack ("destroy")
+    accept: str | None = None  # a file input's accept attribute ("" when it has none); None: no file input
     covered: bool = False  # something else is on top of it (a dialog's backdrop)
     point: tuple[float, float] | None = None  # where a press lands on it, if not its middle
 

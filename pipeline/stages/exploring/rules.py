@@ -172,7 +172,7 @@ def form_fill(button: observing.Candidate, obs: observing.Observation, hints: va
 CONTROL_TAGS = {"button", "a", "input", "select", "textarea", "summary", "label", "option"}
 CONTROL_ROLES = {"button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox",
                  "menuitemradio", "option", "slider", "spinbutton", "combobox", "textbox", "searchbox", "treeitem"}
-CONTROL_KINDS = ("click", "check", "select", "type")
+CONTROL_KINDS = ("click", "check", "select", "type", "upload")
 
 
 def containers(obs: observing.Observation) -> set[str]:

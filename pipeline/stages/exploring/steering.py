@@ -22,6 +22,7 @@ FIRES = {
     "check": ("click", "change", "input", "mousedown", "pointerdown"),
     "type": ("input", "change", "keydown", "keyup", "keypress", "blur", "focus", "focusin", "focusout", "submit"),
     "select": ("change", "input"),
+    "upload": ("change", "input"),
     "hover": ("mouseenter", "mouseover", "mousemove", "pointerenter", "pointerover", "pointermove", "mouseleave",
               "mouseout"),
     "drag": ("dragstart", "drag", "dragend", "mousedown", "pointerdown", "pointermove", "mousemove", "touchstart",

@@ -30,7 +30,7 @@ GAIN_CAP = 5.0
 CHANGES_CAP = 3  # times it changed the page state that still count
 RECENT_STEPS = 2
 EARLY_VIEW_STEPS = 12  # the steps another view may wait for the list to have a few items
-PRIORS = {"type": 0.6, "click": 0.5, "select": 0.4, "check": 0.4, "key": 0.3, "hover": 0.1,
+PRIORS = {"type": 0.6, "upload": 0.6, "click": 0.5, "select": 0.4, "check": 0.4, "key": 0.3, "hover": 0.1,
           "drag": 0.0, "route": 0.2, "resize": -0.5, "scroll": -0.5, "wait": -1.0, "back": -1.5}
 
 
