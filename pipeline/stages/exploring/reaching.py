@@ -39,9 +39,11 @@ HANDLER_CHARS = 4000  # of a handler's source read for names when it carries no 
 HOLD_MS = 700  # a held key's first hold (the heuristic holds longer when it repeats one)
 NO_MENTION = "nothing mentions it"
 STORAGE = frozenset({"localStorage", "sessionStorage", "indexedDB"})
-PAUSES = {"p", "P", "Escape", "Pause"}
+PAUSES = {"p", "P", "KeyP", "Escape", "Pause"}
 PAUSE_WEIGHT = 0.3  # the most a pause key read in a game loop weighs (open keys weigh 1 and up)
-MOVES = {"ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "w", "a", "s", "d", "W", "A", "S", "D"}
+# (by key and by code: `e.code === 'KeyD'` is as much a move as `e.key === 'd'`)
+MOVES = {"ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "w", "a", "s", "d", "W", "A", "S", "D",
+         "KeyW", "KeyA", "KeyS", "KeyD"}
 
 
 def coverage_variable(key: str) -> str:
@@ -223,6 +225,17 @@ class Reach:
         for key, facts in self.code.facts.items():
             by_handler: dict[str, list[str]] = {}  # handler fid -> its keys with open arms, in order
             held: dict[str, float] = {}  # held key -> weight
+            # (a key compared in two handlers — keydown sets `keys.right = true`, keyup
+            # sets it back — is held as a game loop would read it: tapped, it moves a frame)
+            readers: dict[str, set[str]] = {}
+            for fact in facts.keys:
+                if not fact.hold and fact.key in MOVES and fact.fn is not None:
+                    readers.setdefault("+".join([*fact.mods, fact.key]), set()).add(str(fact.fn))
+            for name in (n for n, fns in readers.items() if len(fns) >= 2):
+                value = f"hold:{name}:{HOLD_MS}"
+                weight = max(self._key_weight(key, f, []) for f in facts.keys if "+".join([*f.mods, f.key]) == name)
+                held[name] = max(held.get(name, 0.0), weight)
+                plays.setdefault(value, KeyPlay(value=value, hold=True, weight=weight))
             for fact in facts.keys:
                 open_arms = [g for g in fact.guards if not self.arm_ran(key, str(g[0]), int(g[1]))]
                 fn = fact.fn

@@ -196,3 +196,28 @@ def test_the_other_card_of_a_pair_is_turned_next_and_then_the_game_is_given_time
     assert wait.kind == "wait" and chooser.choice().how == "follow-up"
     chooser.observe(_step(wait), page)
     assert chooser.memory.last_clicked is None
+
+
+def test_a_move_key_set_on_keydown_and_unset_on_keyup_is_held_and_moves_by_code_pair_with_jump():
+    """`keys.right = true` on keydown and `false` on keyup: ArrowRight is held as a
+    game loop reads it, though no held-key map is read; KeyD is a move as much as d,
+    so it pairs with Space (the jump), never with another move."""
+    from iwcbench.pipeline.stages.exploring import reaching
+
+    def fact(key: str, fn: str, hold: bool = False) -> instrumented.KeyFact:
+        return instrumented.KeyFact(key=key, mods=[], hold=hold, fn=fn, guards=[])
+    facts = {"a.js": instrumented.CodeFacts(
+        fns={"0": instrumented.FunctionFacts(name="down", calls=[], inner=[]),
+             "1": instrumented.FunctionFacts(name="up", calls=[], inner=[]),
+             "2": instrumented.FunctionFacts(name="loop", calls=[], inner=[])},
+        keys=[fact("ArrowRight", "0"), fact("ArrowRight", "1"), fact("KeyD", "2", hold=True),
+              fact("Space", "2", hold=True)], sequences=[], timers=[])}
+    fn = {"start": {"line": 1, "column": 0}, "end": {"line": 1, "column": 5}}
+    coverage_map = {"a.js": {"path": "a.js", "statementMap": {}, "branchMap": {}, "s": {}, "b": {},
+                             "f": {"0": 0, "1": 0, "2": 0},
+                             "fnMap": {k: {"name": k, "decl": fn, "loc": fn, "line": 1} for k in ("0", "1", "2")}}}
+    code = reaching.Code(coverage_map, facts)
+    values = {p.value for p in reaching.Reach(code, coverage_map).key_plays()}
+    assert f"hold:ArrowRight:{reaching.HOLD_MS}" in values
+    assert f"hold:KeyD+Space:{reaching.HOLD_MS}" in values
+    assert not any(v.startswith("hold:KeyD+ArrowRight") or v.startswith("hold:ArrowRight+KeyD") for v in values)
