@@ -199,45 +199,14 @@ class HeuristicPolicy:
             self._choice = evidence.Choice(how="stalled", options=len(options))
             sig = rules.signature(stumbled.kind, stumbled.selector) if stumbled.selector else f"{stumbled.kind}|{stumbled.value}"
             return self._commit(obs, sig, stumbled)
-        if self.rng.random() < EPSILON:
-            # (waiting and scrolling are chosen for what they promise, never by chance)
-            allowed = [o for o in options if o[0] not in held | early and o[1].kind not in ("wait", "scroll")
-                       and not rules.to_here(self._candidate(obs, o[1]), obs.url)] or options
-            fresh = [o for o in allowed if self.memory.tried[(place(obs), o[0])] == 0] or allowed
-            sig, action = fresh[self.rng.randrange(len(fresh))]
-            self._choice = evidence.Choice(how="random", options=len(options))
-        else:
-            first: dict[str, observing.Candidate] = {}  # (the first candidate of a selector, as the page lists them)
-            for c in obs.candidates:
-                first.setdefault(c.selector, c)
-            situation = terms.Situation(obs, place(obs), self.memory, frozenset(harmful), frozenset(held),
-                                        frozenset(early), self.rng, first)
-            scored = [(*terms.score(situation, sig, a), i) for i, (sig, a) in enumerate(options)]
-            ranked = sorted(scored, key=lambda x: (x[0], x[2]), reverse=True)
-            total, parts, best = ranked[0]
-            sig, action = options[best]
-            self._choice = evidence.Choice(how="scored", options=len(options), score=round(total, 3), terms=parts)
-            if len(ranked) > 1:
-                total, parts, second = ranked[1]
-                self._choice = self._choice.model_copy(update={
-                    "runner_up": options[second][1], "runner_up_score": round(total, 3), "runner_up_terms": parts})
+        sig, action, choice = self._pick(obs, options, held, early, harmful)
+        self._choice = choice
         chosen = self._concrete(sig, action, obs)
-        button = next((c for c in obs.candidates if c.selector == chosen.selector), None) if chosen.kind == "click" else None
-        if button is not None and self.memory.tried_family[self.memory.family(sig)] >= 1:
-            # Pressed once as it was (the form's errors); from then on the form is filled first.
-            fills = rules.form_fill(button, obs, self.hints)
-            if fills:
-                self.memory.followups.clear()
-                for kind, c, value in fills[1:]:
-                    self.memory.followups.append((rules.signature(kind, c.selector), evidence.Action(
-                        kind=kind, target=c.describe(), selector=c.selector, value=value), None))
-                self.memory.followups.append((sig, chosen, None))
-                kind, c, value = fills[0]
-                self.memory.chain_root = sig
-                self._choice = self._choice.model_copy(update={"how": "form fill"})
-                return self._commit(obs, rules.signature(kind, c.selector), evidence.Action(
-                    kind=kind, target=c.describe(), selector=c.selector, value=value))
-        if self._choice.terms.get("twin"):
+        filling = self._fill_first(obs, sig, chosen)
+        if filling is not None:
+            self._choice = choice.model_copy(update={"how": "form fill"})
+            return filling
+        if choice.terms.get("twin"):
             # (a pair turned, the game compares it a moment later: a tester waits to see)
             ms = f"fast:{PAIR_WAIT_MS}" if self._virtual else str(PAIR_WAIT_MS)
             self.memory.followups.append((PAIR_WAIT, evidence.Action(kind="wait", target="page", value=ms), None))
@@ -250,6 +219,52 @@ class HeuristicPolicy:
             picked = next(c for c in obs.candidates if c.selector == chosen.selector)
             following.after_choice(self.memory, picked, obs)
         return self._commit(obs, sig, chosen)
+
+    def _fill_first(self, obs: observing.Observation, sig: str, chosen: evidence.Action) -> evidence.Action | None:
+        """A form's button pressed once as it was (the form's errors) is from then on
+        pressed after its form is filled: the first field's fill, the rest and the
+        button queued; None when ``chosen`` is no such button."""
+        button = next((c for c in obs.candidates if c.selector == chosen.selector), None) if chosen.kind == "click" else None
+        if button is None or self.memory.tried_family[self.memory.family(sig)] < 1:
+            return None
+        fills = rules.form_fill(button, obs, self.hints)
+        if not fills:
+            return None
+        self.memory.followups.clear()
+        for kind, c, value in fills[1:]:
+            self.memory.followups.append((rules.signature(kind, c.selector), evidence.Action(
+                kind=kind, target=c.describe(), selector=c.selector, value=value), None))
+        self.memory.followups.append((sig, chosen, None))
+        kind, c, value = fills[0]
+        self.memory.chain_root = sig
+        return self._commit(obs, rules.signature(kind, c.selector), evidence.Action(
+            kind=kind, target=c.describe(), selector=c.selector, value=value))
+
+    def _pick(self, obs: observing.Observation, options: list[tuple[str, evidence.Action]], held: set[str],
+              early: set[str], harmful: set[str]) -> tuple[str, evidence.Action, evidence.Choice]:
+        """The option to take and why: the best scored by terms.TABLE, or, with
+        probability EPSILON, a seeded random one."""
+        if self.rng.random() < EPSILON:
+            # (waiting and scrolling are chosen for what they promise, never by chance)
+            allowed = [o for o in options if o[0] not in held | early and o[1].kind not in ("wait", "scroll")
+                       and not rules.to_here(self._candidate(obs, o[1]), obs.url)] or options
+            fresh = [o for o in allowed if self.memory.tried[(place(obs), o[0])] == 0] or allowed
+            sig, action = fresh[self.rng.randrange(len(fresh))]
+            return sig, action, evidence.Choice(how="random", options=len(options))
+        first: dict[str, observing.Candidate] = {}  # (the first candidate of a selector, as the page lists them)
+        for c in obs.candidates:
+            first.setdefault(c.selector, c)
+        situation = terms.Situation(obs, place(obs), self.memory, frozenset(harmful), frozenset(held),
+                                    frozenset(early), self.rng, first)
+        scored = [(*terms.score(situation, sig, a), i) for i, (sig, a) in enumerate(options)]
+        ranked = sorted(scored, key=lambda x: (x[0], x[2]), reverse=True)
+        total, parts, best = ranked[0]
+        choice = evidence.Choice(how="scored", options=len(options), score=round(total, 3), terms=parts)
+        if len(ranked) > 1:
+            total, parts, second = ranked[1]
+            choice = choice.model_copy(update={
+                "runner_up": options[second][1], "runner_up_score": round(total, 3), "runner_up_terms": parts})
+        return *options[best], choice
 
     def _early_guesses(self, obs: observing.Observation, options: list[tuple[str, evidence.Action]],
                        held: set[str], around: set[str], reach: reaching.Reach | None) -> set[str]:
