@@ -226,4 +226,4 @@ function checkFacts(checks) {
         targets: [...checks.targets] };
 }
 
-module.exports = { startChecks, noteCheck, checkFacts, stringOf };
+module.exports = { startChecks, noteCheck, checkFacts, stringOf, nameOf };

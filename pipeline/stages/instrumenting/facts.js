@@ -86,15 +86,8 @@ function readerName(node) {
     return null;
 }
 
-const { stringOf } = checks;
-
-function calleeName(node) {
-    if (!node) return null;
-    if (node.type === 'Identifier') return node.name;
-    if ((node.type === 'MemberExpression' || node.type === 'OptionalMemberExpression') && !node.computed
-        && node.property.type === 'Identifier') return node.property.name;
-    return null;
-}
+// (what a callee is called: `name`, `obj.name`)
+const { stringOf, nameOf: calleeName } = checks;
 
 /* The name a function is known by: its id, the variable, property or method it is. */
 function functionName(node, parent) {
