@@ -50,11 +50,11 @@ FUNCTIONS_DONE_IDLE = 5
 NO_MENTION = reaching.NO_MENTION
 FADE = terms.FADE
 PLAY_SHARE = 0.5  # of the steps, what a page that plays may spend on game-like moves meanwhile
+PAIR_WAIT_MS = 1200  # after the second card of a pair (terms.twin): the game's compare-and-turn-back delay
+PAIR_WAIT = "wait|pair"
 # Stalled (coverage measured, and no gain for STALL_STEPS steps while code is left to
 # run), STALL_SHARE of the steps are the random clicker's: what the table weighs low
 # (a key chord, a drag to a drop target, a press anywhere) is what a clicker stumbles on.
-PAIR_WAIT_MS = 1200  # after the second card of a pair (terms.twin): the game's compare-and-turn-back delay
-PAIR_WAIT = "wait|pair"
 STALL_STEPS = 10
 STALL_SHARE = 0.4
 RELOAD, RELOADS, RELOAD_EVERY = offering.RELOAD, offering.RELOADS, offering.RELOAD_EVERY
@@ -286,7 +286,8 @@ class HeuristicPolicy:
         """Has coverage, measured, not risen for STALL_STEPS steps (and no pair is half
         turned: a memory game's progress shows only once every pair is found)?"""
         last = self.memory.last_clicked
-        if last is not None and any(c.name == last.name and c.selector != last.selector for c in obs.candidates):
+        if last is not None and any(c.name == last.name and c.selector != last.selector and c.tag == last.tag
+                                    and c.parents[:1] == last.parents[:1] for c in obs.candidates):
             return False
         return self.code is not None and obs.step - max(self.memory.last_gain, 0) > STALL_STEPS
 
