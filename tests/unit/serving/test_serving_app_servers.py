@@ -105,13 +105,12 @@ def test_the_apps_server_gets_no_secrets_and_stops_with_the_block(tmp_path, fake
     site = server_site(tmp_path, "serve")
     with serving.serve(site) as served:
         echo = json.loads(ask(served, "GET", "/")[2])
-        pids = [int(p) for p in os.listdir("/proc") if p.isdigit() and _mentions(p, str(FAKE))]
+        pids = _app_servers_under(os.getpid())
     assert "ANTHROPIC_API_KEY" not in echo["env"] and "AWS_SECRET_ACCESS_KEY" not in echo["env"]
     assert echo["env"]["NODE_ENV"] == "production"
     assert pathlib.Path(echo["cwd"]).resolve() == (tmp_path / "site.build" / "app").resolve()
     assert pids
-    time.sleep(0.2)
-    assert not [p for p in pids if _alive(p)]
+    assert _all_gone(pids)
 
 
 @pytest.mark.skipif(not confined.network_isolation(), reason="this machine allows no network namespace")
@@ -223,14 +222,45 @@ def test_serve_forever_proxies_to_the_apps_server_until_sigterm(tmp_path):
         request = urllib.request.Request(f"http://127.0.0.1:{port}/api/echo", data=b"{}", method="POST")
         with urllib.request.urlopen(request, timeout=5) as response:
             assert json.loads(response.read())["method"] == "POST"
+        servers = _app_servers_under(child.pid)
+        assert servers
         child.send_signal(signal.SIGTERM)
         assert child.wait(timeout=10) == 0
-        time.sleep(0.2)
-        assert not [p for p in os.listdir("/proc") if p.isdigit() and _mentions(p, str(FAKE))]
+        assert _all_gone(servers)
     finally:
         if child.poll() is None:
             os.kill(child.pid, signal.SIGKILL)
             child.wait()
+
+
+def _app_servers_under(root: int) -> list[int]:
+    """The stand-in app servers descending from ``root``: only this test's own, never those
+    another xdist worker has running at the same moment."""
+    parents = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                parents[int(name)] = int(pathlib.Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+
+    def under(pid: int) -> bool:
+        while pid > 1:
+            pid = parents.get(pid, 0)
+            if pid == root:
+                return True
+        return False
+    return [p for p in parents if under(p) and _mentions(str(p), str(FAKE))]
+
+
+def _all_gone(pids: list[int], within: float = 5.0) -> bool:
+    """Whether every one of ``pids`` has exited (or is a zombie) within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while [p for p in pids if _alive(p)]:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def _mentions(pid: str, text: str) -> bool:
