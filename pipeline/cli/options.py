@@ -30,6 +30,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "max_steps": ("exploration.max_steps", lambda v: v),
     "seed": ("exploration.seed", lambda v: v),
     "explorer": ("exploration.policy", lambda v: v),
+    "assist_steps": ("exploration.assist_steps", lambda v: v),
     "app_timeout": ("exploration.app_timeout_s", lambda v: v),
     "step_timeout": ("exploration.step_timeout_s", lambda v: v),
     "judge_runs": ("judging.runs", lambda v: v),
@@ -83,10 +84,13 @@ def add_evaluation_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-steps", type=int, help="actions per app (default 100)")
     p.add_argument("--seed", type=int, help="explorer seed (default 0)")
     p.add_argument("--explorer", choices=typing.get_args(settings_mod.ChosenPolicy),
-                   help="exploration policy (default heuristic; random: the seeded baseline clicker)")
+                   help="exploration policy (default heuristic; random: the seeded baseline clicker; assisted: "
+                   "the heuristic, asking the LLM tester for a few steps where its coverage stalls)")
+    p.add_argument("--assist-steps", type=int,
+                   help="--explorer assisted: the LLM tester's steps per app at most (default 12)")
     p.add_argument("--judge", help="LLM judge model, e.g. claude-opus-4-5 (needs ANTHROPIC_API_KEY)")
     p.add_argument("--judge-runs", type=int, help="final-judge runs per deliberated dimension (default 5)")
-    p.add_argument("--explorer-model", help="LLM tester model for --explorer llm (default: the judge)")
+    p.add_argument("--explorer-model", help="LLM tester model for --explorer llm or assisted (default: the judge)")
     p.add_argument("--effort", choices=["low", "medium", "high", "xhigh", "max"],
                    help="reasoning effort for the LLM tester and judges (default: API default)")
     p.add_argument("--no-prompt-caching", action="store_true",

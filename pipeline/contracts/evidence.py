@@ -162,11 +162,12 @@ class Choice(base.Model):
     filled before it is pressed again; this step fills the first field), "random" (the
     seeded EPSILON pick), "stalled" (the random clicker's pick: coverage stopped rising),
     "follow-up" (what completes an earlier action: the form's next field, Enter after
-    typing). A scored choice keeps the chosen option's non-zero
+    typing), "llm" (the LLM tester's step: the assisted policy asked it where coverage
+    stalled; its reason is the action's intent). A scored choice keeps the chosen option's non-zero
     terms (docs/heuristic.md: name → points, their sum its score) and the runner-up's,
     the best other option, as offered (before its value was chosen)."""
 
-    how: Literal["scored", "form fill", "random", "stalled", "follow-up"]
+    how: Literal["scored", "form fill", "random", "stalled", "follow-up", "llm"]
     options: int = 0  # options offered (0: not offered, a follow-up)
     score: float | None = None
     terms: dict[str, float] = {}

@@ -36,7 +36,7 @@ class Purpose:
 PURPOSES: tuple[Purpose, ...] = (
     Purpose("judge", ROOT, None, "--judge", True, "reads", "the judges, unless a purpose names its own"),
     Purpose("explore", "exploration.model", ROOT, "--explorer-model", False, "reads",
-            "the LLM tester (--explorer llm): its steps and its summary"),
+            "the LLM tester (--explorer llm, or assisted at plateaus): its steps and its summary"),
     Purpose("explore.guidance", "exploration.guidance_model", "exploration.model", "--guidance-model", False, "none",
             "coverage-plateau guidance for the tester"),
     Purpose("aesthetics", "judging.aesthetics_model", ROOT, "--aesthetics-model", True, "needs",

@@ -39,15 +39,16 @@ WeightSetName = metric_table.WeightSet  # the metric table's weight sets
 # The exploration policies by name. A run's settings choose one of ``ChosenPolicy``;
 # runs/uitests.py drives the other two, one UI test case at a time. A new policy is its
 # module in stages/exploring/, its name here and its place in stages/exploring/__init__.py
-# (``OFFLINE``, or brought by the caller when it needs a model, as "llm" is).
-ChosenPolicy = Literal["heuristic", "llm", "random"]
+# (``OFFLINE``, or brought by the caller when it needs a model, as "llm" and "assisted" are).
+ChosenPolicy = Literal["heuristic", "llm", "random", "assisted"]
 PolicyName = Literal[ChosenPolicy, "uitest", "replay"]
 
 
 class Exploration(Section):
     policy: ChosenPolicy = pydantic.Field(
-        "heuristic", description="heuristic (offline), llm (Claude as the tester; needs a model) "
-        "or random (the seeded random clicker the heuristic is measured against)")
+        "heuristic", description="heuristic (offline), llm (Claude as the tester; needs a model), "
+        "random (the seeded random clicker the heuristic is measured against) or assisted (the heuristic, "
+        "handing a few steps to the LLM tester when its coverage stalls; needs a model)")
     max_steps: int = pydantic.Field(100, ge=1, le=1000, description="actions per app (default 100)")
     seed: int = pydantic.Field(0, ge=0, description="seed of the explorer's choices (default 0)")
     step_timeout_s: float = pydantic.Field(10.0, gt=0, description="seconds one action may take (default 10)")
@@ -75,6 +76,10 @@ class Exploration(Section):
     guidance_model: str | None = pydantic.Field(
         None, min_length=1, description="model that reads the code not yet run at a coverage plateau (default: "
         "the tester's)")
+    assist_steps: int = pydantic.Field(
+        12, ge=1, le=1000, description="assisted: the LLM tester's steps per app at most, taken three at a time "
+        "when the heuristic's coverage has not risen for 10 steps; each is one model call (two or three when "
+        "its answer is unusable), and each turn of three begins with one guidance call (default 12)")
     guidance: bool = pydantic.Field(
         True, description="llm tester: at a coverage plateau, show it the code not yet run (default true; "
         "false for the guidance ablation)")
@@ -343,9 +348,9 @@ class Evaluation(Section):
 
     @pydantic.model_validator(mode="after")
     def _cross_field_rules(self) -> "Evaluation":
-        if self.exploration.policy == "llm" and not self.tester_model():
-            raise FieldProblem("exploration.model", "the llm explorer needs a model: set exploration.model "
-                               "or judging.model (--explorer-model or --judge)")
+        if self.asks_tester() and not self.tester_model():
+            raise FieldProblem("exploration.model", f"the {self.exploration.policy} explorer needs a model: set "
+                               "exploration.model or judging.model (--explorer-model or --judge)")
         if self.judging.min_usable_runs > self.judging.runs:
             raise FieldProblem("judging.min_usable_runs", f"{self.judging.min_usable_runs} usable runs can "
                                f"never come from {self.judging.runs} judging.runs")
@@ -359,12 +364,16 @@ class Evaluation(Section):
     def tester_model(self) -> str | None:
         return self.exploration.model or self.judging.model
 
+    def asks_tester(self) -> bool:
+        """Does the explorer call the LLM tester (policy llm, or assisted at its plateaus)?"""
+        return self.exploration.policy in ("llm", "assisted")
+
     def uitest_model(self) -> str | None:
         """The GUI agent's model; None: UI tests are off or have no LLM."""
         return (self.uitests.model or self.judging.model) if self.uitests.enabled else None
 
     def uses_llm(self) -> bool:
-        return bool(self.judging.model) or self.exploration.policy == "llm" or bool(self.uitest_model())
+        return bool(self.judging.model) or self.asks_tester() or bool(self.uitest_model())
 
     def evaluation(self) -> "Evaluation":
         """Only the evaluation part (a ``RunSettings`` drops where it runs)."""

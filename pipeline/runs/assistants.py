@@ -30,7 +30,7 @@ from iwcbench.pipeline.kits import llm
 from iwcbench.pipeline.kits.llm import accounting as llm_accounting, capabilities, providers as llm_providers
 from iwcbench.pipeline.runs import app as app_run, preparing
 from iwcbench.pipeline.stages import judging
-from iwcbench.pipeline.stages.exploring import guidance, llm_policy
+from iwcbench.pipeline.stages.exploring import assisted, guidance, llm_policy, policy as policy_mod
 
 
 def cache_dir(out: str, llm_cache_dir: str | None) -> str | None:
@@ -74,8 +74,8 @@ def judge_client(evaluation: settings_mod.Evaluation, cache: str | None) -> llm.
 def models_in_use(evaluation: settings_mod.Evaluation) -> dict[str, str]:
     """Settings field → the model it makes this evaluation call (fallbacks resolved),
     for the purposes this evaluation runs."""
-    on = {"exploration.model": evaluation.exploration.policy == "llm",
-          "exploration.guidance_model": evaluation.exploration.policy == "llm" and evaluation.exploration.guidance,
+    on = {"exploration.model": evaluation.asks_tester(),
+          "exploration.guidance_model": evaluation.asks_tester() and evaluation.exploration.guidance,
           "uitests.model": bool(evaluation.uitest_model()),
           "uitests.appearance_model": bool(evaluation.uitest_model()) and evaluation.uitests.appearance}
     used = {}
@@ -156,14 +156,17 @@ class AppLLM:
 
     def __init__(self, wiring: "Wiring", app_key: str, coverage_map: dict | None, sources: dict[str, str]) -> None:
         self.ledger = llm_accounting.Ledger(app_key, budget=wiring.budget)
-        self.policy: llm_policy.LLMPolicy | None = None
+        self.policy: policy_mod.Policy | None = None
         self._judging = wiring.evaluation.judging
         self._budget = wiring.budget
         self._batch = wiring.spending.batch_judges
+        exploration = wiring.evaluation.exploration
         if wiring.tester is not None:
-            self.policy = llm_policy.LLMPolicy(wiring.tester.derive(ledger=self.ledger))
-            if wiring.evaluation.exploration.guidance:
-                guidance.guide(self.policy, coverage_map, sources)
+            tester = llm_policy.LLMPolicy(wiring.tester.derive(ledger=self.ledger))
+            if exploration.guidance:
+                guidance.guide(tester, coverage_map, sources)
+            self.policy = tester if exploration.policy == "llm" else assisted.AssistedPolicy(
+                tester, max_steps=exploration.assist_steps)
         self._judge = wiring.judge.derive(ledger=self.ledger) if wiring.judge is not None else None
         self._uitester = wiring.uitester.derive(ledger=self.ledger) if wiring.uitester is not None else None
 
@@ -212,7 +215,7 @@ class Wiring:
         self.spending = spending
         self.budget = budget or llm_accounting.Budget(spending.max_cost_usd)
         self.judge = judge_client(evaluation, cache)
-        tester_model = evaluation.tester_model() if evaluation.exploration.policy == "llm" else None
+        tester_model = evaluation.tester_model() if evaluation.asks_tester() else None
         guide = evaluation.exploration.guidance_model
         self.tester = client(evaluation, tester_model, cache).routed(
             {"explore.guidance": client(evaluation, guide, cache)} if guide and guide != tester_model else {}

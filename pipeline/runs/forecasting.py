@@ -28,8 +28,9 @@ from iwcbench.pipeline.kits import store as store_mod
 from iwcbench.pipeline.kits.llm import accounting as llm_accounting, providers as llm_providers
 from iwcbench.pipeline.runs import calibration, finishing, local
 from iwcbench.pipeline.stages import judging
+from iwcbench.pipeline.stages.exploring import assisted
 
-TESTER = ("explore.",)  # the tester's purposes: on with --explorer llm, scaled to the step budget
+TESTER = ("explore.",)  # the tester's purposes: on with --explorer llm (scaled to the step budget) or assisted
 UITEST = "uitest."  # the UI tests' purposes: on when UI tests run (their models: contracts/purposes)
 AGENT = ("uitest.step", "uitest.verdict")  # the GUI agent's: interactive, per UI test case
 APPEARANCE = "uitest.appearance"  # the appearance judge's: per app with UI test cases
@@ -134,7 +135,9 @@ def _wanted(evaluation: settings_mod.Evaluation, purposes: Iterable[str]) -> set
     for p in purposes:
         head = p.split(".")[0]
         if p.startswith(TESTER):
-            wanted |= {p} if evaluation.exploration.policy == "llm" else set()
+            calls = assisted.calls_at_most(p, 1, 1, evaluation.exploration.guidance)  # (does it call at all)
+            tester = evaluation.exploration.policy == "llm" or (evaluation.exploration.policy == "assisted" and calls > 0)
+            wanted |= {p} if tester else set()
         elif p.startswith(UITEST):
             on = evaluation.uitest_model() and (p != APPEARANCE or evaluation.uitests.appearance)
             wanted |= {p} if on else set()
@@ -157,7 +160,11 @@ def profiles_for(evaluation: settings_mod.Evaluation, stored: tuple[list[results
     out = {}
     for purpose in sorted(_wanted(evaluation, base)):
         profile = base[purpose]
-        if purpose.startswith(TESTER):
+        if purpose.startswith(TESTER) and evaluation.exploration.policy == "assisted":
+            # (at most: the tester is asked only where the heuristic's coverage stalls)
+            profile = profile.scaled(assisted.calls_at_most(purpose, evaluation.exploration.assist_steps, steps,
+                                                            evaluation.exploration.guidance))
+        elif purpose.startswith(TESTER):
             profile = profile.scaled(profile.calls * steps / their_steps)
         elif purpose.endswith(".judge") and from_sample:
             profile = profile.scaled(profile.calls * evaluation.judging.runs / calibration.JUDGE_RUNS)

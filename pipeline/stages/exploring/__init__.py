@@ -15,7 +15,8 @@ observing + observe.mjs (what the page offers), acting (doing an action), policy
 remembers) with values, rules, playing (keys, waits, positions), reaching (what of
 the code never ran and what could run it) and steering (which actions lead there), clicker (the
 seeded random baseline, ``--explorer random``), coverage (Istanbul math), crediting
-(only what V8 saw run counts), guidance (plateau help for the LLM tester).
+(only what V8 saw run counts), guidance (plateau help for the LLM tester), assisted
+(the heuristic, handing the LLM tester a few steps where coverage stalls).
 uitest_policy (WebGen-Bench's GUI agent: the only policy that sees a test case) and
 replay_policy (playing a stored passing case back) are driven by the same loop, one
 test case per ``explore`` call (runs/uitests.py).

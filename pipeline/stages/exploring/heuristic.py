@@ -194,11 +194,10 @@ class HeuristicPolicy:
         self.memory.guesses = {sig for sig, a in options if rules.guess(a, by_selector.get(a.selector or ""), around)}
         harmful, held = self._destructive(obs, options)
         early = self._early_guesses(obs, options, held, around, reach)
-        stumbled = self.clicker.choose(obs) if self._stalled(obs) and self.stall_rng.random() < STALL_SHARE else None
+        stumbled = self.clicker.choose(obs) if self.stalled(obs) and self.stall_rng.random() < STALL_SHARE else None
         if stumbled is not None:
             self._choice = evidence.Choice(how="stalled", options=len(options))
-            sig = rules.signature(stumbled.kind, stumbled.selector) if stumbled.selector else f"{stumbled.kind}|{stumbled.value}"
-            return self._commit(obs, sig, stumbled)
+            return self._commit(obs, _signature(stumbled), stumbled)
         sig, action, choice = self._pick(obs, options, held, early, harmful)
         self._choice = choice
         chosen = self._concrete(sig, action, obs)
@@ -282,7 +281,15 @@ class HeuristicPolicy:
             return set()
         return self.memory.guesses
 
-    def _stalled(self, obs: observing.Observation) -> bool:
+    def adopt(self, obs: observing.Observation, action: evidence.Action) -> None:
+        """``action``, chosen on this page by another policy (the assisted explorer's LLM
+        tester), is remembered as if chosen here: where it was tried, what it gained."""
+        self._see(obs)
+        self.memory.states.add(place(obs))
+        self._choice = None
+        self._commit(obs, _signature(action), action)
+
+    def stalled(self, obs: observing.Observation) -> bool:
         """Has coverage, measured, not risen for STALL_STEPS steps (and no pair is half
         turned: a memory game's progress shows only once every pair is found)?"""
         last = self.memory.last_clicked
@@ -388,6 +395,11 @@ class HeuristicPolicy:
 
     def summary(self) -> str | None:
         return None
+
+
+def _signature(action: evidence.Action) -> str:
+    """The signature of an action this policy did not offer (the clicker's, the LLM tester's)."""
+    return rules.signature(action.kind, action.selector) if action.selector else f"{action.kind}|{action.value}"
 
 
 _DIGITS = re.compile(r"\d+")

@@ -110,6 +110,7 @@ class LLMPolicy:
         self._tree: str | None = None  # the tree the model has last seen
         self._streak = 0
         self._guidance: str | None = None
+        self._interlude: str | None = None  # what happened while another policy chose (assisted)
         self._summary: str | None = None
         self.guidance_calls = 0
         self.prompt_chars: list[int] = []  # per step: characters of the new user turn
@@ -166,6 +167,9 @@ class LLMPolicy:
             head.append("The page listens to the keyboard.")
         if obs.canvases:
             head.append(f"The page has {obs.canvases} canvas element(s).")
+        if self._interlude:
+            head.append(self._interlude)
+            self._interlude = None
         tree = obs.tree
         head.append(tree_text(self._tree if self.diffs else None, tree, self._fenced, TREE_WORDS))
         self._tree = tree
@@ -193,6 +197,13 @@ class LLMPolicy:
         if self._streak >= ctx.plateau_steps and self.guidance_calls < self.max_guidance:
             self._streak = 0
             self._guidance = self._ask_guidance(after)
+
+    def take_over(self, page: observing.Observation, note: str) -> None:
+        """Another policy chose the steps since this tester's last turn (the assisted
+        explorer): its next turn says so (``note``) and brings plateau guidance, asked now
+        (one call, when it can read the code not yet run)."""
+        self._interlude = note
+        self._guidance = self._ask_guidance(page)
 
     def _ask_guidance(self, page: observing.Observation | None) -> str | None:
         code = self.uncovered() if self.uncovered else None

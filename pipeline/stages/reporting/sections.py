@@ -57,9 +57,10 @@ def _why(choice: evidence.Choice | None) -> str:
     them, and the runner-up's, on hover); docs/heuristic.md names each term."""
     if choice is None:
         return ""
-    if choice.how in ("random", "stalled", "follow-up"):
+    if choice.how in ("random", "stalled", "follow-up", "llm"):
         said = {"random": "a seeded random pick", "stalled": "the clicker's pick: coverage stalled",
-                "follow-up": "completes the step before"}[choice.how]
+                "follow-up": "completes the step before",
+                "llm": "the LLM tester's step: coverage stalled"}[choice.how]
         return f'<div class="why faint">{said}</div>'
     full = f"score {choice.score:g}: {_terms(choice.terms, 99)}"
     if choice.runner_up is not None:

@@ -24,7 +24,8 @@ def test_a_scored_step_shows_its_weightiest_terms_and_the_runner_up_on_hover():
 
 
 def test_other_choices_say_how_they_were_made():
-    for how, said in (("stalled", "coverage stalled"), ("random", "seeded random"), ("follow-up", "completes")):
+    for how, said in (("stalled", "coverage stalled"), ("random", "seeded random"), ("follow-up", "completes"),
+                      ("llm", "the LLM tester")):
         row = sections.trace_table(evidence.Trace(explorer="heuristic", seed=0, max_steps=5, start_url="x",
                                                   steps=(_step(evidence.Choice(how=how)),)), {}, {}, {})
         assert said in row

@@ -229,3 +229,17 @@ def test_the_forecasts_prompt_tokens_per_call_against_a_real_servers_count():
         within = 0.75 <= ratio <= 1.25
         # a purpose named above comes off the list once the forecast holds it
         assert within != (purpose in OFF_BY_MORE_THAN_A_QUARTER), (purpose, round(ratio, 2))
+
+
+def test_the_assisted_explorer_is_forecast_at_its_cap_of_tester_steps_one_guidance_per_turn_and_no_summary():
+    assisted = forecasting.profiles_for(_evaluation(exploration__policy="assisted", exploration__max_steps=100,
+                                                    exploration__assist_steps=10), None)
+    tester = {p: profile.calls for p, profile in assisted.items() if p.startswith("explore.")}
+    assert tester == {"explore.step": 10, "explore.guidance": 4}  # turns of three: 3 + 3 + 3 + 1
+    unguided = forecasting.profiles_for(_evaluation(exploration__policy="assisted", exploration__guidance=False), None)
+    assert {p for p in unguided if p.startswith("explore.")} == {"explore.step"}
+    short = forecasting.profiles_for(_evaluation(exploration__policy="assisted", exploration__max_steps=5), None)
+    assert short["explore.step"].calls == 5  # never more than the steps
+    lines = _by_stage(forecasting.forecast(_evaluation(exploration__policy="assisted"), settings_mod.Spending(), 3,
+                                           forecasting.profiles_for(_evaluation(exploration__policy="assisted"), None)))
+    assert lines["explore"].requests == pytest.approx(3 * (12 + 4)) and lines["explore"].usd > 0
