@@ -62,6 +62,9 @@ def _why(choice: evidence.Choice | None) -> str:
                 "follow-up": "completes the step before",
                 "llm": "the LLM tester's step: coverage stalled"}[choice.how]
         return f'<div class="why faint">{said}</div>'
+    if choice.score is None:  # (a form filled first, before the button the seeded random pick took)
+        lead = "form filled first; " if choice.how == "form fill" else ""
+        return f'<div class="why faint">{lead}a seeded random pick</div>'
     full = f"score {choice.score:g}: {_terms(choice.terms, 99)}"
     if choice.runner_up is not None:
         full += (f"\nrunner-up, {choice.runner_up.label()}: score {choice.runner_up_score:g}: "

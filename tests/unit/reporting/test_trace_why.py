@@ -32,3 +32,10 @@ def test_other_choices_say_how_they_were_made():
     plain = sections.trace_table(evidence.Trace(explorer="random", seed=0, max_steps=5, start_url="x",
                                                 steps=(_step(None),)), {}, {}, {})
     assert 'class="why' not in plain
+
+
+def test_a_form_filled_before_a_randomly_picked_button_says_so():
+    # (the seeded random pick has no score: its row must still render)
+    row = sections.trace_table(evidence.Trace(explorer="heuristic", seed=0, max_steps=5, start_url="x",
+                                              steps=(_step(evidence.Choice(how="form fill", options=7)),)), {}, {}, {})
+    assert "form filled first; a seeded random pick" in row
