@@ -14,9 +14,10 @@ was tried, but a page that plays may spend PLAY_SHARE of its steps on them).
 With probability EPSILON a seeded random action (untried in this state, if any is
 left, never a held-back destructive one or guess, a wait, a scroll or a link to the
 address showing) is taken instead, so one dominant action cannot trap the explorer.
-Once coverage stalls (STALL_STEPS steps without a gain), STALL_SHARE of the steps
-are the random clicker's (clicker.py), with draws of its own: an app the table
-weighs wrongly still gets what a clicker would stumble on.
+Once coverage stalls (STALL_STEPS steps without a gain) and every option offered
+where the explorer is was tried, STALL_SHARE of the steps are the random clicker's
+(clicker.py), with draws of its own: an app the table weighs wrongly still gets what
+a clicker would stumble on.
 
 It stops ("finish"), when coverage is measured, only once every function and
 statement the page may still run ran (reaching.OpenCode: what nothing calls is left,
@@ -53,7 +54,8 @@ PLAY_SHARE = 0.5  # of the steps, what a page that plays may spend on game-like 
 PAIR_WAIT_MS = 1200  # after the second card of a pair (terms.twin): the game's compare-and-turn-back delay
 PAIR_WAIT = "wait|pair"
 # Stalled (coverage measured, and no gain for STALL_STEPS steps while code is left to
-# run), STALL_SHARE of the steps are the random clicker's: what the table weighs low
+# run) with nothing offered here untried, STALL_SHARE of the steps are the random
+# clicker's: what the table weighs low
 # (a key chord, a drag to a drop target, a press anywhere) is what a clicker stumbles on.
 STALL_STEPS = 10
 STALL_SHARE = 0.4
@@ -194,7 +196,10 @@ class HeuristicPolicy:
         self.memory.guesses = {sig for sig, a in options if rules.guess(a, by_selector.get(a.selector or ""), around)}
         harmful, held = self._destructive(obs, options)
         early = self._early_guesses(obs, options, held, around, reach)
-        stumbled = self.clicker.choose(obs) if self.stalled(obs) and self.stall_rng.random() < STALL_SHARE else None
+        here = place(obs)
+        untried = any(self.memory.tried[(here, sig)] == 0 for sig, _ in options)
+        stuck = not untried and self.stalled(obs)  # (the table still has something new to offer here)
+        stumbled = self.clicker.choose(obs) if stuck and self.stall_rng.random() < STALL_SHARE else None
         if stumbled is not None:
             self._choice = evidence.Choice(how="stalled", options=len(options))
             return self._commit(obs, _signature(stumbled), stumbled)
