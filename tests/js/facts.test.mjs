@@ -157,6 +157,8 @@ test('strings the code compares input with: ===, switch, includes, lists and tab
       if (url.startsWith('https://')) safe();
       switch (kind) { case 'bronze': break; }
       if (pin === '${'x'.repeat(65)}') never();
+      if (event.target.tagName === 'INPUT' && event.key === 'Enter') submit();
+      switch (event.code) { case 'KeyW': up(); }
     }`);
   assert.deepEqual([...facts.literals].sort(),
     ['1234', 'A1', 'A2', 'B1', 'SAVE20', 'WELCOME10', 'bronze', 'gold', 'https://', 'silver']);

@@ -135,6 +135,17 @@ function bind(checks, name, value) {
     if (keys) checks.tables.set(name, keys);
 }
 
+/* What the page or the event is, never what a user types: e.target.tagName === 'INPUT',
+   e.key === 'Enter', input.type === 'checkbox' (a value typed from them fails the app's
+   own checks). */
+const NOT_TYPED = new Set(['tagName', 'nodeName', 'localName', 'nodeType', 'type', 'key', 'code', 'keyCode',
+    'which', 'button', 'readyState', 'visibilityState', 'inputType', 'pointerType']);
+
+function readsThePage(node) {
+    return node.type === 'MemberExpression' && !node.computed && node.property.type === 'Identifier'
+        && NOT_TYPED.has(node.property.name);
+}
+
 /* code === 'SAVE20', age >= 18, `in` a table */
 function noteBinary(checks, node) {
     if (node.operator === 'in') {
@@ -143,7 +154,8 @@ function noteBinary(checks, node) {
     }
     if (!COMPARISONS.has(node.operator)) return;
     for (const [one, other] of [[node.left, node.right], [node.right, node.left]]) {
-        if (isConstant(other) || (other.type === 'UnaryExpression' && other.operator === 'typeof')) continue;
+        if (isConstant(other) || readsThePage(other)
+            || (other.type === 'UnaryExpression' && other.operator === 'typeof')) continue;
         literal(checks, stringOf(one));
         const number = numberOf(one);
         if (number !== null && checks.numbers.size < MAX_ENTRIES) checks.numbers.add(number);
@@ -151,7 +163,7 @@ function noteBinary(checks, node) {
 }
 
 function noteSwitch(checks, node) {
-    if (isConstant(node.discriminant)
+    if (isConstant(node.discriminant) || readsThePage(node.discriminant)
         || (node.discriminant.type === 'UnaryExpression' && node.discriminant.operator === 'typeof')) return;
     for (const c of node.cases) literal(checks, stringOf(c.test));
 }
