@@ -135,8 +135,9 @@ def _wanted(evaluation: settings_mod.Evaluation, purposes: Iterable[str]) -> set
     for p in purposes:
         head = p.split(".")[0]
         if p.startswith(TESTER):
-            calls = assisted.calls_at_most(p, 1, 1, evaluation.exploration.guidance)  # (does it call at all)
-            tester = evaluation.exploration.policy == "llm" or (evaluation.exploration.policy == "assisted" and calls > 0)
+            exploring = evaluation.exploration
+            tester = exploring.policy == "llm" or (exploring.policy == "assisted" and assisted.calls_at_most(
+                p, exploring.assist_steps, exploring.max_steps, exploring.guidance) > 0)
             wanted |= {p} if tester else set()
         elif p.startswith(UITEST):
             on = evaluation.uitest_model() and (p != APPEARANCE or evaluation.uitests.appearance)

@@ -2,7 +2,8 @@
 // fingerprint hash, text clipping and quoting, roles, hover rules, link targets.
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { clip, hash, hoverPrefixes, linkOf, nextText, q, roleOf, sampled } from '../../pipeline/stages/exploring/observe.mjs';
+import { hash, hoverPrefixes, linkOf, sampled } from '../../pipeline/stages/exploring/observe.mjs';
+import { clip, nextText, q, roleOf } from '../../pipeline/stages/exploring/naming.mjs';
 import { Element } from './fakedom.mjs';
 
 const el = (tag, attrs = {}, extra = {}) => Object.assign(new Element(tag, { attrs }), extra);

@@ -10,7 +10,7 @@ Modules: starting (the first load: fallback to the original build, blank pages,
 load times), stepping (the loop over its parts: paging — the tab and its recovery,
 tracking — the coverage, recording — the evidence, timing — where the time goes,
 verifying — whether a lost page is the app's failure or the harness's),
-observing + observe.mjs (what the page offers), acting (doing an action), policy
+observing + observe.mjs (what the page offers; naming.mjs: what an element is called), acting (doing an action), policy
 (the protocol), heuristic (the default: offering — its options, memory — what it
 remembers) with values, rules, playing (keys, waits, positions), reaching (what of
 the code never ran and what could run it) and steering (which actions lead there), clicker (the

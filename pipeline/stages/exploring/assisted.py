@@ -101,8 +101,8 @@ class AssistedPolicy:
         self.heuristic.end(stop_reason)  # (no summary call: the tester saw only its turns)
 
     def summary(self) -> str | None:
-        said = self.tester.summary()
         if not self.turns:
             return None
+        said = self.tester.summary()
         return (f"The LLM tester took {self.tester_steps} of the steps, in {self.turns} "
                 f"turn{'s' if self.turns != 1 else ''} where coverage had stalled." + (f" {said}" if said else ""))

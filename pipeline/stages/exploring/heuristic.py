@@ -174,7 +174,8 @@ class HeuristicPolicy:
     def choose(self, observation: observing.Observation) -> evidence.Action | None:
         obs = observation
         self._see(obs)
-        self.memory.states.add(place(obs))
+        here = place(obs)
+        self.memory.states.add(here)
         followup = following.next_action(self.memory, obs)
         if followup is not None:
             sig, action = followup
@@ -196,9 +197,8 @@ class HeuristicPolicy:
         self.memory.guesses = {sig for sig, a in options if rules.guess(a, by_selector.get(a.selector or ""), around)}
         harmful, held = self._destructive(obs, options)
         early = self._early_guesses(obs, options, held, around, reach)
-        here = place(obs)
-        untried = any(self.memory.tried[(here, sig)] == 0 for sig, _ in options)
-        stuck = not untried and self.stalled(obs)  # (the table still has something new to offer here)
+        # (stuck: the table has nothing new to offer here either)
+        stuck = self.stalled(obs) and all(self.memory.tried[(here, sig)] for sig, _ in options)
         stumbled = self.clicker.choose(obs) if stuck and self.stall_rng.random() < STALL_SHARE else None
         if stumbled is not None:
             self._choice = evidence.Choice(how="stalled", options=len(options))

@@ -13,6 +13,7 @@
 import { visibility } from '../../kits/page/visible.mjs';
 import { volatility } from './volatility.mjs';
 import { kept, pixels } from './effects.mjs';
+import { clip, nameOf, q, roleOf, selectorOf } from './naming.mjs';
 
 // two FNV-1a 32-bit lanes: cheap, stable, 16 hex digits
 export const hash = (text) => {
@@ -23,16 +24,6 @@ export const hash = (text) => {
   }
   return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
 };
-
-// (a cut never splits a surrogate pair: half an emoji is no text, and Python cannot encode it)
-export const clip = (s, n) => {
-  s = (s || '').replace(/\s+/g, ' ').trim();
-  if (s.length <= n) return s;
-  const end = /[\uD800-\uDBFF]/.test(s[n - 2] || '') ? n - 2 : n - 1;
-  return s.slice(0, end) + '…';
-};
-
-export const q = (s) => '"' + String(s).replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
 
 // "X:hover Y" means hovering X changes something else: the X of every such rule (at
 // most 60), from CSS rules as a style sheet's cssRules holds them.
@@ -58,36 +49,6 @@ export const hoverPrefixes = (sheets) => {
 // ---- roles and names
 export const TEXTISH = new Set(['text', 'email', 'number', 'password', 'search', 'tel', 'url', 'date', 'time',
   'datetime-local', 'month', 'week', 'color', 'range', '']);
-export const roleOf = (el) => {
-  const explicit = (el.getAttribute('role') || '').split(' ')[0];
-  if (explicit) return explicit;
-  const tag = el.tagName.toLowerCase();
-  if (tag === 'a' && el.hasAttribute('href')) return 'link';
-  if (tag === 'button' || tag === 'summary') return 'button';
-  if (tag === 'select') return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
-  if (tag === 'textarea') return 'textbox';
-  if (tag === 'input') {
-    const type = (el.getAttribute('type') || 'text').toLowerCase();
-    return {checkbox: 'checkbox', radio: 'radio', range: 'slider', number: 'spinbutton', search: 'searchbox',
-      button: 'button', submit: 'button', reset: 'button', image: 'button', file: 'file'}[type] || 'textbox';
-  }
-  if (/^h[1-6]$/.test(tag)) return 'heading';
-  return {nav: 'navigation', main: 'main', header: 'banner', footer: 'contentinfo', aside: 'complementary',
-    form: 'form', ul: 'list', ol: 'list', li: 'listitem', img: 'img', table: 'table', tr: 'row',
-    td: 'cell', th: 'columnheader', dialog: 'dialog', canvas: 'canvas', label: 'label', p: 'paragraph',
-    section: el.hasAttribute('aria-label') ? 'region' : ''}[tag] || '';
-};
-
-export const nextText = (el) => {
-  let node = el.nextSibling;
-  for (let i = 0; node && i < 4; i++, node = node.nextSibling) {
-    if (node.nodeType === 1 && node.matches('input,button,select,textarea,a[href]')) return '';
-    const text = clip(node.textContent, 60);
-    if (text) return text;
-  }
-  return '';
-};
-
 export const CLICK_EVENTS = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'dblclick', 'contextmenu'];
 export const HOVER_EVENTS = ['mouseenter', 'mouseover', 'pointerenter', 'pointerover', 'mousemove'];
 export const KEY_EVENTS = ['keydown', 'keyup', 'keypress'];
@@ -175,37 +136,6 @@ function askHints(nonce) {
   return hooks;
 }
 
-const unique = (sel) => { try { return document.querySelectorAll(sel).length === 1; } catch { return false; } };
-
-// A CSS selector for the element: by a unique id or test attribute, else its path of
-// tags (nth-of-type among same-tag siblings) up to an ancestor with a unique id or body.
-function selectorOf(el) {
-  const tag = el.tagName.toLowerCase();
-  if (el.id && /^[A-Za-z][\w-]*$/.test(el.id) && unique('#' + el.id)) return '#' + el.id;
-  for (const attr of ['data-testid', 'data-test', 'data-cy', 'name', 'aria-label']) {
-    const v = el.getAttribute(attr);
-    if (v && v.length < 80) { const s = tag + '[' + attr + '=' + q(v) + ']'; if (unique(s)) return s; }
-  }
-  const parts = [];
-  let node = el;
-  while (node && node.nodeType === 1 && node !== document.documentElement) {
-    if (node !== el && node.id && /^[A-Za-z][\w-]*$/.test(node.id) && unique('#' + node.id)) {
-      parts.unshift('#' + node.id); break;
-    }
-    const t = node.tagName.toLowerCase();
-    if (t === 'body') { parts.unshift('body'); break; }
-    let part = t;
-    const parent = node.parentElement;
-    if (parent) {
-      const same = Array.from(parent.children).filter(c => c.tagName === node.tagName);
-      if (same.length > 1) part += ':nth-of-type(' + (same.indexOf(node) + 1) + ')';
-    }
-    parts.unshift(part);
-    node = parent;
-  }
-  return parts.join(' > ');
-}
-
 const matchesHover = (hovers, el) => hovers.some(p => { try { return el.matches(p); } catch { return false; } });
 
 // The repeated thing an element belongs to (a list item, a table row, one of several
@@ -226,26 +156,6 @@ function refOf(hooks, el) {
   if (!el) return null;
   if (!hooks.refs.has(el)) hooks.refs.set(el, 'e' + hooks.nextRef++);
   return hooks.refs.get(el);
-}
-
-// The element's accessible name, as a person reads it.
-function nameOf(el) {
-  const label = el.getAttribute('aria-label');
-  if (label) return clip(label, 80);
-  const by = el.getAttribute('aria-labelledby');
-  if (by) {
-    const text = by.split(/\s+/).map(id => (document.getElementById(id) || {}).textContent || '').join(' ');
-    if (text.trim()) return clip(text, 80);
-  }
-  if (el.labels && el.labels.length) return clip(el.labels[0].innerText, 80);
-  const tag = el.tagName.toLowerCase();
-  if (tag === 'input' && ['button', 'submit', 'reset'].includes(el.type)) return clip(el.value || el.type, 80);
-  if (tag === 'img') return clip(el.alt, 80);
-  // an unlabeled checkbox / radio is read by the text right after it ("[ ] Buy milk")
-  if (tag === 'input' && ['checkbox', 'radio'].includes(el.type)) { const t = nextText(el); if (t) return t; }
-  if (['input', 'textarea', 'select'].includes(tag)) return clip(el.getAttribute('placeholder') || el.getAttribute('title') || el.name || '', 80);
-  const text = clip(el.innerText || el.textContent, 80);
-  return text || clip(el.getAttribute('title') || el.getAttribute('alt') || '', 80);
 }
 
 // ---- one walk over the visible elements
