@@ -12,7 +12,7 @@ import pydantic
 
 from iwcbench.pipeline.contracts import base, layout, settings
 
-Framework = Literal["static", "vite", "next", "cra", "astro", "node", "unknown"]
+Framework = Literal["static", "vite", "next", "cra", "astro", "sveltekit", "react-router", "remix", "node", "unknown"]
 Mode = Literal["instrumented", "black_box"]
 # What building a build-framework app came to: built with Istanbul; built only without
 # it (evaluated as a black box); not built at all (the app cannot start).
@@ -87,6 +87,9 @@ class InstrumentedFile(base.Model):
     # its author wrote it (runs/app.py, from the final coverage)
     covered: CoverageSummary | None = None
     function_runs: tuple[FunctionRun, ...] = ()
+    # "server": only the app's own server runs this file (a load function, a form
+    # action, a loader module); its counters came from the server, not the page
+    side: Literal["server"] | None = None
 
     def own(self, metric: str) -> int:
         """How many ``metric`` ("statements", "functions", "branches") are the app's own."""

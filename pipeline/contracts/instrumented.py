@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import pydantic
 
@@ -80,6 +80,17 @@ class FileCoverage(_Node):
     coverage_schema: str | None = pydantic.Field(None, alias="_coverageSchema")
     hash: str | None = None
     inputSourceMap: dict[str, Any] | None = None  # a build's, when its bundler gave one
+    # ours: "server" when only the app's own server runs the file (a SvelteKit load or
+    # form action, a Remix loader module); its counters are read from the server
+    side: Literal["server"] | None = None
+
+
+SIDE = "side"  # FileCoverage's field of ours: the keys only the app's own server runs
+
+
+def server_keys(coverage_map: dict) -> frozenset[str]:
+    """The keys of ``coverage_map`` that only the app's own server runs."""
+    return frozenset(k for k, fc in coverage_map.items() if isinstance(fc, dict) and fc.get(SIDE) == "server")
 
 
 # ---- sites.js: where each counter sits in the code V8 runs

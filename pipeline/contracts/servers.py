@@ -17,14 +17,19 @@ import pydantic
 from iwcbench.pipeline.contracts import base
 
 MARKER = "iwc-server.json"  # in the site folder
+# Served beside the app (never proxied to it): the counters of the app's server-side
+# modules as JSON (Istanbul's ``__coverage__`` of the server process; {} when its
+# build counted none), 404 for a static site
+COUNTERS_PATH = "/__iwc__/server-coverage"
 
 
 class ServerBuild(base.Stored):
-    framework: Literal["next", "astro"]
+    framework: Literal["next", "astro", "sveltekit", "react-router", "remix"]
     app: str = pydantic.Field(description="the built app's copy (node_modules, .next/ or dist/), relative to "
                                           "the site folder, or absolute")
-    entry: str | None = pydantic.Field(None, description="Astro: the server entry (dist/server/entry.mjs), "
-                                                         "relative to the app's copy")
+    entry: str | None = pydantic.Field(None, description="the server entry, relative to the app's copy (Astro: "
+                                                         "dist/server/entry.mjs; React Router, Remix: "
+                                                         "build/server/index.js)")
     reason: str = pydantic.Field(description="why the app needs its server (the static export's failure)")
     memory_mib: int = pydantic.Field(4096, ge=64, description="resident memory of the server with all its "
                                                               "processes, MiB (the build's limit)")

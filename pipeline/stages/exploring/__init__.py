@@ -29,7 +29,7 @@ import time
 from typing import Callable
 
 from iwcbench.pipeline.contracts import settings as settings_mod
-from iwcbench.pipeline.contracts import evidence, instrumented as instrumented_mod
+from iwcbench.pipeline.contracts import evidence, instrumented as instrumented_mod, servers
 from iwcbench.pipeline.kits import browser, clock
 from iwcbench.pipeline.kits.mirror import routing
 from iwcbench.pipeline.stages.exploring import clicker, coverage, crediting, heuristic, policy as policies
@@ -146,7 +146,9 @@ class _Exploring:
     def _inputs(self, cmap: dict | None) -> stepping.Inputs:
         """An explorer's inputs; ``cmap`` None: a black-box one (the original build)."""
         measured = (tracking.Measured(coverage_map=cmap, own_map=self.own_map if self.own_map is not None else cmap,
-                                      sites=self.sites, facts=self.facts or {})
+                                      sites=self.sites, facts=self.facts or {},
+                                      server_counters=(routing.origin_of(self.url) + servers.COUNTERS_PATH
+                                                       if self.url.startswith(("http://", "https://")) else None))
                     if cmap is not None else None)
         settings = self.settings
         return stepping.Inputs(

@@ -6,6 +6,9 @@ or decide anything about the exploration."""
 from __future__ import annotations
 
 import dataclasses
+import json
+import urllib.error
+import urllib.request
 
 from iwcbench.pipeline.contracts import evidence, instrumented
 from iwcbench.pipeline.kits import browser, capturing
@@ -22,6 +25,8 @@ class Measured:
     own_map: dict  # coverage_map without recognised library code
     sites: dict  # where each counter sits in the served code (crediting.py)
     facts: dict[str, instrumented.CodeFacts]  # what the code does, per coverage key (steering)
+    # where the app's own server gives its counters (contracts/servers.py), None: not asked
+    server_counters: str | None = None
 
 
 MAX_TARGETS = 40
@@ -49,6 +54,10 @@ class Tracker:
         # False once the harness was lightened (verifying.py): V8 is no longer asked,
         # and the counters the page reports are credited as they are
         self.crediting = True
+        # the app's server-side counters, as its server last gave them (they run in its
+        # process, out of the page's reach: counted as they are); None: it has none
+        self.server: dict = {}
+        self.server_url = measured.server_counters if measured is not None else None
 
     @property
     def coverage_map(self) -> dict | None:
@@ -65,10 +74,29 @@ class Tracker:
         return istanbul.merge(self.base, self.live)
 
     def total(self) -> dict:
-        """The counters credited: those V8 saw run (stages/exploring/crediting.py)."""
-        if not self.crediting:
-            return self.claimed()
-        return crediting.credit(self.claimed(), self.confirmed)
+        """The counters credited: those V8 saw run (stages/exploring/crediting.py), and
+        those of the app's own server."""
+        page = self.claimed() if not self.crediting else crediting.credit(self.claimed(), self.confirmed)
+        return istanbul.merge(page, self.server) if self.server else page
+
+    def _read_server(self, notes: list[str]) -> None:
+        """The app's server's counters, when it has any (a server whose build counted
+        nothing answers {}); a static site answers 404 and is not asked again, nor is a
+        server that did not answer."""
+        if self.server_url is None:
+            return
+        with self.parts.timed("coverage"):
+            try:
+                with urllib.request.urlopen(self.server_url, timeout=HANG_S) as answer:  # noqa: S310 - our own server
+                    counters = json.loads(answer.read())
+            except (OSError, ValueError) as error:
+                if not isinstance(error, urllib.error.HTTPError) or error.code != 404:
+                    notes.append(f"the app's server-side counters could not be read: {error}")
+                counters = None
+        if isinstance(counters, dict):
+            self.server = counters or self.server
+        else:
+            self.server_url = None
 
     def page_left(self) -> None:
         """The current document is gone: keep what it counted."""
@@ -107,6 +135,7 @@ class Tracker:
         if obs.doc != self.doc:
             self.page_left()
         self.live, self.doc = snapshot, obs.doc
+        self._read_server(notes)
         if self.crediting:
             self._confirm(self.measured, tab, notes)
         self.summary = istanbul.summarize_both(self.total(), self.measured.coverage_map, self.measured.own_map)

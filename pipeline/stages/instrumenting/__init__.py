@@ -187,12 +187,14 @@ def _instrument_by_building(src: pathlib.Path, dest: pathlib.Path, framework: ev
     (dest / IWC_DIR / instrumented.COVERAGE_MAP.name).write_text(json.dumps(built.coverage_map))
     (dest / IWC_DIR / instrumented.SOURCE_TEXTS.name).write_text(json.dumps(built.sources))
     reason = built.report.reason
-    if built.coverage_map:
-        unplaced = _built_sites(dest, sorted(built.coverage_map), timeout_s)
+    browser_keys = sorted(set(built.coverage_map) - instrumented.server_keys(built.coverage_map))
+    if browser_keys:  # (the server's counters are read from the server: nothing to place)
+        unplaced = _built_sites(dest, browser_keys, timeout_s)
         if unplaced:
             reason += f"; {unplaced}"
     files = [evidence.InstrumentedFile(path=key, kind="built", statements=len(fc.get("statementMap", {})),
-                                       functions=len(fc.get("fnMap", {})), branches=len(fc.get("branchMap", {})))
+                                       functions=len(fc.get("fnMap", {})), branches=len(fc.get("branchMap", {})),
+                                       side=fc.get(instrumented.SIDE))
              for key, fc in built.coverage_map.items()]
     entry, entry_problem = surveying.find_entry(dest)
     if built.server is not None:

@@ -218,6 +218,7 @@ def gather(folder: pathlib.Path) -> tuple[dict, dict, tuple[evidence.SkippedFile
     coverage_map: dict = {}
     sources: dict = {}
     skipped: list[evidence.SkippedFile] = []
+    sides: dict[str, set[str]] = {}
     if not folder.is_dir():
         return coverage_map, sources, ()
     for path in sorted(folder.glob("*.json")):
@@ -226,11 +227,16 @@ def gather(folder: pathlib.Path) -> tuple[dict, dict, tuple[evidence.SkippedFile
             key = entry["key"]
         except (OSError, ValueError, KeyError, TypeError):
             continue
-        if "skipped" in entry:
+        if "side" in entry:
+            sides.setdefault(str(entry.get("of")), set()).add(str(entry["side"]))
+        elif "skipped" in entry:
             skipped.append(evidence.SkippedFile(path=key, reason=str(entry["skipped"])))
         elif isinstance(entry.get("coverage"), dict):
             coverage_map[key] = entry["coverage"]
             sources[key] = entry.get("source") or ""
+    for key, seen in sides.items():
+        if key in coverage_map and seen == {"server"}:
+            coverage_map[key][instrumented.SIDE] = "server"  # only the app's own server runs it
     return dict(sorted(coverage_map.items())), dict(sorted(sources.items())), tuple(skipped)
 
 

@@ -71,6 +71,12 @@ _NEEDS_SERVER = re.compile(
     r"""PPR cannot be enabled in export mode)""",  # create-next-app 16.4's cacheComponents: true
     re.IGNORECASE)
 ASTRO_SERVER_ENTRY = "dist/server/entry.mjs"
+SVELTEKIT_OUTPUT = ".svelte-kit/output"  # client/, server/ and prerendered/ of a SvelteKit build, whatever its adapter
+REACT_ROUTER_SERVER_ENTRY = "build/server/index.js"  # React Router's framework mode, Remix on Vite
+SERVE_PACKAGES = {"react-router": "@react-router/serve", "remix": "@remix-run/serve"}  # their own servers
+# Frameworks whose server runs while the app is explored: their server-side modules are
+# instrumented too (js/vite-plugin.mjs), and the counters are read from the server
+SERVER_COUNTED = ("sveltekit", "react-router", "remix")
 REASON_CHARS = 300  # of the log's line kept in the reason
 
 
@@ -91,6 +97,10 @@ def server_output(framework: str, root: pathlib.Path) -> ServerOutput | None:
         return ServerOutput("Next.js's own server", None, {"_next/static": ".next/static", "": "public"})
     if framework == "astro" and (root / ASTRO_SERVER_ENTRY).is_file():
         return ServerOutput("the @astrojs/node adapter", ASTRO_SERVER_ENTRY, {"": "dist/client"})
+    if framework == "sveltekit" and (root / SVELTEKIT_OUTPUT / "server" / "index.js").is_file():
+        return ServerOutput("SvelteKit's own server (vite preview)", None, {"": f"{SVELTEKIT_OUTPUT}/client"})
+    if framework in SERVE_PACKAGES and (root / REACT_ROUTER_SERVER_ENTRY).is_file():
+        return ServerOutput(f"{SERVE_PACKAGES[framework]}", REACT_ROUTER_SERVER_ENTRY, {"": "build/client"})
     return None
 
 
@@ -160,21 +170,33 @@ def recipe(framework: str, root: pathlib.Path, node: str) -> Recipe:
         return _next(root, node)
     if framework == "astro":
         return _astro(root, node)
+    if framework == "sveltekit":
+        return _vite(root, node, framework="sveltekit", output="build")
+    if framework == "react-router":
+        return _vite(root, node, framework, "build/client", ("node_modules/@react-router/dev/bin.js", "build"))
+    if framework == "remix":
+        return _vite(root, node, framework, "build/client", ("node_modules/@remix-run/dev/dist/cli.js", "vite:build"))
     raise ValueError(f"no build recipe for framework {framework!r}")
 
 
-def _vite(root: pathlib.Path, node: str) -> Recipe:
-    vite = ("node_modules/vite/bin/vite.js", "build")
+def _vite(root: pathlib.Path, node: str, framework: str = "vite", output: str = "dist",
+          vite: tuple[str, ...] = ("node_modules/vite/bin/vite.js", "build")) -> Recipe:
+    """A Vite build, or a framework's CLI that builds with Vite and takes ``--config``:
+    SvelteKit (``vite build``), React Router (``react-router build``), Remix
+    (``remix vite:build``); their server-side modules are counted too."""
     shim = (f"import {{ loadConfigFromFile }} from 'vite'\n"
             f"import config from {json.dumps(_js('vite-config.mjs'))}\n"
             f"export default (env) => config(env, loadConfigFromFile)\n")
     config = first(root, VITE_CONFIGS) or ""
     name = f"{IWC_PREFIX}vite.config.mjs"
+    env = {"IWC_APP_CONFIG": config}
+    if framework in SERVER_COUNTED:
+        env["IWC_SERVER_COVERAGE"] = "1"
     return Recipe(
-        framework="vite",
-        instrumented=Step((node, *vite, "--config", name), {"IWC_APP_CONFIG": config}, {name: shim}, {}),
+        framework=framework,
+        instrumented=Step((node, *vite, "--config", name), env, {name: shim}, {}),
         plain=Step((node, *vite), {}, {}, {}),
-        output="dist",
+        output=output,
     )
 
 

@@ -18,7 +18,7 @@ from typing import Iterator
 
 from iwcbench.pipeline.contracts import evidence, instrumented
 
-BUILD_FRAMEWORKS = ("next", "astro", "cra", "vite")  # first match wins
+BUILD_FRAMEWORKS = ("next", "astro", "sveltekit", "react-router", "remix", "cra", "vite")  # first match wins
 PREBUILT_DIRS = ("dist", "build", "out")  # static output folders of the build frameworks
 NOT_COPIED = {".git"}
 NOT_INSTRUMENTED = {"node_modules", ".git", instrumented.FOLDER}
@@ -68,6 +68,12 @@ def detect_framework(root: pathlib.Path) -> evidence.Framework:
         return "next"
     if "astro" in deps or config("astro"):
         return "astro"
+    if "@sveltejs/kit" in deps:
+        return "sveltekit"
+    if "@react-router/dev" in deps or config("react-router"):
+        return "react-router"
+    if "@remix-run/dev" in deps and "vite" in deps:  # Remix on Vite (its classic compiler: unsupported.py)
+        return "remix"
     if "react-scripts" in deps:
         return "cra"
     if "vite" in deps or config("vite"):

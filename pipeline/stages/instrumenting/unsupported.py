@@ -44,16 +44,12 @@ class Row:
 
 
 UNSUPPORTED: tuple[Row, ...] = (
-    Row("SvelteKit", "its build is for an adapter's server, not a static dist/ folder",
-        packages=("@sveltejs/kit",)),
     Row("Angular CLI", "it is built by the Angular CLI (ng build), which the build step does not run",
         packages=("@angular/cli", "@angular-devkit/build-angular", "@angular/build"), files=("angular.json",)),
     Row("Nuxt", "its build is for Nitro's server (.output/), not a static dist/ folder",
         packages=("nuxt", "nuxt3"), files=("nuxt.config.*",)),
-    Row("Remix", "its build is for its own server, not a static dist/ folder",
-        packages=("@remix-run/*",), files=("remix.config.*",)),
-    Row("React Router (framework mode)", "its build is for its own server (build/client, build/server)",
-        packages=("@react-router/dev",), files=("react-router.config.*",)),
+    Row("Remix's classic compiler", "it is built by remix build without Vite, which the build step does not run "
+        "(Remix on Vite is built)", files=("remix.config.*",)),
     Row("Qwik", "its build is for Qwik City's server or an adapter's",
         packages=("@builder.io/qwik*", "@qwik.dev/*")),
     Row("SolidStart", "its build is for Vinxi's server (.output/), not a static dist/ folder",

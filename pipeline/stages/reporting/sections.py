@@ -282,6 +282,22 @@ def _function_runs(f: evidence.InstrumentedFile) -> str:
             f'</details>')
 
 
+_SERVER_TAG = (' <span class="chip kind" title="only the app\'s own server runs this file: its counters were read '
+               'from the server">server</span>')
+
+
+def _server_line(files: list[tuple[evidence.InstrumentedFile, evidence.CoverageSummary]]) -> str:
+    """How much of the app's server-side code ran, apart from the browser's ("" when
+    the build counted none)."""
+    server = [f for f, _ in files if f.side == "server"]
+    if not server:
+        return ""
+    total = sum(f.functions for f in server)
+    ran = sum(sum(1 for run in f.function_runs if run.calls) for f in server)
+    return (f'<p>Server-side code (files only the app\'s own server runs): <b>{ran} of {total}</b> functions ran, '
+            f'in {len(server)} file{"s" if len(server) != 1 else ""}.</p>')
+
+
 def file_coverage(report: evidence.InstrumentationReport) -> str:
     """Coverage per source file (component files included) after exploring, and each
     file's functions on the lines they were written on: a component's template
@@ -290,13 +306,14 @@ def file_coverage(report: evidence.InstrumentationReport) -> str:
     files = [(f, f.covered) for f in report.files if f.covered is not None]
     if not files:
         return ""
+    files.sort(key=lambda pair: pair[0].side == "server")  # the browser's files, then the server's
     rows = "".join(
-        f'<tr><td class="mono">{layout.esc(f.path)}</td>'
+        f'<tr><td class="mono">{layout.esc(f.path)}{_SERVER_TAG if f.side == "server" else ""}</td>'
         f'<td>{_ran(covered.statements, f.statements, "stm")}</td>'
         f'<td>{_ran(covered.functions, f.functions, "fn")}</td>'
         f'<td>{_ran(covered.branches, f.branches, "br")}</td></tr>' for f, covered in files)
     details = "".join(_function_runs(f) for f, _ in files if f.function_runs)
-    return ('<h3>Per source file</h3><div class=scroll><table class="perfile"><thead><tr><th>file</th>'
+    return (f'<h3>Per source file</h3>{_server_line(files)}<div class=scroll><table class="perfile"><thead><tr><th>file</th>'
             '<th title="percent of the file\'s statements that ran">statements</th>'
             '<th title="percent of the file\'s functions that ran">functions</th>'
             '<th title="percent of the file\'s branch arms that ran">branches</th></tr></thead>'

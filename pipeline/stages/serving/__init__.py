@@ -32,6 +32,7 @@ import threading
 import urllib.parse
 from typing import Iterator
 
+from iwcbench.pipeline.contracts import servers
 from iwcbench.pipeline.kits.mirror import mediatypes
 from iwcbench.pipeline.stages.serving import launching, proxying
 
@@ -234,6 +235,9 @@ class _ProxyHandler(_Handler):
     do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _proxy
 
     def _forward(self) -> None:
+        if self.command == "GET" and self.path == servers.COUNTERS_PATH:
+            self._counters()
+            return
         try:
             body = proxying.read_body(self.headers, self.rfile)
         except proxying.BadRequest as exc:
@@ -262,6 +266,19 @@ class _ProxyHandler(_Handler):
             self.end_headers()
             if body_follows:
                 proxying.stream(response, self.wfile.write, chunked)
+
+
+    def _counters(self) -> None:
+        """The app server's own counters (contracts/servers.py's COUNTERS_PATH)."""
+        app = self.server.app_server
+        assert app is not None
+        body = app.counters()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
 
 
 class _FailedHandler(_Handler):

@@ -106,6 +106,20 @@ class AppServer:
             except OSError:
                 return False
 
+    def counters(self, timeout_s: float = 5.0) -> bytes:
+        """The server process's Istanbul counters as JSON (js/server.mjs's second
+        socket), ``b"{}"`` when it cannot say."""
+        chunks: list[bytes] = []
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as reader:
+            reader.settimeout(timeout_s)
+            try:
+                reader.connect(self.socket_path + ".coverage")
+                while chunk := reader.recv(1 << 16):
+                    chunks.append(chunk)
+            except OSError:
+                return b"{}"
+        return b"".join(chunks) or b"{}"
+
     def describe_exit(self) -> str:
         if self.child.killed_for:
             return f"killed for passing its {self.child.killed_for} limit"

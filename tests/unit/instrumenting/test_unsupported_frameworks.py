@@ -19,20 +19,13 @@ def _pkg(dev: dict, **fields) -> str:
 
 # what each framework's own starter writes (trimmed to the files that tell it apart)
 UNSUPPORTED = {
-    "SvelteKit": {"package.json": _pkg({"@sveltejs/kit": "^2.5", "@sveltejs/adapter-auto": "^3", "svelte": "^5",
-                                        "vite": "^5.4"}),
-                  "svelte.config.js": "export default {}", "vite.config.js": "export default {}",
-                  "src/routes/+page.svelte": "<h1>Todos</h1>", "src/app.html": "<div>%sveltekit.body%</div>"},
     "Angular CLI": {"package.json": json.dumps({"name": "x", "dependencies": {"@angular/core": "^18.2"},
                                                 "devDependencies": {"@angular/cli": "^18.2"}}),
                     "angular.json": "{}", "src/index.html": "<app-root></app-root>", "src/main.ts": ""},
     "Nuxt": {"package.json": _pkg({"nuxt": "^3.13", "vue": "^3.5"}), "nuxt.config.ts": "export default {}",
              "app.vue": "<template><div/></template>"},
-    "Remix": {"package.json": _pkg({"@remix-run/dev": "^2.12", "@remix-run/react": "^2.12", "vite": "^5"}),
-              "vite.config.ts": "export default {}", "app/root.tsx": ""},
-    "React Router (framework mode)": {"package.json": _pkg({"@react-router/dev": "^7.1", "react-router": "^7.1",
-                                                            "vite": "^6"}),
-                                      "react-router.config.ts": "export default {}"},
+    "Remix's classic compiler": {"package.json": _pkg({"@remix-run/dev": "^1.19", "@remix-run/react": "^1.19"}),
+                                 "remix.config.js": "module.exports = {}", "app/root.tsx": ""},
     "Qwik": {"package.json": _pkg({"@builder.io/qwik": "^1.9", "@builder.io/qwik-city": "^1.9", "vite": "^5"}),
              "vite.config.ts": "export default {}"},
     "SolidStart": {"package.json": _pkg({"@solidjs/start": "^1.0", "solid-js": "^1.9", "vinxi": "^0.4"})},
@@ -63,7 +56,7 @@ def test_an_unsupported_framework_is_a_failed_build_of_ours_named_for_it_before_
 
 
 @pytest.mark.parametrize(("name", "sign"), [
-    ("SvelteKit", "@sveltejs/kit in package.json"),
+    ("Nuxt", "nuxt in package.json"),
     ("Angular CLI", "@angular/cli in package.json"),
     ("A monorepo workspace", 'package.json "workspaces"; apps/web/package.json: vite'),
     ("An app in a subfolder", "frontend/package.json: vite"),
@@ -99,7 +92,7 @@ def test_a_supported_framework_is_never_caught(app, name):
 
 def test_an_unsupported_app_that_ships_its_static_build_is_served_from_it(app, tmp_path):
     # as any framework's prebuilt folder is: there is nothing to build
-    files = {**UNSUPPORTED["SvelteKit"], "build/index.html": "<p>Todos</p>"}
+    files = {**UNSUPPORTED["Qwik"], "dist/index.html": "<p>Todos</p>"}
     site = tmp_path / "site"
     report = instrumenting.instrument(app(files), site, settings.Instrumentation(), settings.Build()).report
     assert report.build is None and report.entry == "index.html", report.reason

@@ -78,4 +78,13 @@ function skip(key, reason) {
     write(key, { skipped: reason }, true);
 }
 
-module.exports = { OUT_ENV, ROOT_ENV, TOOLS_ENV, appRoot, ownKey, record, skip, tool };
+/* Which side compiled a key's counters ('client': the browser's bundle, 'server': the
+ * app's own server's), one mark per key and side: a key with no client mark is code only
+ * the server runs (building.py's gather). */
+function side(key, which) {
+    if (key) {
+        write(`${which}\0${key}`, { side: which, of: key }, true);
+    }
+}
+
+module.exports = { OUT_ENV, ROOT_ENV, TOOLS_ENV, appRoot, ownKey, record, side, skip, tool };

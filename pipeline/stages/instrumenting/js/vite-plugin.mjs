@@ -11,7 +11,13 @@
  * Astro's <script> blocks are JavaScript only after their framework's plugin compiled
  * them, so their counters go into that output, with locations mapped back to the
  * component file through the combined source map (components.cjs). Server-side modules
- * (SSR, Astro's prerendering) are not instrumented: they never run in the browser.
+ * (SSR, Astro's prerendering) are not instrumented, except where the app's own server
+ * runs while it is explored ($IWC_SERVER_COVERAGE=1: SvelteKit, React Router, Remix):
+ * there the script files its server build compiles (load functions, form actions,
+ * loaders, endpoints, hooks) get counters too, under the same keys, and each key is
+ * marked with the side that compiled it (recording.side), so that a file only the
+ * server runs is known as the server's. Components compiled for the server are not
+ * counted: their server render is another program than the browser's.
  */
 import { createRequire } from 'node:module';
 
@@ -20,20 +26,31 @@ const components = require('./components.cjs');
 const instrumenting = require('./instrumenting.cjs');
 const recording = require('./recording.cjs');
 
-function plugin(name, enforce, instrument) {
+const SERVER_COVERAGE = process.env.IWC_SERVER_COVERAGE === '1';
+
+function plugin(name, enforce, instrument, onServer = false) {
     const root = recording.appRoot();
     return {
         name,
         enforce,
         apply: 'build',
         transform(code, id, options) {
-            return options?.ssr ? null : instrument.call(this, root, id, code);
+            const server = Boolean(options?.ssr);
+            if (server && !onServer) {
+                return null;
+            }
+            const done = instrument.call(this, root, id, code);
+            if (done && SERVER_COVERAGE) {
+                recording.side(instrumenting.keyOf(root, id), server ? 'server' : 'client');
+            }
+            return done;
         },
     };
 }
 
 export default function iwcIstanbul() {
-    return plugin('iwc:istanbul', 'pre', (root, id, code) => instrumenting.instrument(root, id, code));
+    return plugin('iwc:istanbul', 'pre', (root, id, code) => instrumenting.instrument(root, id, code),
+        SERVER_COVERAGE);
 }
 
 export function iwcIstanbulComponents() {

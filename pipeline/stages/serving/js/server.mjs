@@ -6,18 +6,29 @@
  *
  *   node server.mjs <framework> <app folder> <socket path> [<server entry>]
  *
- *   next    next({ dev: false, dir }).prepare(), then its request handler
- *   astro   the @astrojs/node adapter's dist/server/entry.mjs (auto-start off): its
- *           `handler`; in middleware mode the client files (dist/client) are served
- *           here first, as an Express app in front of it would
+ *   next          next({ dev: false, dir }).prepare(), then its request handler
+ *   astro         the @astrojs/node adapter's dist/server/entry.mjs (auto-start off): its
+ *                 `handler`; in middleware mode the client files (dist/client) are served
+ *                 here first, as an Express app in front of it would
+ *   sveltekit     Vite's preview server, which serves a SvelteKit build (.svelte-kit/output)
+ *                 whatever its adapter, with the app's own vite config
+ *   react-router  @react-router/serve's CLI on the server entry (build/server/index.js)
+ *   remix         @remix-run/serve's CLI on the same
+ *
+ * The last three listen on a TCP port of their own: one free port of the loopback the
+ * server sees (a namespace's own where it has one), and the socket is bridged to it.
+ * Every server runs in this process, so the counters of the app's server-side modules
+ * (globalThis.__coverage__, when its build counted them) are this process's: a second
+ * socket beside the first (<socket path>.coverage) answers each connection with them as
+ * JSON and closes.
  *
  * Prints "iwc-server: listening" once the socket accepts connections; any failure to
  * start goes to stderr with exit status 3 (an app whose adapter is not @astrojs/node
  * says which adapter it has). It exits when its parent (our serving process) is gone.
- * It must not open any TCP port of its own.
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -91,19 +102,116 @@ async function astroHandler() {
     return (req, res) => built.handler(req, res);
 }
 
-async function main() {
-    let handler;
-    if (framework === 'next') handler = await nextHandler();
-    else if (framework === 'astro') handler = await astroHandler();
-    else fail(`no server for framework ${framework}`);
-    fs.rmSync(socketPath, { force: true });
-    const server = http.createServer((req, res) => {
+/* The ES module a package of the app's exports (its "import" condition, else main). */
+async function importPackage(name) {
+    const folder = path.join(dir, 'node_modules', ...name.split('/'));
+    let manifest;
+    try {
+        manifest = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8'));
+    } catch {
+        fail(`the app does not install ${name}, which its server needs`);
+    }
+    let entry = manifest.exports && (manifest.exports['.'] ?? manifest.exports);
+    for (let depth = 0; entry && typeof entry === 'object' && depth < 4; depth += 1) {
+        entry = entry.import ?? entry.node ?? entry.default;
+    }
+    return import(pathToFileURL(path.join(folder, typeof entry === 'string' ? entry : (manifest.main || 'index.js'))).href);
+}
+
+function freePort() {
+    return new Promise((resolve, reject) => {
+        const probe = net.createServer();
+        probe.on('error', reject);
+        probe.listen(0, '127.0.0.1', () => {
+            const { port } = probe.address();
+            probe.close(() => resolve(port));
+        });
+    });
+}
+
+function listening(port, seconds) {
+    const until = Date.now() + seconds * 1000;
+    return new Promise((resolve, reject) => {
+        const attempt = () => {
+            const probe = net.connect(port, '127.0.0.1');
+            probe.once('connect', () => { probe.destroy(); resolve(); });
+            probe.once('error', () => {
+                probe.destroy();
+                if (Date.now() > until) reject(new Error(`nothing listened on port ${port} within ${seconds} s`));
+                else setTimeout(attempt, 100);
+            });
+        };
+        attempt();
+    });
+}
+
+async function vitePreview(port) {
+    const vite = await importPackage('vite');
+    await vite.preview({ root: dir, logLevel: 'warn', preview: { host: '127.0.0.1', port, strictPort: true, open: false } });
+}
+
+/* A package's CLI server run here, as `<bin> <entry>` would run it (PORT and HOST from
+ * the environment, as both CLIs read them). */
+async function cliServer(pkg, bin, port) {
+    const file = path.join(dir, 'node_modules', ...pkg.split('/'), bin);
+    if (!fs.existsSync(file)) {
+        fail(`the app does not install ${pkg}, whose server (${bin}) serves its build`);
+    }
+    process.env.PORT = String(port);
+    process.env.HOST = '127.0.0.1';
+    process.argv = [process.argv[0], file, path.resolve(dir, entry)];
+    await import(pathToFileURL(file).href);
+}
+
+const PORT_SERVERS = {
+    sveltekit: (port) => vitePreview(port),
+    'react-router': (port) => cliServer('@react-router/serve', 'dist/cli.js', port),
+    remix: (port) => cliServer('@remix-run/serve', 'dist/cli.js', port),
+};
+
+/* The socket bridged to the app's server on ``port``, byte for byte. */
+function bridge(port) {
+    return net.createServer((inbound) => {
+        const outbound = net.connect(port, '127.0.0.1');
+        inbound.pipe(outbound).pipe(inbound);
+        const end = () => { inbound.destroy(); outbound.destroy(); };
+        inbound.on('error', end);
+        outbound.on('error', end);
+        inbound.on('close', end);
+        outbound.on('close', end);
+    });
+}
+
+function handlerServer(handler) {
+    return http.createServer((req, res) => {
         Promise.resolve(handler(req, res)).catch((error) => {
             process.stderr.write(`iwc-server: request ${req.method} ${req.url} failed: ${error && error.stack}\n`);
             if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' });
             res.end('internal server error\n');
         });
     });
+}
+
+function coverageServer() {
+    fs.rmSync(`${socketPath}.coverage`, { force: true });
+    net.createServer((socket) => {
+        socket.on('error', () => socket.destroy());
+        socket.end(JSON.stringify(globalThis.__coverage__ || {}));
+    }).listen(`${socketPath}.coverage`);
+}
+
+async function main() {
+    let server;
+    if (framework === 'next') server = handlerServer(await nextHandler());
+    else if (framework === 'astro') server = handlerServer(await astroHandler());
+    else if (PORT_SERVERS[framework]) {
+        const port = await freePort();
+        await PORT_SERVERS[framework](port);
+        await listening(port, 50);
+        server = bridge(port);
+    } else fail(`no server for framework ${framework}`);
+    coverageServer();
+    fs.rmSync(socketPath, { force: true });
     server.on('error', (error) => fail(`cannot listen on ${socketPath}: ${error.message}`));
     server.listen(socketPath, () => process.stdout.write('iwc-server: listening\n'));
     const stop = () => server.close(() => process.exit(0));
