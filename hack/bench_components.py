@@ -28,7 +28,7 @@ from iwcbench.pipeline.stages.instrumenting import building
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "frameworks"
 COMPONENT_FIXTURES = ("react-ts", "vue-ts", "svelte-ts", "next-ts", "astro-ts")
-COMPONENT_SUFFIXES = (".vue", ".svelte", ".astro", ".jsx", ".tsx")
+COMPONENT_SUFFIXES = (".vue", ".svelte", ".astro", ".jsx", ".tsx", ".html")  # .html: an Angular template
 EARLY = 30  # the step the first coverage figure is read at
 MODEL = "bench"
 

@@ -170,6 +170,8 @@ def recipe(framework: str, root: pathlib.Path, node: str) -> Recipe:
         return _next(root, node)
     if framework == "astro":
         return _astro(root, node)
+    if framework == "angular":
+        return _angular(node)
     if framework == "sveltekit":
         return _vite(root, node, framework="sveltekit", output="build")
     if framework == "react-router":
@@ -264,4 +266,20 @@ def _astro(root: pathlib.Path, node: str) -> Recipe:
         instrumented=Step((*astro, "--config", name), env, {name: shim}, {}),
         plain=Step(astro, env, {}, {}),
         output="dist",
+    )
+
+
+ANGULAR_OUTPUT = "iwc-dist"  # --output-path: the application builder writes browser/ (and server/) in it
+
+
+def _angular(node: str) -> Recipe:
+    """The Angular CLI's build, with source maps (the counters' places are found
+    through them) and js/angular-hook.cjs preloaded for the counters."""
+    ng = ("node_modules/@angular/cli/bin/ng.js", "build", "--source-map", "--output-path", ANGULAR_OUTPUT)
+    env = {"NG_CLI_ANALYTICS": "false", "NG_FORCE_TTY": "false"}
+    return Recipe(
+        framework="angular",
+        instrumented=Step((node, "--require", _js("angular-hook.cjs"), *ng), env, {}, {}),
+        plain=Step((node, *ng), env, {}, {}),
+        output=f"{ANGULAR_OUTPUT}/browser",
     )

@@ -18,7 +18,7 @@ from typing import Iterator
 
 from iwcbench.pipeline.contracts import evidence, instrumented
 
-BUILD_FRAMEWORKS = ("next", "astro", "sveltekit", "react-router", "remix", "cra", "vite")  # first match wins
+BUILD_FRAMEWORKS = ("next", "astro", "sveltekit", "react-router", "remix", "angular", "cra", "vite")  # first match wins
 PREBUILT_DIRS = ("dist", "build", "out")  # static output folders of the build frameworks
 NOT_COPIED = {".git"}
 NOT_INSTRUMENTED = {"node_modules", ".git", instrumented.FOLDER}
@@ -74,6 +74,8 @@ def detect_framework(root: pathlib.Path) -> evidence.Framework:
         return "react-router"
     if "@remix-run/dev" in deps and "vite" in deps:  # Remix on Vite (its classic compiler: unsupported.py)
         return "remix"
+    if "@angular/build" in deps or "@angular-devkit/build-angular" in deps:  # the CLI's builders
+        return "angular"
     if "react-scripts" in deps:
         return "cra"
     if "vite" in deps or config("vite"):

@@ -41,11 +41,13 @@ class Row:
     # the app is a Node project in a subfolder, not at the root (only when the root is no
     # app the build step builds and has no start page of its own)
     in_subfolder: bool = False
+    unless: tuple[str, ...] = ()  # dependency names that make it a framework the build step builds
 
 
 UNSUPPORTED: tuple[Row, ...] = (
-    Row("Angular CLI", "it is built by the Angular CLI (ng build), which the build step does not run",
-        packages=("@angular/cli", "@angular-devkit/build-angular", "@angular/build"), files=("angular.json",)),
+    Row("Angular without its CLI's builders", "its angular.json names no builder of @angular/build or "
+        "@angular-devkit/build-angular, which is what the build step runs", files=("angular.json",),
+        unless=("@angular/build", "@angular-devkit/build-angular")),
     Row("Nuxt", "its build is for Nitro's server (.output/), not a static dist/ folder",
         packages=("nuxt", "nuxt3"), files=("nuxt.config.*",)),
     Row("Remix's classic compiler", "it is built by remix build without Vite, which the build step does not run "
@@ -109,6 +111,8 @@ class _Project:
     def sign(self, row: Row, where: str = "") -> str | None:
         """How ``row`` shows in this project (``where``: its folder, for the sentence), or None."""
         manifest = f"{where}package.json"
+        if any(fnmatch.filter(self.deps, pattern) for pattern in row.unless):
+            return None
         for pattern in row.packages:
             hit = sorted(fnmatch.filter(self.deps, pattern))
             if hit:

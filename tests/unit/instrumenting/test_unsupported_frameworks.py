@@ -19,9 +19,10 @@ def _pkg(dev: dict, **fields) -> str:
 
 # what each framework's own starter writes (trimmed to the files that tell it apart)
 UNSUPPORTED = {
-    "Angular CLI": {"package.json": json.dumps({"name": "x", "dependencies": {"@angular/core": "^18.2"},
-                                                "devDependencies": {"@angular/cli": "^18.2"}}),
-                    "angular.json": "{}", "src/index.html": "<app-root></app-root>", "src/main.ts": ""},
+    "Angular without its CLI's builders": {
+        "package.json": json.dumps({"name": "x", "dependencies": {"@angular/core": "^18.2"},
+                                    "devDependencies": {"@nx/angular": "^19"}}),
+        "angular.json": "{}", "src/index.html": "<app-root></app-root>", "src/main.ts": ""},
     "Nuxt": {"package.json": _pkg({"nuxt": "^3.13", "vue": "^3.5"}), "nuxt.config.ts": "export default {}",
              "app.vue": "<template><div/></template>"},
     "Remix's classic compiler": {"package.json": _pkg({"@remix-run/dev": "^1.19", "@remix-run/react": "^1.19"}),
@@ -57,7 +58,7 @@ def test_an_unsupported_framework_is_a_failed_build_of_ours_named_for_it_before_
 
 @pytest.mark.parametrize(("name", "sign"), [
     ("Nuxt", "nuxt in package.json"),
-    ("Angular CLI", "@angular/cli in package.json"),
+    ("Angular without its CLI's builders", "angular.json"),
     ("A monorepo workspace", 'package.json "workspaces"; apps/web/package.json: vite'),
     ("An app in a subfolder", "frontend/package.json: vite"),
 ])
@@ -68,6 +69,17 @@ def test_the_reason_says_what_recognised_it(app, name, sign):
 
 # apps the build step builds or serves as they are: none of them is caught
 SUPPORTED = {
+    "SvelteKit": {"package.json": _pkg({"@sveltejs/kit": "^2.5", "@sveltejs/adapter-auto": "^3", "svelte": "^5",
+                                        "vite": "^5.4"}),
+                  "vite.config.js": "export default {}", "src/routes/+page.svelte": "<h1>Todos</h1>"},
+    "Angular CLI": {"package.json": json.dumps({"name": "x", "dependencies": {"@angular/core": "^21.2"},
+                                                "devDependencies": {"@angular/cli": "^21.2", "@angular/build": "^21.2"}}),
+                    "angular.json": "{}", "src/index.html": "<app-root></app-root>"},
+    "React Router (framework mode)": {"package.json": _pkg({"@react-router/dev": "^7.1", "react-router": "^7.1",
+                                                            "vite": "^6"}),
+                                      "react-router.config.ts": "export default {}"},
+    "Remix on Vite": {"package.json": _pkg({"@remix-run/dev": "^2.12", "@remix-run/react": "^2.12", "vite": "^5"}),
+                      "vite.config.ts": "export default {}", "app/root.tsx": ""},
     "Svelte + Vite": {"package.json": _pkg({"svelte": "^5", "@sveltejs/vite-plugin-svelte": "^4", "vite": "^5"}),
                       "svelte.config.js": "export default {}", "index.html": ""},
     "Vue + Vite": {"package.json": _pkg({"vue": "^3.5", "@vitejs/plugin-vue": "^5", "vite": "^5"}),

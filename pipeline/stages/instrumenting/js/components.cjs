@@ -209,13 +209,20 @@ function instrument(root, id, code, inputMap) {
     }
 }
 
-function instrumentCompiled(id, file, key, code, inputMap) {
+/* `chain`: the output's map leads to the files `inputMap` leads to (Babel combines
+ * them), for a caller that hands the output on without a bundler's map chain (Angular's
+ * compiled TypeScript carries its map inline, js/angular-hook.cjs); `template`: the file
+ * is a template whose compiled code shares few words with it (Angular's instructions):
+ * the map's own way to the file is taken when no way puts words on the same words. */
+function instrumentCompiled(id, file, key, code, inputMap, { chain = false, template = false } = {}) {
     if (!inputMap || !inputMap.mappings) {
         return null;
     }
     const babel = recording.tool('@babel/core');
     const original = fs.readFileSync(file, 'utf8');
-    const locate = locator(recording.tool('@jridgewell/trace-mapping'), inputMap, file, code, original);
+    const trace = recording.tool('@jridgewell/trace-mapping');
+    const locate = locator(trace, inputMap, file, code, original)
+        || (template ? ways(trace, inputMap, file)[0] || null : null);
     if (locate === null) {
         recording.skip(key, 'the source map of its compiled script does not lead back to the file');
         return null;
@@ -228,6 +235,7 @@ function instrumentCompiled(id, file, key, code, inputMap) {
         sourceType: 'module',
         compact: false,
         sourceMaps: true,
+        inputSourceMap: chain ? inputMap : undefined,
         parserOpts: { plugins: ['jsx', 'importAttributes', 'topLevelAwait'] },
         plugins: [countingPlugin(locate, key, counted)],
     });
@@ -307,4 +315,4 @@ function toFilePlaces(locate, programPath) {
     return compiled;
 }
 
-module.exports = { componentKey, instrument, mapped };
+module.exports = { componentKey, inlineMap, instrument, instrumentCompiled, mapped };
