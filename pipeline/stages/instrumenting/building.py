@@ -38,7 +38,7 @@ from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.contracts import evidence, instrumented, servers
 from iwcbench.pipeline.kits import confined, processes
 from iwcbench.pipeline.stages.instrumenting import failures as reasons
-from iwcbench.pipeline.stages.instrumenting import fonts
+from iwcbench.pipeline.stages.instrumenting import fonts, installing
 from iwcbench.pipeline.stages.instrumenting import recipes
 
 APP = "app"  # the app's working copy inside ``work``
@@ -290,23 +290,25 @@ class _Runner:
         return done
 
     def install(self, with_lockfile: bool) -> str | None:
-        """None when installed, else the reason."""
+        """None when installed, else the reason. The app's lockfile decides the manager
+        (installing.py); npm install from package.json when it has none."""
         npm = shutil.which("npm")
         if npm is None:
             raise processes.ToolMissing("no npm on PATH: run hack/setup")
-        verb = ["ci"] if with_lockfile else ["install", "--no-package-lock"]
-        argv = [npm, *verb, "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline",
-                "--loglevel=error", f"--registry={self.settings.registry}", f"--cache={self.cache}"]
+        how = installing.plan(self.app, npm, processes.node_binary(), processes.node_tools_dir(),
+                              self.settings.registry, self.cache)
+        argv = how.frozen if with_lockfile or how.lockfile is None else how.relaxed or how.frozen
+        if how.note:
+            self.notes.append(how.note)
         started = time.monotonic()
         proxies = {k: os.environ[k] for k in _INSTALL_ENV if k in os.environ}
         done = self._run(argv, self.settings.install_timeout_s, isolate=False, env=proxies)
-        if with_lockfile and not done.ok and reasons.out_of_sync(done.log_tail):
+        if how.relaxed is not None and argv is how.frozen and not done.ok and reasons.out_of_sync(done.log_tail):
             # A lockfile that lags behind package.json (often an optional platform
-            # package npm itself left out): npm install keeps what it can of it.
+            # package npm itself left out): an install that may update it keeps what it can.
             self.notes.append(reasons.failure_reason("install", done, 0, None)
-                              + "; installed with npm install instead")
-            argv[argv.index("ci")] = "install"
-            done = self._run(argv, self.settings.install_timeout_s, isolate=False, env=proxies)
+                              + f"; installed with {how.manager} install without a frozen lockfile instead")
+            done = self._run(how.relaxed, self.settings.install_timeout_s, isolate=False, env=proxies)
         if done.ok:
             present = [p for p in self.settings.allow_scripts if (self.app / "node_modules" / p).is_dir()]
             if present:

@@ -20,6 +20,8 @@ import re
 import urllib.parse
 from typing import Protocol
 
+from iwcbench.pipeline.stages.instrumenting import installing
+
 NPM_REGISTRY = "https://registry.npmjs.org"  # npm rewrites this host to the configured registry
 LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json")
 OTHER_LOCKFILES = ("yarn.lock", "pnpm-lock.yaml", "bun.lockb", "bun.lock")
@@ -61,11 +63,13 @@ class Finished(Protocol):
 def lockfile_problem(root: pathlib.Path, registry: str) -> str | None:
     """Why the app cannot be installed from ``registry`` alone, or None when it can."""
     lock = next((root / n for n in LOCKFILES if (root / n).is_file()), None)
+    if lock is None and installing.lockfile_of(root) is not None:
+        return None  # pnpm's or Yarn 1's: installed from it by that manager (installing.py)
     if lock is None:
         others = [n for n in OTHER_LOCKFILES if (root / n).is_file()]
         if others:
-            return (f"missing lockfile: no package-lock.json (the app has {others[0]}; "
-                    f"only npm lockfiles are installed)")
+            return (f"missing lockfile: no lockfile the build step installs from (the app has {others[0]}; "
+                    f"npm, pnpm and Yarn 1 lockfiles are installed)")
         return ("missing lockfile: package.json without package-lock.json, so the "
                 "dependency versions the app was built with are unknown")
     try:
@@ -170,9 +174,16 @@ def failure_reason(step: str, done: Finished, limit_s: float, memory_bytes: int 
     return f"{step} failed (exit {done.returncode}): {last_error_line(tail)}"
 
 
+_OUT_OF_SYNC = (
+    "can only install packages when your package.json and package-lock.json",  # npm ci
+    "ERR_PNPM_OUTDATED_LOCKFILE", "ERR_PNPM_LOCKFILE_CONFIG_MISMATCH",  # pnpm --frozen-lockfile
+    "Your lockfile needs to be updated, but yarn was run with `--frozen-lockfile`",  # Yarn 1
+)
+
+
 def out_of_sync(tail: str) -> bool:
-    """npm ci refused the lockfile because package.json asks for something else."""
-    return "can only install packages when your package.json and package-lock.json" in tail
+    """The frozen install refused the lockfile because package.json asks for something else."""
+    return any(sign in tail for sign in _OUT_OF_SYNC)
 
 
 def _missing_package(tail: str) -> str:

@@ -23,6 +23,12 @@ def _pkg(deps: dict, dev: dict | None = None) -> str:
     ({"package.json": _pkg({"react-scripts": "5"})}, "cra"),
     ({"package.json": _pkg({}, {"astro": "4"})}, "astro"),
     ({"astro.config.mjs": ""}, "astro"),
+    ({"package.json": _pkg({}, {"@sveltejs/kit": "2", "svelte": "5", "vite": "7"})}, "sveltekit"),
+    ({"package.json": _pkg({"react-router": "7"}, {"@react-router/dev": "7", "vite": "7"})}, "react-router"),
+    ({"package.json": _pkg({"@remix-run/react": "2"}, {"@remix-run/dev": "2", "vite": "5"})}, "remix"),
+    ({"package.json": _pkg({"@remix-run/react": "2"}, {"@remix-run/dev": "2"})}, "node"),  # its classic compiler
+    ({"package.json": _pkg({"@angular/core": "21"}, {"@angular/build": "21", "@angular/cli": "21"})}, "angular"),
+    ({"package.json": _pkg({"@angular/core": "17"}, {"@angular-devkit/build-angular": "17"})}, "angular"),
     ({"package.json": "{not json", "index.html": ""}, "unknown"),
     ({"package.json": "[1, 2]"}, "node"),
 ])
