@@ -13,10 +13,27 @@ export const painted = (st, bodyBackground) =>
   || st.backgroundImage !== 'none' || (parseFloat(st.borderTopWidth) > 0 && st.borderTopStyle !== 'none')
   || st.boxShadow !== 'none';
 
+// The elements of `root` and of every open shadow root below it (a web component's
+// rendered content), document order within each tree, at most `max`.
+export function deepElements(root, max) {
+  const found = [];
+  const queue = [root];
+  while (queue.length && found.length < max) {
+    for (const el of queue.shift().querySelectorAll('*')) {
+      if (found.length >= max) break;
+      found.push(el);
+      if (el.shadowRoot) queue.push(el.shadowRoot);
+    }
+  }
+  return found;
+}
+
 export default function showsNothing() {
   const body = document.body;
   if (!body) return 'the document has no body';
   if ((body.innerText || '').trim()) return null;
+  const hosts = deepElements(body, SCANNED).filter((el) => el.shadowRoot);
+  if (hosts.some((host) => [...host.shadowRoot.children].some((el) => (el.innerText || '').trim()))) return null;
   const seen = visibility(window);
   const bodyStyle = getComputedStyle(body);
   const shown = (el) => {
@@ -26,9 +43,11 @@ export default function showsNothing() {
   for (const el of body.querySelectorAll(MEDIA)) {
     if (shown(el)) return null;
   }
-  let scanned = 0;
-  for (const el of body.querySelectorAll('*')) {
-    if (++scanned > SCANNED) break;
+  const all = deepElements(body, SCANNED);
+  for (const el of all) {
+    if (el.getRootNode() !== document && el.matches(MEDIA) && shown(el)) return null;
+  }
+  for (const el of all) {
     if (shown(el) && painted(getComputedStyle(el), bodyStyle.backgroundColor)) return null;
   }
   if (!body.children.length) return 'its body is empty';

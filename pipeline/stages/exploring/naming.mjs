@@ -45,31 +45,42 @@ export const nextText = (el) => {
 
 const unique = (sel) => { try { return document.querySelectorAll(sel).length === 1; } catch { return false; } };
 
+// A web component's rendered content lives in its open shadow root: its parent there is
+// the host, and a host's children as rendered are its shadow root's, then its own
+// (slotted into the shadow tree's <slot>s).
+export const parentOf = (el) => el.parentElement || (el.parentNode && el.parentNode.host) || null;
+export const childrenOf = (el) => (el.shadowRoot ? [...el.shadowRoot.children, ...el.children] : el.children);
+export const kidsOf = (el) => (el.shadowRoot ? [...el.shadowRoot.childNodes, ...el.childNodes] : el.childNodes);
+const inDocument = (el) => el.getRootNode() === document;
+
 // A CSS selector for the element: by a unique id or test attribute, else its path of
 // tags (nth-of-type among same-tag siblings) up to an ancestor with a unique id or body.
+// Inside a shadow root the path goes on through the host ("body > my-app > button"):
+// Playwright's CSS engine reads `>` across that boundary (document.querySelector does
+// not, and kits/page/aim.mjs then leaves the click to Playwright).
 export function selectorOf(el) {
   const tag = el.tagName.toLowerCase();
-  if (el.id && /^[A-Za-z][\w-]*$/.test(el.id) && unique('#' + el.id)) return '#' + el.id;
-  for (const attr of ['data-testid', 'data-test', 'data-cy', 'name', 'aria-label']) {
+  if (inDocument(el) && el.id && /^[A-Za-z][\w-]*$/.test(el.id) && unique('#' + el.id)) return '#' + el.id;
+  for (const attr of inDocument(el) ? ['data-testid', 'data-test', 'data-cy', 'name', 'aria-label'] : []) {
     const v = el.getAttribute(attr);
     if (v && v.length < 80) { const s = tag + '[' + attr + '=' + q(v) + ']'; if (unique(s)) return s; }
   }
   const parts = [];
   let node = el;
   while (node && node.nodeType === 1 && node !== document.documentElement) {
-    if (node !== el && node.id && /^[A-Za-z][\w-]*$/.test(node.id) && unique('#' + node.id)) {
+    if (node !== el && inDocument(node) && node.id && /^[A-Za-z][\w-]*$/.test(node.id) && unique('#' + node.id)) {
       parts.unshift('#' + node.id); break;
     }
     const t = node.tagName.toLowerCase();
     if (t === 'body') { parts.unshift('body'); break; }
     let part = t;
-    const parent = node.parentElement;
-    if (parent) {
-      const same = Array.from(parent.children).filter(c => c.tagName === node.tagName);
+    const siblings = node.parentElement ? node.parentElement.children : node.parentNode && node.parentNode.children;
+    if (siblings) {
+      const same = Array.from(siblings).filter(c => c.tagName === node.tagName);
       if (same.length > 1) part += ':nth-of-type(' + (same.indexOf(node) + 1) + ')';
     }
     parts.unshift(part);
-    node = parent;
+    node = parentOf(node);
   }
   return parts.join(' > ');
 }

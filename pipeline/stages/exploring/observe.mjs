@@ -13,7 +13,7 @@
 import { visibility } from '../../kits/page/visible.mjs';
 import { volatility } from './volatility.mjs';
 import { kept, pixels } from './effects.mjs';
-import { clip, nameOf, q, roleOf, selectorOf } from './naming.mjs';
+import { childrenOf, clip, kidsOf, nameOf, q, roleOf, selectorOf } from './naming.mjs';
 
 // two FNV-1a 32-bit lanes: cheap, stable, 16 hex digits
 export const hash = (text) => {
@@ -251,8 +251,8 @@ function walk(scan, el, depth, parentPointer) {
   if (!ghost && seen.gone(el, style)) return;
   // (a visible child of an invisible element — in a zero-height wrapper, a
   // display: contents one, a visibility: visible one in a hidden parent — is walked)
-  if (!ghost && !seen.visible(el, style)) { for (const c of el.children) walk(scan, c, depth, parentPointer); return; }
-  if (el.getAttribute('aria-hidden') === 'true') { for (const c of el.children) walk(scan, c, depth, parentPointer); return; }
+  if (!ghost && !seen.visible(el, style)) { for (const c of childrenOf(el)) walk(scan, c, depth, parentPointer); return; }
+  if (el.getAttribute('aria-hidden') === 'true') { for (const c of childrenOf(el)) walk(scan, c, depth, parentPointer); return; }
   scan.structure.push(tag);
   const it = { el, tag, role: roleOf(el), pointer: style.cursor === 'pointer', types: listenersOf(scan.hooks, el),
     interactive: el.matches(INTERACTIVE), disabled: el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true' };
@@ -270,11 +270,11 @@ function walk(scan, el, depth, parentPointer) {
   if (named) {
     const leafy = treeLine(scan, it, ref, depth);
     childDepth = depth + 1;
-    if (leafy) { for (const c of el.children) walkQuiet(scan, c); return; }
+    if (leafy) { for (const c of childrenOf(el)) walkQuiet(scan, c); return; }
   }
   const delegating = CLICK_EVENTS.some(t => it.types.has(t));
   if (delegating) scan.delegating++;
-  for (const node of el.childNodes) {
+  for (const node of kidsOf(el)) {
     if (node.nodeType === 3) {
       const text = clip(node.textContent, 100);
       if (text) emit(scan, childDepth, 'text: ' + text);
@@ -291,7 +291,7 @@ function walkQuiet(scan, el) {
   if (listenersOf(scan.hooks, el).size || el.matches(INTERACTIVE)) { walk(scan, el, 0, false); return; }
   if (scan.scanned++ > scan.limits.maxElements) return;
   scan.structure.push(el.tagName.toLowerCase());
-  for (const c of el.children) walkQuiet(scan, c);
+  for (const c of childrenOf(el)) walkQuiet(scan, c);
 }
 
 // What one can do to an enabled element: type, select, check, click, hover, drag, key.

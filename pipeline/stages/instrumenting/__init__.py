@@ -88,6 +88,9 @@ def _instrument(
     prebuilt = surveying.prebuilt_folder(src) if framework in surveying.BUILD_FRAMEWORKS or gap else None
     if gap is not None and prebuilt is None:
         return _not_supported(framework, gap, dest, started)
+    located = unsupported.app_folder(src, surveying.built_by) if prebuilt is None else None
+    if located is not None and build is not None and build.enabled:
+        return _instrument_by_building(src, dest, located.framework, build, started, settings.timeout_s, located)
     if framework in surveying.BUILD_FRAMEWORKS and prebuilt is None and build is not None and build.enabled:
         return _instrument_by_building(src, dest, framework, build, started, settings.timeout_s)
     if framework in surveying.BUILD_FRAMEWORKS and prebuilt is None:
@@ -164,20 +167,27 @@ def _instrumented_reason(where: str, files: list, skipped: list[evidence.Skipped
 
 
 def _instrument_by_building(src: pathlib.Path, dest: pathlib.Path, framework: evidence.Framework,
-                            build: settings_mod.Build, started: float,
-                            timeout_s: float) -> evidence.InstrumentationReport:
+                            build: settings_mod.Build, started: float, timeout_s: float,
+                            located: unsupported.AppFolder | None = None) -> evidence.InstrumentationReport:
     """Build the app with Istanbul; ``dest`` gets the static output and .iwc/ maps (a
-    server build: its client files and marker; the app's copy stays in ``dest.build``)."""
+    server build: its client files and marker; the app's copy stays in ``dest.build``).
+    ``located``: the app is in that subfolder of ``src`` (a workspace's: installed at
+    its root)."""
     work = dest.with_name(dest.name + ".build")
     built = None
+    note = located.note if located is not None else None
+    workspace_app = located.path if located is not None and located.workspace else None
+    if located is not None and workspace_app is None:
+        src = src / located.path
     try:
-        built = building.build(src, work, framework, build)
+        built = building.build(src, work, framework, build, workspace_app=workspace_app, note=note)
         dest.mkdir(parents=True, exist_ok=True)
         if built.site is None:
             return _report(framework, "black_box", built.report.reason, None, "the app was not built", [],
                            [], started, built.report)
         if built.server is None:
-            surveying.copy_app(built.site, dest)
+            # an app built to be served under a path ("/repo/") is served there
+            surveying.copy_app(built.site, dest / built.base.strip("/"))
         else:
             building.place_server_build(built, work, dest, build)
     finally:

@@ -44,6 +44,7 @@ from iwcbench.pipeline.stages.instrumenting import recipes
 APP = "app"  # the app's working copy inside ``work``
 COVERAGE_OUT = "coverage-records"  # where the build's hook leaves one JSON per file
 LOG = "build.log"
+FACTS = "build-facts"  # beside COVERAGE_OUT: what the build said about itself (js/recording.cjs's fact)
 INLINE_SCRIPTS = "_iwc-inline-scripts"  # a server build's inline page scripts, in its site folder (not served)
 REPORTED_TAIL = 3000  # characters of a failed step's log kept in the report
 NOT_COPIED = {".git", "node_modules", ".npmrc"}  # .npmrc: the app must not pick our registry or scripts
@@ -59,6 +60,7 @@ class Built:
     sources: dict  # coverage key -> original source text
     skipped: tuple[evidence.SkippedFile, ...]  # the app's own files left uninstrumented
     server: recipes.ServerOutput | None = None  # a server build: how its server runs (site is the app's copy)
+    base: str = "/"  # the path the app was built to be served under (Vite's base: "/repo/" for GitHub Pages)
 
 
 def default_cache_dir() -> pathlib.Path:
@@ -66,16 +68,21 @@ def default_cache_dir() -> pathlib.Path:
 
 
 def build(src: pathlib.Path, work: pathlib.Path, framework: str, settings: settings_mod.Build,
-          with_istanbul: bool = True) -> Built:
+          with_istanbul: bool = True, workspace_app: str | None = None, note: str | None = None) -> Built:
     """Install and build ``src`` (a ``framework`` app) inside ``work``; see the module doc.
-    ``with_istanbul=False`` runs only the plain build (for comparing the two)."""
+    ``with_istanbul=False`` runs only the plain build (for comparing the two).
+    ``workspace_app``: ``src`` is a workspace (npm, pnpm or Yarn) whose app is this
+    subfolder: installed at the root from the root's lockfile, built in the subfolder."""
     work.mkdir(parents=True, exist_ok=True)
-    app = work / APP
-    shutil.rmtree(app, ignore_errors=True)
-    _copy(src, app)
-    run = _Runner(work, app, settings)
+    root = work / APP
+    shutil.rmtree(root, ignore_errors=True)
+    _copy(src, root)
+    app = root / workspace_app if workspace_app else root
+    run = _Runner(work, app, settings, root)
+    if note:
+        run.notes.append(note)
 
-    problem = reasons.lockfile_problem(app, settings.registry)
+    problem = reasons.lockfile_problem(root, settings.registry)
     if problem and (settings.require_lockfile or not problem.startswith("missing lockfile")):
         return run.failed(framework, problem)
     if problem:  # no lockfile: a model often leaves it out; the app is installed as its README would be
@@ -86,7 +93,7 @@ def build(src: pathlib.Path, work: pathlib.Path, framework: str, settings: setti
     if installed is not None:
         return run.failed(framework, installed)
 
-    recipe = recipes.recipe(framework, app, processes.node_binary())
+    recipe = recipes.recipe(framework, app, processes.node_binary(), run.root)
     if framework == "next" and settings.isolate_network:  # next/font/google's fonts, fetched while we may
         run.offline_extra = fonts.prepare(app, work, settings.registry, run.cache.parent / "fonts")
     if not with_istanbul:
@@ -243,8 +250,10 @@ def gather(folder: pathlib.Path) -> tuple[dict, dict, tuple[evidence.SkippedFile
 class _Runner:
     """The confined steps of one app's build, and their bookkeeping."""
 
-    def __init__(self, work: pathlib.Path, app: pathlib.Path, settings: settings_mod.Build) -> None:
+    def __init__(self, work: pathlib.Path, app: pathlib.Path, settings: settings_mod.Build,
+                 root: pathlib.Path | None = None) -> None:
         self.work, self.app, self.settings = work, app, settings
+        self.root = root or app  # where it is installed: the workspace's root, else the app
         self.cache = pathlib.Path(settings.npm_cache_dir) if settings.npm_cache_dir else default_cache_dir()
         _seed(self.cache, settings.npm_cache_seed)
         self.log = work / LOG
@@ -281,9 +290,10 @@ class _Runner:
         return confined.Limits(wall_s=wall_s, memory_bytes=s.memory_mib * 2**20, disk_bytes=s.disk_mib * 2**20,
                                cpu_s=s.cpu_s, file_bytes=s.disk_mib * 2**20, isolate_network=isolate)
 
-    def _run(self, argv: Sequence[str], wall_s: float, isolate: bool, env: dict[str, str] | None = None) -> confined.Confined:
-        done = confined.run(argv, self._limits(wall_s, isolate), log=self.log, cwd=self.app,
-                            env={**self.env, **(env or {})}, disk_paths=(self.app,))
+    def _run(self, argv: Sequence[str], wall_s: float, isolate: bool, env: dict[str, str] | None = None,
+             cwd: pathlib.Path | None = None) -> confined.Confined:
+        done = confined.run(argv, self._limits(wall_s, isolate), log=self.log, cwd=cwd or self.app,
+                            env={**self.env, **(env or {})}, disk_paths=(self.root,))
         self.isolated = self.isolated or done.network_isolated
         if not done.ok:
             self.last_tail = done.log_tail
@@ -295,25 +305,25 @@ class _Runner:
         npm = shutil.which("npm")
         if npm is None:
             raise processes.ToolMissing("no npm on PATH: run hack/setup")
-        how = installing.plan(self.app, npm, processes.node_binary(), processes.node_tools_dir(),
+        how = installing.plan(self.root, npm, processes.node_binary(), processes.node_tools_dir(),
                               self.settings.registry, self.cache)
         argv = how.frozen if with_lockfile or how.lockfile is None else how.relaxed or how.frozen
         if how.note:
             self.notes.append(how.note)
         started = time.monotonic()
         proxies = {k: os.environ[k] for k in _INSTALL_ENV if k in os.environ}
-        done = self._run(argv, self.settings.install_timeout_s, isolate=False, env=proxies)
+        done = self._run(argv, self.settings.install_timeout_s, isolate=False, env=proxies, cwd=self.root)
         if how.relaxed is not None and argv is how.frozen and not done.ok and reasons.out_of_sync(done.log_tail):
             # A lockfile that lags behind package.json (often an optional platform
             # package npm itself left out): an install that may update it keeps what it can.
             self.notes.append(reasons.failure_reason("install", done, 0, None)
                               + f"; installed with {how.manager} install without a frozen lockfile instead")
-            done = self._run(how.relaxed, self.settings.install_timeout_s, isolate=False, env=proxies)
+            done = self._run(how.relaxed, self.settings.install_timeout_s, isolate=False, env=proxies, cwd=self.root)
         if done.ok:
-            present = [p for p in self.settings.allow_scripts if (self.app / "node_modules" / p).is_dir()]
+            present = [p for p in self.settings.allow_scripts if (self.root / "node_modules" / p).is_dir()]
             if present:
                 done = self._run([npm, "rebuild", *present, f"--cache={self.cache}", "--loglevel=error"],
-                                 self.settings.install_timeout_s, isolate=False)
+                                 self.settings.install_timeout_s, isolate=False, cwd=self.root)
         self.install_s += time.monotonic() - started
         if done.ok:
             return None
@@ -328,10 +338,12 @@ class _Runner:
         for rel, text in step.files.items():
             (self.app / rel).write_text(text)
         shutil.rmtree(self.work / COVERAGE_OUT, ignore_errors=True)
+        shutil.rmtree(self.work / FACTS, ignore_errors=True)
         started = time.monotonic()
         isolated = self.settings.isolate_network
         env = {**step.env, **({**step.offline_env, **self.offline_extra} if isolated and step.offline_env else {})}
-        done = self._run(step.argv, self.settings.build_timeout_s, isolated, env)
+        argv = [recipes.installed(self.app, a, self.root) if a.startswith("node_modules/") else a for a in step.argv]
+        done = self._run(argv, self.settings.build_timeout_s, isolated, env)
         self.build_s += time.monotonic() - started
         self._note_stand_ins()
         if done.ok:
@@ -381,7 +393,18 @@ class _Runner:
              coverage_map: dict, sources: dict, skipped: Iterable[evidence.SkippedFile], log_tail: str = "",
              server: recipes.ServerOutput | None = None) -> Built:
         return Built(self.report(framework, result, reason, log_tail), site, coverage_map, sources, tuple(skipped),
-                     server)
+                     server, self.base())
+
+    def base(self) -> str:
+        """The public path the build was made for (js/recording.cjs's fact), "/" when it
+        said none or a relative one ("./" works from anywhere)."""
+        try:
+            value = json.loads((self.work / FACTS / "base.json").read_bytes())
+        except (OSError, ValueError):
+            return "/"
+        if not isinstance(value, str) or not value.startswith("/") or ".." in value.split("/"):
+            return "/"
+        return "/" + "/".join(part for part in value.split("/") if part) + "/" if value.strip("/") else "/"
 
 
 def _seed(cache: pathlib.Path, seed: str | None) -> None:

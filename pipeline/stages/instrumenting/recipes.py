@@ -147,10 +147,25 @@ def first(root: pathlib.Path, names: tuple[str, ...]) -> str | None:
     return next((n for n in names if (root / n).is_file()), None)
 
 
-def installed_major(root: pathlib.Path, package: str) -> int | None:
-    """Major version of ``package`` in the app's node_modules (after install)."""
+def installed(app: pathlib.Path, rel: str, top: pathlib.Path | None = None) -> str:
+    """``rel`` ("node_modules/vite/bin/vite.js") as Node resolves it from ``app``: in the
+    app's node_modules, else in a folder above it up to ``top`` (a workspace's root,
+    where its manager hoisted the package); ``rel`` itself when neither has it."""
+    folder = app
+    while True:
+        if (folder / rel).exists():
+            return rel if folder == app else str(folder / rel)
+        if top is None or folder == top or folder.parent == folder:
+            return rel
+        folder = folder.parent
+
+
+def installed_major(root: pathlib.Path, package: str, top: pathlib.Path | None = None) -> int | None:
+    """Major version of ``package`` in the app's node_modules, or a workspace's up to
+    ``top`` (after install)."""
     try:
-        version = json.loads((root / "node_modules" / package / "package.json").read_bytes())["version"]
+        path = installed(root, f"node_modules/{package}/package.json", top)
+        version = json.loads((root / path).read_bytes())["version"]
         return int(str(version).split(".")[0])
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -160,14 +175,15 @@ def _js(name: str) -> str:
     return str(JS_DIR / name)
 
 
-def recipe(framework: str, root: pathlib.Path, node: str) -> Recipe:
-    """The recipe for ``framework`` in the installed app copy at ``root``."""
+def recipe(framework: str, root: pathlib.Path, node: str, top: pathlib.Path | None = None) -> Recipe:
+    """The recipe for ``framework`` in the installed app copy at ``root`` (in a
+    workspace whose root is ``top``)."""
     if framework == "vite":
         return _vite(root, node)
     if framework == "cra":
         return _cra(node)
     if framework == "next":
-        return _next(root, node)
+        return _next(root, node, top)
     if framework == "astro":
         return _astro(root, node)
     if framework == "angular":
@@ -215,7 +231,7 @@ def _cra(node: str) -> Recipe:
     )
 
 
-def _next(root: pathlib.Path, node: str) -> Recipe:
+def _next(root: pathlib.Path, node: str, top: pathlib.Path | None = None) -> Recipe:
     original = first(root, NEXT_CONFIGS)
     renames: dict[str, str] = {}
     shim_name = "next.config.mjs"
@@ -236,7 +252,7 @@ def _next(root: pathlib.Path, node: str) -> Recipe:
             + "export default (phase, context) => config(user, phase, context)\n")
     argv = [node, "node_modules/next/dist/bin/next", "build"]
     env = {"NEXT_TELEMETRY_DISABLED": "1", "IWC_NEXT_EXPORT": "1"}
-    if (installed_major(root, "next") or 0) >= 16:
+    if (installed_major(root, "next", top) or 0) >= 16:
         argv.append("--webpack")  # Turbopack, the default from 16 on, ignores webpack rules
         env["IWC_NEXT_WEBPACK_FORCED"] = "1"  # next-config.mjs: the app's Turbopack loaders for webpack
     files = {shim_name: shim}

@@ -1,17 +1,19 @@
-"""The frameworks and layouts the build step does not support, and how each is recognised.
+"""The frameworks the build step does not support, and where in a submitted folder the
+app is.
 
-``recognise(root)`` reads an app's files (package.json, config files at its root, and for
-a layout, the package.json files of its subfolders) and names the first row of
-``UNSUPPORTED`` that fits, before anything is installed or built. Such an app cannot run
-here through no fault of its own: its build makes a server bundle, an adapter's output or
-a folder we do not serve, or its app sits where the build step does not look. The run
-records it ``not_runnable`` with the reason this module writes (runs/preparing.py), so our gap
-lifts and lowers no model.
+``recognise(root)`` reads an app's files (package.json, config files at its root, and
+when the root is no app, the package.json files of its subfolders) and names the first
+row of ``UNSUPPORTED`` that fits, before anything is installed or built. Such an app
+cannot run here through no fault of its own: its build makes a server bundle, an
+adapter's output or a folder we do not serve. The run records it ``not_runnable`` with
+the reason this module writes (runs/preparing.py), so our gap lifts and lowers no model.
+``app_folder(root)`` finds the app of a folder whose root is no app (``apps/web`` of a
+workspace, ``frontend/`` beside a README), for the build step to build there.
 
 A framework the build step does support must never be caught: Svelte, Vue, Solid, Preact
 and React apps built by Vite carry none of these packages (``@sveltejs/vite-plugin-svelte``
-is not ``@sveltejs/kit``, ``react-router-dom`` is not ``@react-router/dev``). This module
-reads files only; it must not build, serve or decide an outcome.
+is not ``@sveltejs/kit``). This module reads files only; it must not build, serve or
+decide an outcome.
 """
 
 from __future__ import annotations
@@ -38,9 +40,6 @@ class Row:
     packages: tuple[str, ...] = ()  # dependency names in package.json (any dependency field)
     files: tuple[str, ...] = ()  # file names at the app's root
     fields: tuple[str, ...] = ()  # top-level package.json fields
-    # the app is a Node project in a subfolder, not at the root (only when the root is no
-    # app the build step builds and has no start page of its own)
-    in_subfolder: bool = False
     unless: tuple[str, ...] = ()  # dependency names that make it a framework the build step builds
 
 
@@ -60,11 +59,8 @@ UNSUPPORTED: tuple[Row, ...] = (
         packages=("gatsby",), files=("gatsby-config.*",)),
     Row("Vue CLI", "it is built by vue-cli-service (webpack), which the build step does not run",
         packages=("@vue/cli-service",), files=("vue.config.*",)),
-    Row("A monorepo workspace", "it installs and builds the one app at the root of the submitted folder",
-        files=("pnpm-workspace.yaml", "lerna.json"), fields=("workspaces",), in_subfolder=True),
-    Row("An app in a subfolder", "it installs and builds the one app at the root of the submitted folder",
-        in_subfolder=True),
 )
+WORKSPACE = Row("A workspace", "", files=("pnpm-workspace.yaml", "lerna.json"), fields=("workspaces",))
 
 # The build framework of the folder (surveying.detect_framework's, when it is one the
 # build step builds), or None
@@ -128,40 +124,60 @@ class _Project:
 
 
 def recognise(root: pathlib.Path, built_by: BuiltBy) -> Found | None:
-    """The first row of ``UNSUPPORTED`` the app at ``root`` fits, or None (an app the
-    build step builds, a static app, a Node project it serves as files). ``built_by``
-    names the build framework of a folder the build step builds."""
+    """The first row of ``UNSUPPORTED`` the app at ``root`` fits, or that the app in its
+    subfolder fits (``app_folder``'s), or None (an app the build step builds, a static
+    app, a Node project it serves as files). ``built_by`` names the build framework of a
+    folder the build step builds."""
     top = _Project.at(root)
     for row in UNSUPPORTED:
-        if not row.in_subfolder:
-            sign = top.sign(row)
-            if sign is not None:
-                return Found(row, sign)
-    if built_by(root) is not None or top.names & set(_START_PAGES):
-        return None  # the root is the app: whatever its subfolders hold is not what is served
-    nested = _subfolder_app(root, built_by)
-    if nested is None:
+        sign = top.sign(row)
+        if sign is not None:
+            return Found(row, sign)
+    found = _nested(root, built_by)
+    return found if isinstance(found, Found) else None
+
+
+@dataclasses.dataclass(frozen=True)
+class AppFolder:
+    """The app a submitted folder holds in a subfolder (``apps/web``), not at its root."""
+
+    path: str  # relative, posix
+    framework: str  # its build framework
+    workspace: str | None  # what makes the root a workspace (installed there), None: a plain folder
+
+    @property
+    def note(self) -> str:
+        """What the build's reason says about it."""
+        if self.workspace:
+            return f"the app is {self.path}/ of a workspace ({self.workspace}), installed at the workspace's root"
+        return f"the app is in the subfolder {self.path}/"
+
+
+def app_folder(root: pathlib.Path, built_by: BuiltBy) -> AppFolder | None:
+    """The app in a subfolder of ``root`` (the shallowest package.json below it whose
+    project the build step builds), when the root itself is no app; None otherwise."""
+    found = _nested(root, built_by)
+    if not isinstance(found, tuple):
         return None
-    for row in UNSUPPORTED:
-        if row.in_subfolder:
-            marker = top.sign(row)
-            if marker is not None or not (row.files or row.fields):
-                return Found(row, f"{marker + '; ' if marker else ''}{nested}")
-    return None
+    rel, framework = found
+    return AppFolder(rel, framework, _Project.at(root).sign(WORKSPACE))
 
 
-def _subfolder_app(root: pathlib.Path, built_by: BuiltBy) -> str | None:
-    """The first package.json below the root (shallowest first, by name) whose project
-    needs a build, named with its framework: ``apps/web/package.json: SvelteKit``."""
+def _nested(root: pathlib.Path, built_by: BuiltBy) -> "Found | tuple[str, str] | None":
+    """The first package.json below a root that is no app itself (shallowest first, by
+    name) whose project needs a build: Found when it is a framework the build step does
+    not build, (its folder, its framework) when it does; None when there is none."""
+    if built_by(root) is not None or _Project.at(root).names & set(_START_PAGES):
+        return None  # the root is the app: whatever its subfolders hold is not what is served
     for rel in _package_folders(root):
         project = _Project.at(root / rel)
-        where = f"{rel}/"
         for row in UNSUPPORTED:
-            if not row.in_subfolder and project.sign(row, where) is not None:
-                return f"{where}package.json: {row.name}"
+            sign = project.sign(row, f"{rel}/")
+            if sign is not None:
+                return Found(row, sign)
         framework = built_by(root / rel)
         if framework is not None:
-            return f"{where}package.json: {framework}"
+            return rel, framework
     return None
 
 

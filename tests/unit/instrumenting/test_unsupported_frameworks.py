@@ -32,12 +32,9 @@ UNSUPPORTED = {
     "SolidStart": {"package.json": _pkg({"@solidjs/start": "^1.0", "solid-js": "^1.9", "vinxi": "^0.4"})},
     "Gatsby": {"package.json": _pkg({"gatsby": "^5.13", "react": "^18"}), "gatsby-config.js": ""},
     "Vue CLI": {"package.json": _pkg({"@vue/cli-service": "~5.0", "vue": "^3"}), "public/index.html": ""},
-    "A monorepo workspace": {"package.json": _pkg({"turbo": "^2"}, workspaces=["apps/*", "packages/*"]),
-                             "apps/web/package.json": _pkg({"vite": "^5", "react": "^18"}),
-                             "apps/web/index.html": "<div id=root></div>", "packages/ui/package.json": _pkg({})},
-    "An app in a subfolder": {"README.md": "cd frontend && npm run build",
-                              "frontend/package.json": _pkg({"vite": "^5", "react": "^18"}),
-                              "frontend/index.html": "<script type=module src=/src/main.jsx></script>"},
+    "Nuxt, in a workspace's apps/web": {"package.json": _pkg({"turbo": "^2"}, workspaces=["apps/*"]),
+                                        "apps/web/package.json": _pkg({"nuxt": "^3.13"}),
+                                        "apps/web/app.vue": "<template><div/></template>"},
 }
 
 
@@ -50,7 +47,7 @@ def test_an_unsupported_framework_is_a_failed_build_of_ours_named_for_it_before_
     report = done.report
     assert report.build is not None, report.reason
     assert (report.build.result, report.build.cause) == ("failed", "environment"), report.build
-    assert report.build.reason.startswith(f"{name} ("), report.build.reason
+    assert report.build.reason.startswith(f"{name.split(',')[0]} ("), report.build.reason
     assert "is not supported by the build step" in report.build.reason
     assert (report.build.install_s, report.build.build_s) == (0, 0)
     assert report.mode == "black_box" and report.files == ()
@@ -59,8 +56,7 @@ def test_an_unsupported_framework_is_a_failed_build_of_ours_named_for_it_before_
 @pytest.mark.parametrize(("name", "sign"), [
     ("Nuxt", "nuxt in package.json"),
     ("Angular without its CLI's builders", "angular.json"),
-    ("A monorepo workspace", 'package.json "workspaces"; apps/web/package.json: vite'),
-    ("An app in a subfolder", "frontend/package.json: vite"),
+    ("Nuxt, in a workspace's apps/web", "nuxt in apps/web/package.json"),
 ])
 def test_the_reason_says_what_recognised_it(app, name, sign):
     found = unsupported.recognise(app(UNSUPPORTED[name]), surveying.built_by)
@@ -109,3 +105,30 @@ def test_an_unsupported_app_that_ships_its_static_build_is_served_from_it(app, t
     report = instrumenting.instrument(app(files), site, settings.Instrumentation(), settings.Build()).report
     assert report.build is None and report.entry == "index.html", report.reason
     assert (site / "index.html").read_text() == "<p>Todos</p>"
+
+
+LAYOUTS = {
+    "a workspace": {"package.json": _pkg({"turbo": "^2"}, workspaces=["apps/*", "packages/*"]),
+                             "apps/web/package.json": _pkg({"vite": "^5", "react": "^18"}),
+                             "apps/web/index.html": "<div id=root></div>", "packages/ui/package.json": _pkg({})},
+    "a subfolder": {"README.md": "cd frontend && npm run build",
+                              "frontend/package.json": _pkg({"vite": "^5", "react": "^18"}),
+                              "frontend/index.html": "<script type=module src=/src/main.jsx></script>"},
+}
+
+
+@pytest.mark.parametrize(("name", "path", "framework", "workspace"), [
+    ("a workspace", "apps/web", "vite", 'package.json "workspaces"'),
+    ("a subfolder", "frontend", "vite", None),
+])
+def test_the_app_in_a_subfolder_is_found_for_the_build_step(app, name, path, framework, workspace):
+    root = app(LAYOUTS[name])
+    assert unsupported.recognise(root, surveying.built_by) is None
+    found = unsupported.app_folder(root, surveying.built_by)
+    assert found == unsupported.AppFolder(path, framework, workspace)
+    assert path in found.note and ("workspace" in found.note) == (workspace is not None)
+
+
+@pytest.mark.parametrize("name", sorted(SUPPORTED))
+def test_an_app_at_the_root_or_with_no_project_below_it_has_no_app_folder(app, name):
+    assert unsupported.app_folder(app(SUPPORTED[name]), surveying.built_by) is None

@@ -87,4 +87,18 @@ function side(key, which) {
     }
 }
 
-module.exports = { OUT_ENV, ROOT_ENV, TOOLS_ENV, appRoot, ownKey, record, side, skip, tool };
+/* A fact about the build for building.py (the public base path Vite built for): one
+ * JSON file per fact in the folder beside the records, the last write kept. */
+function fact(name, value) {
+    const out = process.env[OUT_ENV];
+    if (!out) {
+        return;
+    }
+    const folder = path.join(path.dirname(out), 'build-facts');
+    fs.mkdirSync(folder, { recursive: true });
+    const tmp = path.join(folder, `.${name}.${process.pid}.tmp`);
+    fs.writeFileSync(tmp, JSON.stringify(value));
+    fs.renameSync(tmp, path.join(folder, `${name}.json`));
+}
+
+module.exports = { OUT_ENV, ROOT_ENV, TOOLS_ENV, appRoot, fact, ownKey, record, side, skip, tool };

@@ -49,8 +49,14 @@ function plugin(name, enforce, instrument, onServer = false) {
 }
 
 export default function iwcIstanbul() {
-    return plugin('iwc:istanbul', 'pre', (root, id, code) => instrumenting.instrument(root, id, code),
-        SERVER_COVERAGE);
+    return {
+        ...plugin('iwc:istanbul', 'pre', (root, id, code) => instrumenting.instrument(root, id, code),
+            SERVER_COVERAGE),
+        configResolved(config) {
+            // where the app expects to be served (`base: '/repo/'` for GitHub Pages)
+            recording.fact('base', config.base);
+        },
+    };
 }
 
 export function iwcIstanbulComponents() {
