@@ -135,6 +135,9 @@ def _instrumented(run: "_Runner", framework: str, site: pathlib.Path, how: str =
     """The outcome of a build that ran with Istanbul: instrumented when it counted any
     of the app's own files. ``how`` starts the reason."""
     coverage_map, sources, skipped = gather(run.work / COVERAGE_OUT)
+    if server is None:  # a static site: code only a server runs ran while building (prerendering), if at all
+        for key in instrumented.server_keys(coverage_map):
+            del coverage_map[key], sources[key]
     if coverage_map:
         noun = "file" if len(coverage_map) == 1 else "files"
         reason = f"{how}built with Istanbul: {len(coverage_map)} source {noun} of the app's own instrumented"

@@ -76,7 +76,7 @@ REACT_ROUTER_SERVER_ENTRY = "build/server/index.js"  # React Router's framework 
 SERVE_PACKAGES = {"react-router": "@react-router/serve", "remix": "@remix-run/serve"}  # their own servers
 # Frameworks whose server runs while the app is explored: their server-side modules are
 # instrumented too (js/vite-plugin.mjs), and the counters are read from the server
-SERVER_COUNTED = ("sveltekit", "react-router", "remix")
+SERVER_COUNTED = ("sveltekit", "react-router", "remix", "astro")
 REASON_CHARS = 300  # of the log's line kept in the reason
 
 
@@ -277,9 +277,10 @@ def _astro(root: pathlib.Path, node: str) -> Recipe:
     name = f"{IWC_PREFIX}astro.config.mjs"
     astro = (node, "node_modules/astro/astro.js", "build")
     env = {"ASTRO_TELEMETRY_DISABLED": "1"}
+    instrumented_env = {**env, "IWC_SERVER_COVERAGE": "1"}  # kept only for a server build (building.py)
     return Recipe(
         framework="astro",
-        instrumented=Step((*astro, "--config", name), env, {name: shim}, {}),
+        instrumented=Step((*astro, "--config", name), instrumented_env, {name: shim}, {}),
         plain=Step(astro, env, {}, {}),
         output="dist",
     )

@@ -12,7 +12,7 @@
  * them, so their counters go into that output, with locations mapped back to the
  * component file through the combined source map (components.cjs). Server-side modules
  * (SSR, Astro's prerendering) are not instrumented, except where the app's own server
- * runs while it is explored ($IWC_SERVER_COVERAGE=1: SvelteKit, React Router, Remix):
+ * runs while it is explored ($IWC_SERVER_COVERAGE=1: SvelteKit, React Router, Remix, Astro):
  * there the script files its server build compiles (load functions, form actions,
  * loaders, endpoints, hooks) get counters too, under the same keys, and each key is
  * marked with the side that compiled it (recording.side), so that a file only the

@@ -8,8 +8,8 @@
  *
  *   next          next({ dev: false, dir }).prepare(), then its request handler
  *   astro         the @astrojs/node adapter's dist/server/entry.mjs (auto-start off): its
- *                 `handler`; in middleware mode the client files (dist/client) are served
- *                 here first, as an Express app in front of it would
+ *                 `handler`, with the client files (dist/client) served here first, as its
+ *                 standalone server does
  *   sveltekit     Vite's preview server, which serves a SvelteKit build (.svelte-kit/output)
  *                 whatever its adapter, with the app's own vite config
  *   react-router  @react-router/serve's CLI on the server entry (build/server/index.js)
@@ -56,7 +56,7 @@ async function nextHandler() {
 }
 
 function staticFile(client, req, res) {
-    // the client files of a middleware-mode Astro build; anything else: not handled
+    // the client files of an Astro server build; anything else: not handled
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     let pathname;
     try {
@@ -89,17 +89,17 @@ async function astroHandler() {
         fail(`${entry} exports no handler: the app's Astro adapter is not @astrojs/node `
             + `(exports: ${Object.keys(built).join(', ') || 'none'})`);
     }
-    if (built.options && built.options.mode === 'middleware') {
-        const client = path.resolve(dir, 'dist', 'client');
-        return (req, res) => {
-            if (staticFile(client, req, res)) return;
-            built.handler(req, res, () => {
-                res.writeHead(404, { 'Content-Type': 'text/plain' });
-                res.end('not found\n');
-            });
-        };
-    }
-    return (req, res) => built.handler(req, res);
+    // The client files (dist/client) first, as the adapter's standalone server serves
+    // them (its exported handler renders pages only, in some versions of either mode)
+    // and an Express app in front of a middleware-mode one would
+    const client = path.resolve(dir, 'dist', 'client');
+    return (req, res) => {
+        if (staticFile(client, req, res)) return;
+        built.handler(req, res, () => {
+            res.writeHead(404, { 'Content-Type': 'text/plain' });
+            res.end('not found\n');
+        });
+    };
 }
 
 /* The ES module a package of the app's exports (its "import" condition, else main). */
