@@ -110,7 +110,7 @@ def ladder(run: "_Runner", recipe: recipes.Recipe, framework: str) -> Built:
     app = run.app
     site = app / recipe.output
     attempt = run.step(recipe.instrumented, "instrumented build")
-    if attempt is None and (site / "index.html").is_file():
+    if attempt is None and (site / "index.html").is_file() and not recipe.server_only:
         return _instrumented(run, framework, site)
     served = _on_server(run, recipe, framework, attempt, None)
     if isinstance(served, Built):
@@ -119,7 +119,7 @@ def ladder(run: "_Runner", recipe: recipes.Recipe, framework: str) -> Built:
     first_tail = run.last_tail
     _clean_output(app, recipe.output)
     plain = run.step(recipe.plain, "build")
-    if plain is None and (site / "index.html").is_file():
+    if plain is None and (site / "index.html").is_file() and not recipe.server_only:
         reason = f"{attempt}; built without Istanbul instead (black box)"
         return run.done(framework, "plain", reason, site, {}, {}, (), log_tail=first_tail)
     served = _on_server(run, recipe, framework, plain, (attempt, first_tail))
@@ -156,7 +156,7 @@ def _on_server(run: "_Runner", recipe: recipes.Recipe, framework: str, failure: 
     why = recipes.server_reason(framework, run.last_tail) if failure else None
     if failure is not None and why is None:
         return ""  # failed for another reason: a server build fails the same way
-    why = why or f"its static build left no {recipe.output}/index.html"
+    why = why or recipe.server_only or f"its static build left no {recipe.output}/index.html"
     step = recipe.server if instrumented_failed is None else recipe.plain_server
     if step is not None:
         _clean_output(app, recipe.output)

@@ -51,6 +51,7 @@ class Recipe:
     output: str  # folder (relative to the app's copy) holding the static site
     server: Step | None = None  # an instrumented build for the framework's server, when it takes another build
     plain_server: Step | None = None
+    server_only: str | None = None  # why the app is always served by its server, even with static output
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,10 +74,13 @@ _NEEDS_SERVER = re.compile(
 ASTRO_SERVER_ENTRY = "dist/server/entry.mjs"
 SVELTEKIT_OUTPUT = ".svelte-kit/output"  # client/, server/ and prerendered/ of a SvelteKit build, whatever its adapter
 REACT_ROUTER_SERVER_ENTRY = "build/server/index.js"  # React Router's framework mode, Remix on Vite
+NUXT_SERVER_ENTRY = ".output/server/index.mjs"
+NUXT_CONFIGS = tuple(f"nuxt.config.{e}" for e in ("ts", "js", "mjs", "mts", "cjs", "cts"))
+NUXT_ORIGINAL = "nuxt.config.iwc-original"
 SERVE_PACKAGES = {"react-router": "@react-router/serve", "remix": "@remix-run/serve"}  # their own servers
 # Frameworks whose server runs while the app is explored: their server-side modules are
 # instrumented too (js/vite-plugin.mjs), and the counters are read from the server
-SERVER_COUNTED = ("sveltekit", "react-router", "remix", "astro")
+SERVER_COUNTED = ("sveltekit", "react-router", "remix", "astro", "nuxt")
 REASON_CHARS = 300  # of the log's line kept in the reason
 
 
@@ -97,6 +101,8 @@ def server_output(framework: str, root: pathlib.Path) -> ServerOutput | None:
         return ServerOutput("Next.js's own server", None, {"_next/static": ".next/static", "": "public"})
     if framework == "astro" and (root / ASTRO_SERVER_ENTRY).is_file():
         return ServerOutput("the @astrojs/node adapter", ASTRO_SERVER_ENTRY, {"": "dist/client"})
+    if framework == "nuxt" and (root / NUXT_SERVER_ENTRY).is_file():
+        return ServerOutput("Nuxt's Nitro server", NUXT_SERVER_ENTRY, {"": ".output/public"})
     if framework == "sveltekit" and (root / SVELTEKIT_OUTPUT / "server" / "index.js").is_file():
         return ServerOutput("SvelteKit's own server (vite preview)", None, {"": f"{SVELTEKIT_OUTPUT}/client"})
     if framework in SERVE_PACKAGES and (root / REACT_ROUTER_SERVER_ENTRY).is_file():
@@ -188,6 +194,8 @@ def recipe(framework: str, root: pathlib.Path, node: str, top: pathlib.Path | No
         return _astro(root, node)
     if framework == "angular":
         return _angular(node)
+    if framework == "nuxt":
+        return _nuxt(root, node)
     if framework == "sveltekit":
         return _vite(root, node, framework="sveltekit", output="build")
     if framework == "react-router":
@@ -299,4 +307,26 @@ def _angular(node: str) -> Recipe:
         instrumented=Step((node, "--require", _js("angular-hook.cjs"), *ng), env, {}, {}),
         plain=Step((node, *ng), env, {}, {}),
         output=f"{ANGULAR_OUTPUT}/browser",
+    )
+
+
+def _nuxt(root: pathlib.Path, node: str) -> Recipe:
+    """Nuxt's build (Vite for the Vue app, Nitro's rollup for the server), the app's
+    nuxt.config renamed beside a shim that hands it to js/nuxt-config.mjs; served by
+    Nitro's server, whatever its output, as `nuxi build` ships it (server routes and all)."""
+    original = first(root, NUXT_CONFIGS)
+    ext = original.rsplit(".", 1)[-1] if original else "ts"
+    renames = {original: f"{NUXT_ORIGINAL}.{ext}"} if original else {}
+    importing = (f"// @ts-nocheck\nimport user from './{NUXT_ORIGINAL}'\n" if original
+                 else "// @ts-nocheck\nconst user = {}\n")
+    shim = (importing + f"import config from {json.dumps(_js('nuxt-config.mjs'))}\n"
+            + "export default config(user)\n")
+    nuxt = (node, "node_modules/nuxt/bin/nuxt.mjs", "build")
+    env = {"NUXT_TELEMETRY_DISABLED": "1", "IWC_SERVER_COVERAGE": "1"}
+    return Recipe(
+        framework="nuxt",
+        instrumented=Step(nuxt, env, {f"nuxt.config.{ext}": shim}, renames),
+        plain=Step(nuxt, {"NUXT_TELEMETRY_DISABLED": "1"}, {}, {}),
+        output=".output/public",
+        server_only="a Nuxt app is served by its Nitro server (.output/server), as nuxi build ships it",
     )

@@ -47,8 +47,6 @@ UNSUPPORTED: tuple[Row, ...] = (
     Row("Angular without its CLI's builders", "its angular.json names no builder of @angular/build or "
         "@angular-devkit/build-angular, which is what the build step runs", files=("angular.json",),
         unless=("@angular/build", "@angular-devkit/build-angular")),
-    Row("Nuxt", "its build is for Nitro's server (.output/), not a static dist/ folder",
-        packages=("nuxt", "nuxt3"), files=("nuxt.config.*",)),
     Row("Remix's classic compiler", "it is built by remix build without Vite, which the build step does not run "
         "(Remix on Vite is built)", files=("remix.config.*",)),
     Row("Qwik", "its build is for Qwik City's server or an adapter's",

@@ -23,8 +23,6 @@ UNSUPPORTED = {
         "package.json": json.dumps({"name": "x", "dependencies": {"@angular/core": "^18.2"},
                                     "devDependencies": {"@nx/angular": "^19"}}),
         "angular.json": "{}", "src/index.html": "<app-root></app-root>", "src/main.ts": ""},
-    "Nuxt": {"package.json": _pkg({"nuxt": "^3.13", "vue": "^3.5"}), "nuxt.config.ts": "export default {}",
-             "app.vue": "<template><div/></template>"},
     "Remix's classic compiler": {"package.json": _pkg({"@remix-run/dev": "^1.19", "@remix-run/react": "^1.19"}),
                                  "remix.config.js": "module.exports = {}", "app/root.tsx": ""},
     "Qwik": {"package.json": _pkg({"@builder.io/qwik": "^1.9", "@builder.io/qwik-city": "^1.9", "vite": "^5"}),
@@ -32,9 +30,9 @@ UNSUPPORTED = {
     "SolidStart": {"package.json": _pkg({"@solidjs/start": "^1.0", "solid-js": "^1.9", "vinxi": "^0.4"})},
     "Gatsby": {"package.json": _pkg({"gatsby": "^5.13", "react": "^18"}), "gatsby-config.js": ""},
     "Vue CLI": {"package.json": _pkg({"@vue/cli-service": "~5.0", "vue": "^3"}), "public/index.html": ""},
-    "Nuxt, in a workspace's apps/web": {"package.json": _pkg({"turbo": "^2"}, workspaces=["apps/*"]),
-                                        "apps/web/package.json": _pkg({"nuxt": "^3.13"}),
-                                        "apps/web/app.vue": "<template><div/></template>"},
+    "Gatsby, in a workspace's apps/web": {"package.json": _pkg({"turbo": "^2"}, workspaces=["apps/*"]),
+                                          "apps/web/package.json": _pkg({"gatsby": "^5.13"}),
+                                          "apps/web/src/pages/index.js": ""},
 }
 
 
@@ -54,9 +52,9 @@ def test_an_unsupported_framework_is_a_failed_build_of_ours_named_for_it_before_
 
 
 @pytest.mark.parametrize(("name", "sign"), [
-    ("Nuxt", "nuxt in package.json"),
+    ("Gatsby", "gatsby in package.json"),
     ("Angular without its CLI's builders", "angular.json"),
-    ("Nuxt, in a workspace's apps/web", "nuxt in apps/web/package.json"),
+    ("Gatsby, in a workspace's apps/web", "gatsby in apps/web/package.json"),
 ])
 def test_the_reason_says_what_recognised_it(app, name, sign):
     found = unsupported.recognise(app(UNSUPPORTED[name]), surveying.built_by)
@@ -65,6 +63,8 @@ def test_the_reason_says_what_recognised_it(app, name, sign):
 
 # apps the build step builds or serves as they are: none of them is caught
 SUPPORTED = {
+    "Nuxt": {"package.json": _pkg({"nuxt": "^3.13", "vue": "^3.5"}), "nuxt.config.ts": "export default {}",
+             "app.vue": "<template><div/></template>"},
     "SvelteKit": {"package.json": _pkg({"@sveltejs/kit": "^2.5", "@sveltejs/adapter-auto": "^3", "svelte": "^5",
                                         "vite": "^5.4"}),
                   "vite.config.js": "export default {}", "src/routes/+page.svelte": "<h1>Todos</h1>"},

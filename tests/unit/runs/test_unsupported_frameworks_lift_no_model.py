@@ -16,12 +16,12 @@ from iwcbench.pipeline.kits import store as store_mod
 from iwcbench.pipeline.runs import finishing, preparing
 
 NOW = datetime.datetime.now(datetime.timezone.utc)
-NUXT = {  # what `npm create nuxt` writes, trimmed to the files that tell it apart
-    "package.json": json.dumps({"name": "todos", "private": True, "type": "module",
-                                "scripts": {"build": "nuxt build"},
-                                "dependencies": {"nuxt": "^4.2.0", "vue": "^3.5.0"}}),
-    "nuxt.config.ts": "export default defineNuxtConfig({ devtools: { enabled: true } })\n",
-    "app/app.vue": "<template><h1>Todos</h1></template>",
+GATSBY = {  # what `npm init gatsby` writes, trimmed to the files that tell it apart
+    "package.json": json.dumps({"name": "todos", "private": True,
+                                "scripts": {"build": "gatsby build"},
+                                "dependencies": {"gatsby": "^5.14.0", "react": "^18.2.0", "react-dom": "^18.2.0"}}),
+    "gatsby-config.js": "module.exports = { siteMetadata: { title: 'Todos' } }\n",
+    "src/pages/index.js": "export default function Index() { return null }\n",
 }
 CASE = {"task": "Add a task", "expected_result": "It shows in the list", "category": "Functional Testing: Adding"}
 TASKS = [task.Task(id=t, prompt="A task list.", ui_tests=[CASE]) for t in ("t1", "t2")]
@@ -48,7 +48,7 @@ def _evaluation(**scoring) -> settings.Evaluation:
 
 
 def _unsupported_app(tmp_path: pathlib.Path) -> results.AppResult:
-    source = _write(tmp_path / "apps" / "b" / "t2", NUXT)
+    source = _write(tmp_path / "apps" / "b" / "t2", GATSBY)
     app = evidence.AppRef(model="b", task_id="t2", source=str(source))
     done = preparing.prepare_app(app, tmp_path / "work", store_mod.LocalStore(tmp_path / "evidence"), _evaluation())
     assert isinstance(done, results.AppResult)
@@ -58,7 +58,7 @@ def _unsupported_app(tmp_path: pathlib.Path) -> results.AppResult:
 def test_an_unsupported_framework_is_not_runnable_and_names_it(tmp_path):
     done = _unsupported_app(tmp_path)
     assert done.outcome == "not_runnable", (done.outcome, done.reason)
-    assert done.reason.startswith("not runnable here: Nuxt (nuxt in package.json) is not supported "
+    assert done.reason.startswith("not runnable here: Gatsby (gatsby in package.json) is not supported "
                                   "by the build step"), done.reason
     assert done.instrumentation.build == "failed"
     # what needs the page is unscored with the reason, never a floor charged to the model
@@ -68,14 +68,14 @@ def test_an_unsupported_framework_is_not_runnable_and_names_it(tmp_path):
 def test_an_app_pod_records_the_same_outcome(tmp_path):
     # the init container's command (iwc app instrument): the outcome is decided there and
     # marks the work folder so that the explorer container does not run
-    _write(tmp_path / "apps" / "b" / "t2", NUXT)
+    _write(tmp_path / "apps" / "b" / "t2", GATSBY)
     work = tmp_path / "work"
     code = cli.main(["app", "instrument", "--apps", str(tmp_path / "apps"), "--model", "b", "--task", "t2",
                      "--work", str(work), "--store", str(tmp_path / "evidence"),
                      "--settings", _evaluation().model_dump_json()])
     assert code == 0
     decided = results.AppResult.model_validate_json((work / app_cli.OUTCOME).read_text())
-    assert decided.outcome == "not_runnable" and "Nuxt" in decided.reason, decided.reason
+    assert decided.outcome == "not_runnable" and "Gatsby" in decided.reason, decided.reason
 
 
 def _finish(tmp_path: pathlib.Path, apps: list[results.AppResult], tasks: list[task.Task],
@@ -94,7 +94,7 @@ def test_the_task_is_left_out_for_every_model_and_no_figure_moves(tmp_path):
     alone = _finish(tmp_path / "without", t1, TASKS[:1])
 
     assert run.ranking is not None and list(run.ranking.left_out) == ["t2"]
-    assert "b's app is not runnable here: Nuxt" in run.ranking.left_out["t2"]
+    assert "b's app is not runnable here: Gatsby" in run.ranking.left_out["t2"]
     rows = {r.model: r for r in run.leaderboard}
     assert (rows["b"].not_runnable, rows["b"].left_out, rows["a"].left_out) == (1, 1, 1)
 

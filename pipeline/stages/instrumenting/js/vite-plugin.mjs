@@ -59,6 +59,22 @@ export default function iwcIstanbul() {
     };
 }
 
+/* For a bundler that builds only the server (Nitro's rollup build of Nuxt's server
+ * routes): every script file of the app's own it compiles is the server's. */
+export function iwcIstanbulServer() {
+    const root = recording.appRoot();
+    return {
+        name: 'iwc:istanbul-server',
+        transform(code, id) {
+            const done = instrumenting.instrument(root, id, code);
+            if (done) {
+                recording.side(instrumenting.keyOf(root, id), 'server');
+            }
+            return done;
+        },
+    };
+}
+
 export function iwcIstanbulComponents() {
     return plugin('iwc:istanbul-components', 'post', function instrumentComponent(root, id, code) {
         // the combined map exists only while this transform runs: asked for only for a component

@@ -14,6 +14,7 @@
  *                 whatever its adapter, with the app's own vite config
  *   react-router  @react-router/serve's CLI on the server entry (build/server/index.js)
  *   remix         @remix-run/serve's CLI on the same
+ *   nuxt          Nitro's server entry (.output/server/index.mjs), which listens when imported
  *
  * The last three listen on a TCP port of their own: one free port of the loopback the
  * server sees (a namespace's own where it has one), and the socket is bridged to it.
@@ -163,7 +164,16 @@ async function cliServer(pkg, bin, port) {
     await import(pathToFileURL(file).href);
 }
 
+/* A server build's entry that listens when imported (Nitro's .output/server/index.mjs:
+ * Nuxt), on the port and host its environment names. */
+async function listeningEntry(port) {
+    process.env.PORT = process.env.NITRO_PORT = String(port);
+    process.env.HOST = process.env.NITRO_HOST = '127.0.0.1';
+    await import(pathToFileURL(path.resolve(dir, entry)).href);
+}
+
 const PORT_SERVERS = {
+    nuxt: (port) => listeningEntry(port),
     sveltekit: (port) => vitePreview(port),
     'react-router': (port) => cliServer('@react-router/serve', 'dist/cli.js', port),
     remix: (port) => cliServer('@remix-run/serve', 'dist/cli.js', port),
