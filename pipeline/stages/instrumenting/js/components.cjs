@@ -283,6 +283,47 @@ function countingPlugin(locate, key, counted) {
     };
 }
 
+/* `const click_handler = () => …`, `const input_handler_1 = …`: how Svelte 4 names the
+ * arrow functions it compiles from the template's `on:` handlers. */
+const svelte4Handler = (p) => p.isArrowFunctionExpression() && p.parentPath.isVariableDeclarator()
+    && p.parent.id.type === 'Identifier' && /_handler(_\d+)?$/.test(p.parent.id.name);
+
+/* An arrow passed to a call the file's own code makes (its callee came from the file,
+ * and was put at its place already: Babel enters a call's callee before its arguments),
+ * not to the compiler's glue (`binding_callbacks.push(() => …)`). */
+const authorsCallback = (p) => p.isArrowFunctionExpression() && p.parentPath.isCallExpression()
+    && p.parent.arguments.includes(p.node) && Boolean(p.parent.callee.loc);
+
+/* The span of an arrow function's body: its expression, or its statements. */
+function bodySpan(body) {
+    if (body.type !== 'BlockStatement') {
+        return body.loc;
+    }
+    const [first, last] = [body.body[0], body.body[body.body.length - 1]];
+    return first && first.loc && last.loc ? { start: first.loc.start, end: last.loc.end } : null;
+}
+
+/* The place of the first node below `node` (breadth first, compiled locations) that
+ * came from the file: `$$invalidate(4, isForm = true)` is where `isForm = true` was. */
+function firstMapped(locate, node) {
+    const queue = [node];
+    for (let n = 0; queue.length && n < 50; n += 1) {
+        const next = queue.shift();
+        const place = next !== node ? mapped(locate, next.loc) : null;
+        if (place) {
+            return place;
+        }
+        for (const value of Object.values(next)) {
+            for (const child of Array.isArray(value) ? value : [value]) {
+                if (child && typeof child.type === 'string' && child.loc) {
+                    queue.push(child);
+                }
+            }
+        }
+    }
+    return null;
+}
+
 /* Every node's location replaced by its place in the component file (null: none);
  * returns the compiled locations by node, to be put back. */
 function toFilePlaces(locate, programPath) {
@@ -294,14 +335,25 @@ function toFilePlaces(locate, programPath) {
             node.loc = mapped(locate, loc, /Statement$|^VariableDeclaration$/.test(node.type));
             if (!node.loc && node.id && node.id.loc && /Function/.test(node.type)) {
                 // `function name(…)` whose keyword the compiler did not map: from its name
-                node.loc = mapped(locate, { start: node.id.loc.start, end: loc.end });
+                // to its end, or to its last statement's (Svelte 4 maps no closing brace)
+                const last = node.body && node.body.body && node.body.body[node.body.body.length - 1];
+                node.loc = mapped(locate, { start: node.id.loc.start, end: loc.end })
+                    || (last && last.loc ? mapped(locate, { start: node.id.loc.start, end: last.loc.end }) : null);
             }
+
         }
     };
     relocate(programPath.node);
     programPath.traverse({
         enter(p) {
+            const compiledLoc = p.node.loc;
             relocate(p.node);
+            if (!p.node.loc && compiledLoc && (svelte4Handler(p) || authorsCallback(p))) {
+                // Svelte 4 maps only the body of a template handler it compiles to
+                // `const click_handler = () => f(x)`, and of an arrow the script hands to a
+                // call (`onMount(() => input.focus())`): it is where its body was written
+                p.node.loc = mapped(locate, bodySpan(p.node.body)) || firstMapped(locate, p.node.body);
+            }
             // Istanbul counts a function with its body's place
             const n = p.node;
             if (p.isFunction() && n.loc && n.body) {
