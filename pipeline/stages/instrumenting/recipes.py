@@ -75,12 +75,14 @@ ASTRO_SERVER_ENTRY = "dist/server/entry.mjs"
 SVELTEKIT_OUTPUT = ".svelte-kit/output"  # client/, server/ and prerendered/ of a SvelteKit build, whatever its adapter
 REACT_ROUTER_SERVER_ENTRY = "build/server/index.js"  # React Router's framework mode, Remix on Vite
 NUXT_SERVER_ENTRY = ".output/server/index.mjs"
+# js/qwik-build.mjs's server build, which vite preview runs (.js before Qwik 1.6)
+QWIK_PREVIEW_ENTRIES = ("server/entry.preview.mjs", "server/entry.preview.js")
 NUXT_CONFIGS = tuple(f"nuxt.config.{e}" for e in ("ts", "js", "mjs", "mts", "cjs", "cts"))
 NUXT_ORIGINAL = "nuxt.config.iwc-original"
 SERVE_PACKAGES = {"react-router": "@react-router/serve", "remix": "@remix-run/serve"}  # their own servers
 # Frameworks whose server runs while the app is explored: their server-side modules are
 # instrumented too (js/vite-plugin.mjs), and the counters are read from the server
-SERVER_COUNTED = ("sveltekit", "react-router", "remix", "astro", "nuxt")
+SERVER_COUNTED = ("sveltekit", "react-router", "remix", "astro", "nuxt", "qwik")
 REASON_CHARS = 300  # of the log's line kept in the reason
 
 
@@ -103,6 +105,8 @@ def server_output(framework: str, root: pathlib.Path) -> ServerOutput | None:
         return ServerOutput("the @astrojs/node adapter", ASTRO_SERVER_ENTRY, {"": "dist/client"})
     if framework == "nuxt" and (root / NUXT_SERVER_ENTRY).is_file():
         return ServerOutput("Nuxt's Nitro server", NUXT_SERVER_ENTRY, {"": ".output/public"})
+    if framework == "qwik" and any((root / entry).is_file() for entry in QWIK_PREVIEW_ENTRIES):
+        return ServerOutput("Qwik City's preview server (vite preview)", None, {"": "dist"})
     if framework == "sveltekit" and (root / SVELTEKIT_OUTPUT / "server" / "index.js").is_file():
         return ServerOutput("SvelteKit's own server (vite preview)", None, {"": f"{SVELTEKIT_OUTPUT}/client"})
     if framework in SERVE_PACKAGES and (root / REACT_ROUTER_SERVER_ENTRY).is_file():
@@ -196,6 +200,8 @@ def recipe(framework: str, root: pathlib.Path, node: str, top: pathlib.Path | No
         return _angular(node)
     if framework == "nuxt":
         return _nuxt(root, node)
+    if framework == "qwik":
+        return _vite(root, node, framework, "dist", (_js("qwik-build.mjs"), "node_modules/vite/bin/vite.js"))
     if framework == "sveltekit":
         return _vite(root, node, framework="sveltekit", output="build")
     if framework == "react-router":
@@ -209,7 +215,8 @@ def _vite(root: pathlib.Path, node: str, framework: str = "vite", output: str = 
           vite: tuple[str, ...] = ("node_modules/vite/bin/vite.js", "build")) -> Recipe:
     """A Vite build, or a framework's CLI that builds with Vite and takes ``--config``:
     SvelteKit (``vite build``), React Router (``react-router build``), Remix
-    (``remix vite:build``); their server-side modules are counted too."""
+    (``remix vite:build``), Qwik (js/qwik-build.mjs: client and preview server); their
+    server-side modules are counted too."""
     shim = (f"import {{ loadConfigFromFile }} from 'vite'\n"
             f"import config from {json.dumps(_js('vite-config.mjs'))}\n"
             f"export default (env) => config(env, loadConfigFromFile)\n")

@@ -49,8 +49,6 @@ UNSUPPORTED: tuple[Row, ...] = (
         unless=("@angular/build", "@angular-devkit/build-angular")),
     Row("Remix's classic compiler", "it is built by remix build without Vite, which the build step does not run "
         "(Remix on Vite is built)", files=("remix.config.*",)),
-    Row("Qwik", "its build is for Qwik City's server or an adapter's",
-        packages=("@builder.io/qwik*", "@qwik.dev/*")),
     Row("SolidStart", "its build is for Vinxi's server (.output/), not a static dist/ folder",
         packages=("@solidjs/start",)),
     Row("Gatsby", "it is built by gatsby build (public/), which the build step does not run",

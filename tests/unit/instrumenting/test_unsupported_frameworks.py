@@ -25,8 +25,6 @@ UNSUPPORTED = {
         "angular.json": "{}", "src/index.html": "<app-root></app-root>", "src/main.ts": ""},
     "Remix's classic compiler": {"package.json": _pkg({"@remix-run/dev": "^1.19", "@remix-run/react": "^1.19"}),
                                  "remix.config.js": "module.exports = {}", "app/root.tsx": ""},
-    "Qwik": {"package.json": _pkg({"@builder.io/qwik": "^1.9", "@builder.io/qwik-city": "^1.9", "vite": "^5"}),
-             "vite.config.ts": "export default {}"},
     "SolidStart": {"package.json": _pkg({"@solidjs/start": "^1.0", "solid-js": "^1.9", "vinxi": "^0.4"})},
     "Gatsby": {"package.json": _pkg({"gatsby": "^5.13", "react": "^18"}), "gatsby-config.js": ""},
     "Vue CLI": {"package.json": _pkg({"@vue/cli-service": "~5.0", "vue": "^3"}), "public/index.html": ""},
@@ -63,6 +61,8 @@ def test_the_reason_says_what_recognised_it(app, name, sign):
 
 # apps the build step builds or serves as they are: none of them is caught
 SUPPORTED = {
+    "Qwik": {"package.json": _pkg({"@builder.io/qwik": "^1.9", "@builder.io/qwik-city": "^1.9", "vite": "^5"}),
+             "vite.config.ts": "export default {}"},
     "Nuxt": {"package.json": _pkg({"nuxt": "^3.13", "vue": "^3.5"}), "nuxt.config.ts": "export default {}",
              "app.vue": "<template><div/></template>"},
     "SvelteKit": {"package.json": _pkg({"@sveltejs/kit": "^2.5", "@sveltejs/adapter-auto": "^3", "svelte": "^5",
@@ -100,7 +100,7 @@ def test_a_supported_framework_is_never_caught(app, name):
 
 def test_an_unsupported_app_that_ships_its_static_build_is_served_from_it(app, tmp_path):
     # as any framework's prebuilt folder is: there is nothing to build
-    files = {**UNSUPPORTED["Qwik"], "dist/index.html": "<p>Todos</p>"}
+    files = {**UNSUPPORTED["Gatsby"], "dist/index.html": "<p>Todos</p>"}
     site = tmp_path / "site"
     report = instrumenting.instrument(app(files), site, settings.Instrumentation(), settings.Build()).report
     assert report.build is None and report.entry == "index.html", report.reason

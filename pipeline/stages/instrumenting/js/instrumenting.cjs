@@ -8,6 +8,8 @@
  */
 'use strict';
 
+const fs = require('fs');
+
 const recording = require('./recording.cjs');
 
 const { createInstrumenter } = recording.tool('istanbul-lib-instrument');
@@ -27,9 +29,12 @@ function parserPlugins(file) {
     return plugins;
 }
 
-/* The coverage key of a module id, or null when it is not the app's own source. */
+/* The coverage key of a module id, or null when it is not the app's own source: a
+ * dependency's, or a module a plugin made up under the app's folder (Qwik's optimizer
+ * names the segments it cuts out of a component `src/s_<hash>.js`: their code is the
+ * component's, counted there), which is no file. */
 function keyOf(root, id) {
-    if (!id || id.startsWith('\0') || id.includes('?') || !EXTENSIONS.test(id)) {
+    if (!id || id.startsWith('\0') || id.includes('?') || !EXTENSIONS.test(id) || !fs.existsSync(id)) {
         return null;
     }
     return recording.ownKey(root, id);

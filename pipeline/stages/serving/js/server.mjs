@@ -12,6 +12,7 @@
  *                 standalone server does
  *   sveltekit     Vite's preview server, which serves a SvelteKit build (.svelte-kit/output)
  *                 whatever its adapter, with the app's own vite config
+ *   qwik          the same, for Qwik City's preview build (server/entry.preview.mjs)
  *   react-router  @react-router/serve's CLI on the server entry (build/server/index.js)
  *   remix         @remix-run/serve's CLI on the same
  *   nuxt          Nitro's server entry (.output/server/index.mjs), which listens when imported
@@ -175,6 +176,7 @@ async function listeningEntry(port) {
 const PORT_SERVERS = {
     nuxt: (port) => listeningEntry(port),
     sveltekit: (port) => vitePreview(port),
+    qwik: (port) => vitePreview(port),
     'react-router': (port) => cliServer('@react-router/serve', 'dist/cli.js', port),
     remix: (port) => cliServer('@remix-run/serve', 'dist/cli.js', port),
 };
