@@ -322,6 +322,11 @@ class _Runner:
             self.notes.append(reasons.failure_reason("install", done, 0, None)
                               + f"; installed with {how.manager} install without a frozen lockfile instead")
             done = self._run(how.relaxed, self.settings.install_timeout_s, isolate=False, env=proxies, cwd=self.root)
+        if not done.ok and reasons.stale_metadata(done.log_tail) and "--prefer-offline" in done.argv:
+            # the shared cache's copy of a package's metadata predates the version the
+            # lockfile names: asked of the registry once more, not of the cache
+            done = self._run([a.replace("--prefer-offline", "--prefer-online") for a in done.argv],
+                             self.settings.install_timeout_s, isolate=False, env=proxies, cwd=self.root)
         if done.ok:
             present = [p for p in self.settings.allow_scripts if (self.root / "node_modules" / p).is_dir()]
             if present:

@@ -181,6 +181,12 @@ _OUT_OF_SYNC = (
 )
 
 
+def stale_metadata(tail: str) -> bool:
+    """npm found no such version in the package metadata it read (from its cache, with
+    --prefer-offline: a version published since the cache fetched it is missing there)."""
+    return bool(_ETARGET.search(tail))
+
+
 def out_of_sync(tail: str) -> bool:
     """The frozen install refused the lockfile because package.json asks for something else."""
     return any(sign in tail for sign in _OUT_OF_SYNC)
