@@ -1,7 +1,8 @@
 """`iwc run` on apps of the shape models write today (create-vite's react-ts, vue-ts and
 svelte-ts, create-next-app 16 with TypeScript — served by Next.js's own server, and as
 a static export without its cacheComponents —, an Astro site with its logic in its
-components' <script> blocks), each grown into a small task list: several components,
+components' <script> blocks, a SvelteKit app with form actions and a Nuxt app with
+API routes, each served by its own server), each grown into a small task list: several components,
 a second view, a form, and every function a click (or a typed word) away. Each is built
 with Istanbul, explored for 30 steps by the heuristic explorer, and must have run
 nearly all of its own functions, in every component file: the explorer is steered by,
@@ -37,7 +38,13 @@ COMPONENTS = {  # the component files of each app, each of which must run its ow
                  "src/pages/stats.astro#script-2"),
     "next-ts": ("components/TasksApp.tsx", "components/TaskForm.tsx", "components/TaskList.tsx",
                 "components/Stats.tsx"),
+    # served by their own servers, whose code is counted from the server (issue 50)
+    "sveltekit": ("src/routes/+page.svelte", "src/routes/stats/Meter.svelte", "src/routes/+page.server.ts",
+                  "src/lib/server/tasks.ts"),
+    "nuxt": ("app/pages/index.vue", "server/api/tasks.post.ts", "server/utils/store.ts"),
 }
+SERVER_SIDE = {"sveltekit": {"src/lib/server/tasks.ts", "src/routes/+page.server.ts", "src/routes/stats/+page.server.ts"},
+               "nuxt": {"server/api/tasks.get.ts", "server/api/tasks.post.ts", "server/utils/store.ts"}}
 # next-ts without create-next-app 16.4's cacheComponents (and the prefetching that goes
 # with it): a static export, served by our static server (85.2 % at 30 steps before the
 # explorer let a link to another view wait for a few items, as a filter does: it visited
@@ -115,3 +122,20 @@ def test_a_next_app_router_app_is_explored_on_both_of_its_routes(explored, name)
     least = 75.0 if name == "next-ts" else 50.0  # (the static export's Stats.tsx: the summary, not always the clearing)
     assert all(ran is not None and ran >= least for ran in per_file.values()), per_file
     assert app.exploration.coverage.own_functions >= FUNCTIONS_FLOOR, per_file
+
+
+@pytest.mark.parametrize("name", list(SERVER_SIDE))
+def test_the_code_only_the_app_s_server_runs_is_counted_as_it_runs(explored, name):
+    """A form action, an API route, the store behind them: counted from the server while
+    the explorer uses the page, shown apart in the evidence."""
+    app, evidence = explored(name)
+    assert app.outcome == "evaluated", app.reason
+    coverage_map = json.loads((evidence / "coverage-map.json").read_text())
+    counters = json.loads((evidence / "coverage.json").read_text())
+    assert {k for k, fc in coverage_map.items() if fc.get("side") == "server"} == SERVER_SIDE[name]
+    report = json.loads((evidence / "instrument.json").read_text())
+    assert {f["path"] for f in report["files"] if f.get("side") == "server"} == SERVER_SIDE[name]
+    ran = {key: istanbul.summarize({key: counters.get(key) or {}}, {key: coverage_map[key]}).functions
+           for key in SERVER_SIDE[name]}
+    print(f"{name}: server-side functions per file {ran}")
+    assert all(share is not None and share >= 50.0 for share in ran.values()), ran
