@@ -12,7 +12,7 @@ import pydantic
 
 from iwcbench.pipeline.contracts import base, layout, settings
 
-Framework = Literal["static", "vite", "next", "cra", "astro", "sveltekit", "react-router", "remix", "angular", "nuxt", "qwik", "node", "unknown"]
+Framework = Literal["static", "vite", "next", "cra", "astro", "sveltekit", "react-router", "remix", "angular", "nuxt", "qwik", "solid-start", "node", "unknown"]
 Mode = Literal["instrumented", "black_box"]
 # What building a build-framework app came to: built with Istanbul; built only without
 # it (evaluated as a black box); not built at all (the app cannot start).

@@ -24,7 +24,7 @@ COUNTERS_PATH = "/__iwc__/server-coverage"
 
 
 class ServerBuild(base.Stored):
-    framework: Literal["next", "astro", "sveltekit", "react-router", "remix", "nuxt", "qwik"]
+    framework: Literal["next", "astro", "sveltekit", "react-router", "remix", "nuxt", "qwik", "solid-start"]
     app: str = pydantic.Field(description="the built app's copy (node_modules, .next/ or dist/), relative to "
                                           "the site folder, or absolute")
     entry: str | None = pydantic.Field(None, description="the server entry, relative to the app's copy (Astro: "

@@ -33,10 +33,12 @@ _NETWORK = re.compile(
     r"|fetch failed|Failed to fetch|socket hang up|network request failed",
     re.IGNORECASE)
 _HOST = re.compile(r"(?:https?://|getaddrinfo \w+ |ENOTFOUND |EAI_AGAIN )([A-Za-z0-9.-]+\.[A-Za-z]{2,})")
-_NOT_ON_REGISTRY = re.compile(r"npm error (?:code )?E404|404 Not Found - GET (\S+)|is not in this registry")
+_NOT_ON_REGISTRY = re.compile(r"npm error (?:code )?E404|404 Not Found - GET (\S+)|is not in this registry"
+                              r'|ERR_PNPM_FETCH_404|error An unexpected error occurred: "\S+: Request failed \\"404')
 _ETARGET = re.compile(r"No matching version found for (\S+?)\.?$", re.MULTILINE)
 _E404_NAMED = re.compile(r"'((?:@[^/\s']+/)?[^@\s']+)@[^\s']*' is not in this registry")
-_E404_URL = re.compile(r"404 Not Found - GET (\S+)")
+_E404_URL = re.compile(r"404 Not Found - GET (\S+)|ERR_PNPM_FETCH_404\s+GET (\S+?):? Not Found"
+                       r'|An unexpected error occurred: "(\S+?): Request failed \\"404')  # npm, pnpm, Yarn 1
 # The words of the reasons written here that blame this environment (environment_caused):
 NO_NETWORK = "and builds have no network"  # a build that reached for a network it does not have
 OFF_REGISTRY = "dependency not on the registry: "
@@ -199,7 +201,7 @@ def _missing_package(tail: str) -> str:
     url = _E404_URL.search(tail)
     if not url:
         return "a package"
-    path = urllib.parse.urlsplit(url.group(1)).path.replace("%2f", "/").replace("%2F", "/")
+    path = urllib.parse.urlsplit(next(g for g in url.groups() if g)).path.replace("%2f", "/").replace("%2F", "/")
     # A tarball (/name/-/file.tgz, /@scope/name/-/file.tgz) or a packument (/name).
     return path.split("/-/", 1)[0].strip("/") or "a package"
 

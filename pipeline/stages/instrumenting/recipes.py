@@ -79,10 +79,11 @@ NUXT_SERVER_ENTRY = ".output/server/index.mjs"
 QWIK_PREVIEW_ENTRIES = ("server/entry.preview.mjs", "server/entry.preview.js")
 NUXT_CONFIGS = tuple(f"nuxt.config.{e}" for e in ("ts", "js", "mjs", "mts", "cjs", "cts"))
 NUXT_ORIGINAL = "nuxt.config.iwc-original"
+APP_CONFIGS = tuple(f"app.config.{e}" for e in ("ts", "js", "mjs", "mts"))  # Vinxi's (SolidStart)
 SERVE_PACKAGES = {"react-router": "@react-router/serve", "remix": "@remix-run/serve"}  # their own servers
 # Frameworks whose server runs while the app is explored: their server-side modules are
 # instrumented too (js/vite-plugin.mjs), and the counters are read from the server
-SERVER_COUNTED = ("sveltekit", "react-router", "remix", "astro", "nuxt", "qwik")
+SERVER_COUNTED = ("sveltekit", "react-router", "remix", "astro", "nuxt", "qwik", "solid-start")
 REASON_CHARS = 300  # of the log's line kept in the reason
 
 
@@ -103,8 +104,9 @@ def server_output(framework: str, root: pathlib.Path) -> ServerOutput | None:
         return ServerOutput("Next.js's own server", None, {"_next/static": ".next/static", "": "public"})
     if framework == "astro" and (root / ASTRO_SERVER_ENTRY).is_file():
         return ServerOutput("the @astrojs/node adapter", ASTRO_SERVER_ENTRY, {"": "dist/client"})
-    if framework == "nuxt" and (root / NUXT_SERVER_ENTRY).is_file():
-        return ServerOutput("Nuxt's Nitro server", NUXT_SERVER_ENTRY, {"": ".output/public"})
+    if framework in ("nuxt", "solid-start") and (root / NUXT_SERVER_ENTRY).is_file():
+        label = "Nuxt's Nitro server" if framework == "nuxt" else "SolidStart's Nitro server"
+        return ServerOutput(label, NUXT_SERVER_ENTRY, {"": ".output/public"})
     if framework == "qwik" and any((root / entry).is_file() for entry in QWIK_PREVIEW_ENTRIES):
         return ServerOutput("Qwik City's preview server (vite preview)", None, {"": "dist"})
     if framework == "sveltekit" and (root / SVELTEKIT_OUTPUT / "server" / "index.js").is_file():
@@ -200,6 +202,8 @@ def recipe(framework: str, root: pathlib.Path, node: str, top: pathlib.Path | No
         return _angular(node)
     if framework == "nuxt":
         return _nuxt(root, node)
+    if framework == "solid-start":
+        return _solid_start(root, node)
     if framework == "qwik":
         return _vite(root, node, framework, "dist", (_js("qwik-build.mjs"), "node_modules/vite/bin/vite.js"))
     if framework == "sveltekit":
@@ -336,4 +340,27 @@ def _nuxt(root: pathlib.Path, node: str) -> Recipe:
         plain=Step(nuxt, {"NUXT_TELEMETRY_DISABLED": "1"}, {}, {}),
         output=".output/public",
         server_only="a Nuxt app is served by its Nitro server (.output/server), as nuxi build ships it",
+    )
+
+
+def _solid_start(root: pathlib.Path, node: str) -> Recipe:
+    """SolidStart's build (`vinxi build`, Vite for each router, Nitro for the server),
+    given a config that imports the app's app.config and hands the Vinxi app to
+    js/solidstart-config.mjs; served by Nitro's server, as Nuxt's is."""
+    original = first(root, APP_CONFIGS)
+    importing = (f"// @ts-nocheck\nimport app from './{original.rsplit('.', 1)[0]}'\n" if original
+                 else "// @ts-nocheck\nimport { defineConfig } from '@solidjs/start/config'\nconst app = defineConfig({})\n")
+    # Vinxi bundles its config file: ours is imported at run time by a name the bundler
+    # cannot follow (bundled, it would look for its own modules beside the bundle)
+    shim = (importing + "const { default: config } = await import(String(process.env.IWC_SOLIDSTART_CONFIG))\n"
+            + "export default config(app)\n")
+    name = f"{IWC_PREFIX}app.config.ts"
+    vinxi = (node, "node_modules/vinxi/bin/cli.mjs", "build")
+    env = {"IWC_SERVER_COVERAGE": "1", "IWC_SOLIDSTART_CONFIG": (JS_DIR / "solidstart-config.mjs").as_uri()}
+    return Recipe(
+        framework="solid-start",
+        instrumented=Step((*vinxi, "--config", name), env, {name: shim}, {}),
+        plain=Step(vinxi, {}, {}, {}),
+        output=".output/public",
+        server_only="a SolidStart app is served by its Nitro server (.output/server), as vinxi build ships it",
     )

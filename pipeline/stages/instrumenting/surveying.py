@@ -18,7 +18,7 @@ from typing import Iterator
 
 from iwcbench.pipeline.contracts import evidence, instrumented
 
-BUILD_FRAMEWORKS = ("next", "astro", "nuxt", "sveltekit", "react-router", "remix", "qwik", "angular", "cra", "vite")  # first match wins
+BUILD_FRAMEWORKS = ("next", "astro", "nuxt", "sveltekit", "react-router", "remix", "qwik", "solid-start", "angular", "cra", "vite")  # first match wins
 PREBUILT_DIRS = ("dist", "build", "out")  # static output folders of the build frameworks
 NOT_COPIED = {".git"}
 NOT_INSTRUMENTED = {"node_modules", ".git", instrumented.FOLDER}
@@ -72,6 +72,8 @@ def detect_framework(root: pathlib.Path) -> evidence.Framework:
         return "nuxt"
     if any(d.startswith(("@builder.io/qwik", "@qwik.dev/")) for d in deps):
         return "qwik"
+    if "@solidjs/start" in deps:
+        return "solid-start"
     if "@sveltejs/kit" in deps:
         return "sveltekit"
     if "@react-router/dev" in deps or config("react-router"):

@@ -49,8 +49,8 @@ UNSUPPORTED: tuple[Row, ...] = (
         unless=("@angular/build", "@angular-devkit/build-angular")),
     Row("Remix's classic compiler", "it is built by remix build without Vite, which the build step does not run "
         "(Remix on Vite is built)", files=("remix.config.*",)),
-    Row("SolidStart", "its build is for Vinxi's server (.output/), not a static dist/ folder",
-        packages=("@solidjs/start",)),
+    Row("SolidStart before 1.0", "it is built by solid-start build (its 0.x releases), which the build step "
+        "does not run (SolidStart 1.x, on Vinxi, is built)", packages=("solid-start",)),
     Row("Gatsby", "it is built by gatsby build (public/), which the build step does not run",
         packages=("gatsby",), files=("gatsby-config.*",)),
     Row("Vue CLI", "it is built by vue-cli-service (webpack), which the build step does not run",

@@ -73,3 +73,22 @@ def test_a_pnpm_or_yarn_1_lockfile_is_no_missing_lockfile_but_bun_s_is(app):
 ])
 def test_a_lockfile_that_lags_behind_package_json_is_told_apart(tail):
     assert failures.out_of_sync(tail)
+
+
+class _Failed:
+    returncode, killed_for = 1, None
+
+    def __init__(self, tail: str) -> None:
+        self.log_tail = tail
+
+
+@pytest.mark.parametrize("tail", [
+    "npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/svelte-fa/-/svelte-fa-3.0.0.tgz",
+    " ERR_PNPM_FETCH_404  GET https://registry.npmjs.org/svelte-fa/-/svelte-fa-3.0.0.tgz: Not Found - 404\n\n"
+    "No authorization header was set for the request.",
+    'error An unexpected error occurred: "https://registry.yarnpkg.com/svelte-fa/-/svelte-fa-3.0.0.tgz: '
+    'Request failed \\"404 Not Found\\"".',
+])
+def test_a_package_missing_from_the_registry_is_named_whichever_manager_asked(tail):
+    reason = failures.failure_reason("install", _Failed(tail), 600, 2**30)
+    assert reason == "dependency not on the registry: svelte-fa (npm: 404 Not Found)"

@@ -29,6 +29,9 @@ def _pkg(deps: dict, dev: dict | None = None) -> str:
     ({"package.json": _pkg({"@remix-run/react": "2"}, {"@remix-run/dev": "2"})}, "node"),  # its classic compiler
     ({"package.json": _pkg({"@angular/core": "21"}, {"@angular/build": "21", "@angular/cli": "21"})}, "angular"),
     ({"package.json": _pkg({"@angular/core": "17"}, {"@angular-devkit/build-angular": "17"})}, "angular"),
+    ({"package.json": _pkg({"@solidjs/start": "1", "solid-js": "1", "vinxi": "0.5"})}, "solid-start"),
+    ({"package.json": _pkg({"nuxt": "4", "vue": "3"})}, "nuxt"),
+    ({"package.json": _pkg({"@builder.io/qwik": "1", "@builder.io/qwik-city": "1"}, {"vite": "5"})}, "qwik"),
     ({"package.json": "{not json", "index.html": ""}, "unknown"),
     ({"package.json": "[1, 2]"}, "node"),
 ])

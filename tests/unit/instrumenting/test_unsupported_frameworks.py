@@ -25,7 +25,8 @@ UNSUPPORTED = {
         "angular.json": "{}", "src/index.html": "<app-root></app-root>", "src/main.ts": ""},
     "Remix's classic compiler": {"package.json": _pkg({"@remix-run/dev": "^1.19", "@remix-run/react": "^1.19"}),
                                  "remix.config.js": "module.exports = {}", "app/root.tsx": ""},
-    "SolidStart": {"package.json": _pkg({"@solidjs/start": "^1.0", "solid-js": "^1.9", "vinxi": "^0.4"})},
+    "SolidStart before 1.0": {"package.json": _pkg({"solid-start": "^0.2.0", "solid-js": "^1.6", "vite": "^3.1"}),
+                             "vite.config.js": "export default {}"},
     "Gatsby": {"package.json": _pkg({"gatsby": "^5.13", "react": "^18"}), "gatsby-config.js": ""},
     "Vue CLI": {"package.json": _pkg({"@vue/cli-service": "~5.0", "vue": "^3"}), "public/index.html": ""},
     "Gatsby, in a workspace's apps/web": {"package.json": _pkg({"turbo": "^2"}, workspaces=["apps/*"]),
@@ -61,6 +62,7 @@ def test_the_reason_says_what_recognised_it(app, name, sign):
 
 # apps the build step builds or serves as they are: none of them is caught
 SUPPORTED = {
+    "SolidStart 1.x": {"package.json": _pkg({"@solidjs/start": "^1.0", "solid-js": "^1.9", "vinxi": "^0.4"})},
     "Qwik": {"package.json": _pkg({"@builder.io/qwik": "^1.9", "@builder.io/qwik-city": "^1.9", "vite": "^5"}),
              "vite.config.ts": "export default {}"},
     "Nuxt": {"package.json": _pkg({"nuxt": "^3.13", "vue": "^3.5"}), "nuxt.config.ts": "export default {}",

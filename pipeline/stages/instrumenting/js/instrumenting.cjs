@@ -34,10 +34,23 @@ function parserPlugins(file) {
  * names the segments it cuts out of a component `src/s_<hash>.js`: their code is the
  * component's, counted there), which is no file. */
 function keyOf(root, id) {
-    if (!id || id.startsWith('\0') || id.includes('?') || !EXTENSIONS.test(id) || !fs.existsSync(id)) {
+    const file = id ? picked(id) : id;
+    if (!file || file.startsWith('\0') || file.includes('?') || !EXTENSIONS.test(file) || !fs.existsSync(file)) {
         return null;
     }
-    return recording.ownKey(root, id);
+    return recording.ownKey(root, file);
+}
+
+/* The file of a module id that picks some of a file's exports (`route.tsx?pick=default`:
+ * Vinxi's file router, SolidStart's routes): the file's code, the same counters whichever
+ * exports a build keeps. Any other query: the id itself (not a source file). */
+function picked(id) {
+    const at = id.indexOf('?');
+    if (at < 0) {
+        return id;
+    }
+    const query = id.slice(at + 1).split('&');
+    return query.every((part) => part.startsWith('pick=')) ? id.slice(0, at) : id;
 }
 
 /* {code, map} with counters, or null when the file is not the app's own or cannot be
@@ -50,7 +63,7 @@ function instrument(root, id, code) {
         return null;
     }
     try {
-        return instrumentOwn(id, key, code);
+        return instrumentOwn(picked(id), key, code);
     } catch (error) {
         recording.skip(key, `could not parse: ${String(error.message || error).split('\n')[0]}`);
         return null;

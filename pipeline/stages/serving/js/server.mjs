@@ -16,6 +16,7 @@
  *   react-router  @react-router/serve's CLI on the server entry (build/server/index.js)
  *   remix         @remix-run/serve's CLI on the same
  *   nuxt          Nitro's server entry (.output/server/index.mjs), which listens when imported
+ *   solid-start   the same, of a SolidStart (Vinxi) build
  *
  * The last three listen on a TCP port of their own: one free port of the loopback the
  * server sees (a namespace's own where it has one), and the socket is bridged to it.
@@ -175,6 +176,7 @@ async function listeningEntry(port) {
 
 const PORT_SERVERS = {
     nuxt: (port) => listeningEntry(port),
+    'solid-start': (port) => listeningEntry(port),
     sveltekit: (port) => vitePreview(port),
     qwik: (port) => vitePreview(port),
     'react-router': (port) => cliServer('@react-router/serve', 'dist/cli.js', port),
