@@ -32,9 +32,10 @@ def test_an_app_without_a_lockfile_is_refused_with_that_reason(app):
     assert reasons.lockfile_problem(root, REGISTRY).startswith("missing lockfile: package.json without")
 
 
-def test_a_yarn_only_app_is_told_that_only_npm_lockfiles_are_installed(app):
-    root = app({"package.json": {}, "yarn.lock": "# yarn lockfile v1\n"})
-    problem = reasons.lockfile_problem(root, REGISTRY)
+def test_a_yarn_1_app_is_installed_from_its_lockfile_and_a_yarn_berry_one_is_told_it_is_not(app):
+    assert reasons.lockfile_problem(app({"package.json": {}, "yarn.lock": "# yarn lockfile v1\n"}), REGISTRY) is None
+    berry = app({"package.json": {}, "yarn.lock": "__metadata:\n  version: 8\n"})
+    problem = reasons.lockfile_problem(berry, REGISTRY)
     assert problem.startswith("missing lockfile") and "yarn.lock" in problem
 
 
