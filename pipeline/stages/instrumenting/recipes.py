@@ -72,6 +72,7 @@ _NEEDS_SERVER = re.compile(
     r"""PPR cannot be enabled in export mode)""",  # create-next-app 16.4's cacheComponents: true
     re.IGNORECASE)
 ASTRO_SERVER_ENTRY = "dist/server/entry.mjs"
+ASTRO_DB_FILE = ".iwc-astro-db.sqlite"  # Astro DB's local database, in the app's copy
 SVELTEKIT_OUTPUT = ".svelte-kit/output"  # client/, server/ and prerendered/ of a SvelteKit build, whatever its adapter
 REACT_ROUTER_SERVER_ENTRY = "build/server/index.js"  # React Router's framework mode, Remix on Vite
 NUXT_SERVER_ENTRY = ".output/server/index.mjs"
@@ -296,6 +297,9 @@ def _astro(root: pathlib.Path, node: str) -> Recipe:
     name = f"{IWC_PREFIX}astro.config.mjs"
     astro = (node, "node_modules/astro/astro.js", "build")
     env = {"ASTRO_TELEMETRY_DISABLED": "1"}
+    if (root / "node_modules" / "@astrojs" / "db").is_dir() or (root / "db" / "config.ts").is_file():
+        # Astro DB builds against Astro Studio (a service) or a local file: a file of the app's copy
+        env["ASTRO_DATABASE_FILE"] = str((root / ASTRO_DB_FILE).resolve())
     instrumented_env = {**env, "IWC_SERVER_COVERAGE": "1"}  # kept only for a server build (building.py)
     return Recipe(
         framework="astro",
