@@ -90,7 +90,8 @@ def _instrument(
         return _not_supported(framework, gap, dest, started)
     located = unsupported.app_folder(src, surveying.built_by) if prebuilt is None else None
     if located is not None and build is not None and build.enabled:
-        return _instrument_by_building(src, dest, located.framework, build, started, settings.timeout_s, located)
+        return _instrument_by_building(src, dest, surveying.detect_framework(src / located.path), build, started,
+                                       settings.timeout_s, located)
     if framework in surveying.BUILD_FRAMEWORKS and prebuilt is None and build is not None and build.enabled:
         return _instrument_by_building(src, dest, framework, build, started, settings.timeout_s)
     if framework in surveying.BUILD_FRAMEWORKS and prebuilt is None:

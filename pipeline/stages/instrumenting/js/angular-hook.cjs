@@ -72,8 +72,8 @@ function patch(transformer) {
 }
 
 const load = Module._load;
-Module._load = function loadPatched(request, parent, isMain) {
-    const loaded = load.apply(this, arguments);
+Module._load = function loadPatched(request, ...rest) {
+    const loaded = load.call(this, request, ...rest);
     if (TRANSFORMER.test(request) && loaded) {
         patch(loaded.JavaScriptTransformer);
     }
