@@ -18,6 +18,7 @@ import argparse
 import json
 import pathlib
 import shutil
+import statistics
 import sys
 import tempfile
 
@@ -76,17 +77,35 @@ def main() -> int:
     print("| app | framework | build s | result · outcome | instrumented: components / all | "
           f"own functions at {EARLY} steps | at the end (steps) |")
     print("|---|---|---|---|---|---|---|")
+    rows = []
     for app in apps:
         with tempfile.TemporaryDirectory(prefix="iwc-bench-components-") as tmp:
             base = args.keep / app.name if args.keep else pathlib.Path(tmp)
             base.mkdir(parents=True, exist_ok=True)
             row = run_one(app.resolve(), args.steps, base)
+        rows.append(row)
         note = f" ({row['reason'][:80]})" if row["outcome"] != "evaluated" else ""
         build = "—" if row["build_s"] is None else f"{row['build_s']:.1f}"
         print(f"| {row['app']} | {row['framework']} | {build} | {row['result']} · {row['outcome']}{note} | "
               f"{row['components']} / {row['files']} | {pct(row['functions_30'])} | "
               f"{pct(row['functions_end'])} ({row['steps']}) |", flush=True)
+    if len(rows) > 1:
+        summary(rows)
     return 0
+
+
+def summary(rows: list[dict]) -> None:
+    """Per framework: apps, built with Istanbul and explored, the median of the app's own
+    functions at EARLY steps (over those), and the same over every app."""
+    print(f"\n| framework | apps | built and explored | median own functions at {EARLY} steps |")
+    print("|---|---|---|---|")
+    groups: dict[str, list[dict]] = {}
+    for row in rows:
+        groups.setdefault(row["framework"], []).append(row)
+    for name, group in [*sorted(groups.items()), ("all", rows)]:
+        explored = [r for r in group if r["outcome"] == "evaluated" and r["functions_30"] is not None]
+        shares = sorted(r["functions_30"] for r in explored)
+        print(f"| {name} | {len(group)} | {len(explored)} | {pct(statistics.median(shares)) if shares else '—'} |")
 
 
 if __name__ == "__main__":

@@ -101,6 +101,8 @@ def build(src: pathlib.Path, work: pathlib.Path, framework: str, settings: setti
         if plain is None and (app / recipe.output / "index.html").is_file():
             return run.done(framework, "plain", "built without Istanbul (as asked)", app / recipe.output, {}, {}, ())
         return run.failed(framework, plain or f"build left no {recipe.output}/index.html")
+    if recipe.note:
+        run.notes.append(recipe.note)
     return ladder(run, recipe, framework)
 
 
@@ -169,6 +171,9 @@ def _on_server(run: "_Runner", recipe: recipes.Recipe, framework: str, failure: 
         adapter = recipes.astro_adapter(app) if framework == "astro" else None
         if adapter and adapter != "@astrojs/node":
             return f" (its adapter {adapter} {reasons.OTHER_HOST})"
+        preset = recipes.nitro_preset(app) if framework in ("nuxt", "solid-start") else None
+        if preset:
+            return f" (its Nitro preset {preset} {reasons.OTHER_RUNTIME})"
         return " (the app may need a server, e.g. SSR output)"
     how = f"built for and served by {output.label}, because {why}; "
     if instrumented_failed is None:
@@ -185,7 +190,7 @@ def place_server_build(built: Built, work: pathlib.Path, dest: pathlib.Path, bui
     assert app is not None and built.server is not None
     for name in os.listdir(work):
         target = work / name
-        if target == app:
+        if app.is_relative_to(target):  # the app's copy, or the workspace holding it
             continue
         if target.is_dir() and not target.is_symlink():
             shutil.rmtree(target, ignore_errors=True)

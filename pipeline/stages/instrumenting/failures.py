@@ -46,6 +46,8 @@ OUTSIDE_APP = "a folder outside the app"  # (an off-registry entry that is the a
 # An Astro server build for another host (Vercel, Netlify, Cloudflare, Deno): only
 # @astrojs/node's server runs here, which is this environment's limit too.
 OTHER_HOST = "builds for its own host; only @astrojs/node's server can be run here"
+# The same for a Nitro app (Nuxt, SolidStart) built for a host's runtime (vercel-edge, ...)
+OTHER_RUNTIME = "builds for that host's runtime; only Nitro's Node server output can be run here"
 _MORE = re.compile(r" and \d+ more$")
 
 
@@ -91,7 +93,7 @@ def lockfile_problem(root: pathlib.Path, registry: str) -> str | None:
 def environment_caused(reason: str) -> bool:
     """Whether a failed build's ``reason`` (as this module words it) is this environment's
     limit rather than the app's defect."""
-    if f"), {NO_NETWORK}" in reason or OTHER_HOST in reason:
+    if f"), {NO_NETWORK}" in reason or OTHER_HOST in reason or OTHER_RUNTIME in reason:
         return True
     if not reason.startswith(OFF_REGISTRY):
         return False

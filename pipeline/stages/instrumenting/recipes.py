@@ -52,6 +52,7 @@ class Recipe:
     server: Step | None = None  # an instrumented build for the framework's server, when it takes another build
     plain_server: Step | None = None
     server_only: str | None = None  # why the app is always served by its server, even with static output
+    note: str | None = None  # what the build's reason says of what is not counted
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +77,9 @@ ASTRO_DB_FILE = ".iwc-astro-db.sqlite"  # Astro DB's local database, in the app'
 SVELTEKIT_OUTPUT = ".svelte-kit/output"  # client/, server/ and prerendered/ of a SvelteKit build, whatever its adapter
 REACT_ROUTER_SERVER_ENTRY = "build/server/index.js"  # React Router's framework mode, Remix on Vite
 NUXT_SERVER_ENTRY = ".output/server/index.mjs"
+QWIK_NOTE = ("Qwik's optimizer compiles the browser's copy of each component before it can be counted: "
+             "its components are counted as its server renders them, and their handlers, which run in the "
+             "browser, are not counted when they run")
 # js/qwik-build.mjs's server build, which vite preview runs (.js before Qwik 1.6)
 QWIK_PREVIEW_ENTRIES = ("server/entry.preview.mjs", "server/entry.preview.js")
 NUXT_CONFIGS = tuple(f"nuxt.config.{e}" for e in ("ts", "js", "mjs", "mts", "cjs", "cts"))
@@ -153,6 +157,22 @@ def astro_adapter(root: pathlib.Path) -> str | None:
     return adapters[0] if adapters else None
 
 
+_PRESET = re.compile(r"""\bpreset\s*:\s*["']([\w-]+)["']""")
+
+
+def nitro_preset(root: pathlib.Path) -> str | None:
+    """The Nitro preset a Nuxt or SolidStart app's config names (``vercel-edge``), unless it
+    is Node's own server (``node-server``, ``node``), or None."""
+    for name in (*NUXT_CONFIGS, *APP_CONFIGS, *(f"{NUXT_ORIGINAL}.{e}" for e in ("ts", "js", "mjs"))):
+        try:
+            found = _PRESET.search((root / name).read_text(errors="replace"))
+        except OSError:
+            continue
+        if found and found.group(1) not in ("node-server", "node", "node-cluster", ""):
+            return found.group(1)
+    return None
+
+
 ASTRO_ADAPTERS = ("@astrojs/node", "@astrojs/vercel", "@astrojs/netlify", "@astrojs/cloudflare", "@deno/astro-adapter")
 
 
@@ -206,7 +226,8 @@ def recipe(framework: str, root: pathlib.Path, node: str, top: pathlib.Path | No
     if framework == "solid-start":
         return _solid_start(root, node)
     if framework == "qwik":
-        return _vite(root, node, framework, "dist", (_js("qwik-build.mjs"), "node_modules/vite/bin/vite.js"))
+        built = _vite(root, node, framework, "dist", (_js("qwik-build.mjs"), "node_modules/vite/bin/vite.js"))
+        return dataclasses.replace(built, note=QWIK_NOTE)
     if framework == "sveltekit":
         return _vite(root, node, framework="sveltekit", output="build")
     if framework == "react-router":

@@ -62,11 +62,30 @@ function instrument(root, id, code) {
     if (key === null) {
         return null;
     }
+    if (!asWritten(picked(id), code)) {
+        // a plugin loaded it through its own compiler first (Qwik's optimizer cuts a
+        // component's $() closures into modules of their own): its lines are not the
+        // file's, and each build may compile it to other code
+        recording.skip(key, 'a plugin of the app compiled it before the build step could count it '
+            + '(its code is not the file as written)');
+        return null;
+    }
     try {
         return instrumentOwn(picked(id), key, code);
     } catch (error) {
         recording.skip(key, `could not parse: ${String(error.message || error).split('\n')[0]}`);
         return null;
+    }
+}
+
+const plain = (text) => text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
+
+/* Whether the code a hook was given is the file as its author wrote it. */
+function asWritten(file, code) {
+    try {
+        return plain(fs.readFileSync(file, 'utf8')) === plain(code);
+    } catch {
+        return true; // unreadable here: the bundler read it, as it is
     }
 }
 

@@ -68,7 +68,31 @@ function write(key, entry, keep = false) {
     fs.renameSync(tmp, path.join(out, name));
 }
 
+function recorded(key) {
+    const out = process.env[OUT_ENV];
+    const name = crypto.createHash('sha256').update(key).digest('hex').slice(0, 32) + '.json';
+    try {
+        return out ? JSON.parse(fs.readFileSync(path.join(out, name), 'utf8')) : null;
+    } catch {
+        return null;
+    }
+}
+
+const DIFFERENT_CODE = 'its browser and server builds compiled different code from it (a framework '
+    + "loaded it through its own compiler, as Qwik's optimizer does): one counter layout cannot count both";
+
+/* A key's counters, once; the same file compiled into other code by another build of the
+ * app (the server's) would give the key two counter layouts, and the page's counters
+ * would be read against the other one: the key is then left uncounted, with why. */
 function record(key, fileCoverage, source) {
+    const before = recorded(key);
+    if (before && before.conflict) {
+        return;
+    }
+    if (before && before.coverage && before.coverage.hash !== fileCoverage.hash) {
+        write(key, { skipped: DIFFERENT_CODE, conflict: true });
+        return;
+    }
     write(key, { coverage: fileCoverage, source });
 }
 
