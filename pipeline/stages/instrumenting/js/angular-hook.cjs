@@ -46,8 +46,14 @@ function counted(root, filename, text) {
     let code = text.replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, '');
     let changed = false;
     for (const file of [...new Set(files)]) {
-        const out = components.instrumentCompiled(file, file, recording.ownKey(root, file), code, map,
-            { chain: true, template: file !== filename });
+        const fileKey = recording.ownKey(root, file);
+        let out = null;
+        try {
+            out = components.instrumentCompiled(file, file, fileKey, code, map, { chain: true, template: file !== filename });
+        } catch (error) {
+            // (Istanbul's own limits on compiled code: a switch whose place the map does not give)
+            recording.skip(fileKey, `could not instrument its compiled code: ${String(error.message || error).split('\n')[0]}`);
+        }
         if (out) {
             [code, map, changed] = [out.code, out.map, true];
         }
