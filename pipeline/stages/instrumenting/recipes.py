@@ -77,8 +77,8 @@ ASTRO_DB_FILE = ".iwc-astro-db.sqlite"  # Astro DB's local database, in the app'
 SVELTEKIT_OUTPUT = ".svelte-kit/output"  # client/, server/ and prerendered/ of a SvelteKit build, whatever its adapter
 REACT_ROUTER_SERVER_ENTRY = "build/server/index.js"  # React Router's framework mode, Remix on Vite
 NUXT_SERVER_ENTRY = ".output/server/index.mjs"
-QWIK_NOTE = ("Qwik's optimizer compiles each component before it can be counted (and counters in the code it "
-             "compiles break its use* checks): its components are not counted, its other modules are")
+QWIK_NOTE = ("Qwik's optimizer compiles the browser's copy of each component before it can be counted: its "
+             "components are not counted, its other modules are")
 # js/qwik-build.mjs's server build, which vite preview runs (.js before Qwik 1.6)
 QWIK_PREVIEW_ENTRIES = ("server/entry.preview.mjs", "server/entry.preview.js")
 NUXT_CONFIGS = tuple(f"nuxt.config.{e}" for e in ("ts", "js", "mjs", "mts", "cjs", "cts"))
