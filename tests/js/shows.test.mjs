@@ -4,7 +4,11 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { painted } from '../../pipeline/kits/page/shows.mjs';
 
-const plain = { backgroundColor: 'rgba(0, 0, 0, 0)', backgroundImage: 'none', borderTopWidth: '0px', borderTopStyle: 'none', boxShadow: 'none' };
+const plain = {
+  backgroundColor: 'rgba(0, 0, 0, 0)', backgroundImage: 'none', boxShadow: 'none',
+  borderTopWidth: '0px', borderTopStyle: 'none', borderRightWidth: '0px', borderRightStyle: 'none',
+  borderBottomWidth: '0px', borderBottomStyle: 'none', borderLeftWidth: '0px', borderLeftStyle: 'none',
+};
 
 test('painted: a background unlike the body\'s, an image, a border or a shadow', () => {
   const body = 'rgb(255, 255, 255)';
@@ -15,4 +19,8 @@ test('painted: a background unlike the body\'s, an image, a border or a shadow',
   assert.equal(painted({ ...plain, borderTopWidth: '2px', borderTopStyle: 'solid' }, body), true);
   assert.equal(painted({ ...plain, borderTopWidth: '2px' }, body), false, 'a border without a style is not drawn');
   assert.equal(painted({ ...plain, boxShadow: 'rgb(0, 0, 0) 0px 1px 2px 0px' }, body), true);
+  // a tic-tac-toe board drawn with right and bottom borders only (Tailwind's border-r-2, border-b-2)
+  assert.equal(painted({ ...plain, borderRightWidth: '2px', borderRightStyle: 'solid' }, body), true);
+  assert.equal(painted({ ...plain, borderBottomWidth: '2px', borderBottomStyle: 'solid' }, body), true);
+  assert.equal(painted({ ...plain, borderLeftWidth: '2px' }, body), false, 'a left border without a style is not drawn');
 });

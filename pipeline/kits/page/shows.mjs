@@ -6,11 +6,14 @@ import { visibility } from './visible.mjs';
 const MEDIA = 'img,canvas,svg,video,iframe,input,button,select,textarea,object,embed,picture,meter,progress';
 const SCANNED = 3000;  // elements looked at for a painted box
 
-// Something is drawn on this box: a background unlike the body's, an image, a border
-// or a shadow.
+const SIDES = ['Top', 'Right', 'Bottom', 'Left'];
+
+// Something is drawn on this box: a background unlike the body's, an image, a border on
+// any side (a board drawn with right and bottom borders only) or a shadow.
 export const painted = (st, bodyBackground) =>
   (st.backgroundColor !== 'rgba(0, 0, 0, 0)' && st.backgroundColor !== bodyBackground)
-  || st.backgroundImage !== 'none' || (parseFloat(st.borderTopWidth) > 0 && st.borderTopStyle !== 'none')
+  || st.backgroundImage !== 'none'
+  || SIDES.some((side) => parseFloat(st[`border${side}Width`]) > 0 && st[`border${side}Style`] !== 'none')
   || st.boxShadow !== 'none';
 
 // The elements of `root` and of every open shadow root below it (a web component's
