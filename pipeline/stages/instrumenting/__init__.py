@@ -83,23 +83,12 @@ def _instrument(
     started = time.monotonic()
     src, dest = pathlib.Path(src), pathlib.Path(dest)
     framework = surveying.detect_framework(src)
-    copy_skips: list[evidence.SkippedFile] = []
     gap = unsupported.recognise(src, surveying.built_by)
     prebuilt = surveying.prebuilt_folder(src) if framework in surveying.BUILD_FRAMEWORKS or gap else None
-    if gap is not None and prebuilt is None:
-        return _not_supported(framework, gap, dest, started)
-    located = unsupported.app_folder(src, surveying.built_by) if prebuilt is None else None
-    if located is not None and build is not None and build.enabled:
-        return _instrument_by_building(src, dest, surveying.detect_framework(src / located.path), build, started,
-                                       settings.timeout_s, located)
-    if framework in surveying.BUILD_FRAMEWORKS and prebuilt is None and build is not None and build.enabled:
-        return _instrument_by_building(src, dest, framework, build, started, settings.timeout_s)
-    if framework in surveying.BUILD_FRAMEWORKS and prebuilt is None:
-        copy_skips = surveying.copy_app(src, dest)
-        entry, entry_problem = surveying.find_entry(dest)
-        reason = (f"framework {framework} needs a build; build frameworks are not instrumented yet "
-                  f"(static apps only)")
-        return _report(framework, "black_box", reason, entry, entry_problem, [], copy_skips, started)
+    if prebuilt is None:
+        decided = _needs_a_build(src, dest, framework, gap, settings, build, started)
+        if decided is not None:
+            return decided
 
     copy_skips = surveying.copy_app(src / prebuilt if prebuilt else src, dest)
     entry, entry_problem = surveying.find_entry(dest)
@@ -137,6 +126,27 @@ def _instrument(
         return _report(framework, "black_box", reason, entry, entry_problem, [], skipped, started)
     return _report(framework, "instrumented", _instrumented_reason(where, files, skipped), entry, entry_problem,
                    files, skipped, started)
+
+
+def _needs_a_build(src: pathlib.Path, dest: pathlib.Path, framework: evidence.Framework,
+                   gap: unsupported.Found | None, settings: settings_mod.Instrumentation,
+                   build: settings_mod.Build | None, started: float) -> evidence.InstrumentationReport | None:
+    """The report of an app that ships no build but needs one (a framework the build step
+    builds, at the root or in a subfolder; one it does not), or None: a static app."""
+    if gap is not None:
+        return _not_supported(framework, gap, dest, started)
+    located = unsupported.app_folder(src, surveying.built_by)
+    if located is not None and build is not None and build.enabled:
+        return _instrument_by_building(src, dest, surveying.detect_framework(src / located.path), build, started,
+                                       settings.timeout_s, located)
+    if framework not in surveying.BUILD_FRAMEWORKS:
+        return None
+    if build is not None and build.enabled:
+        return _instrument_by_building(src, dest, framework, build, started, settings.timeout_s)
+    copy_skips = surveying.copy_app(src, dest)
+    entry, entry_problem = surveying.find_entry(dest)
+    reason = f"framework {framework} needs a build; build frameworks are not instrumented yet (static apps only)"
+    return _report(framework, "black_box", reason, entry, entry_problem, [], copy_skips, started)
 
 
 def _job(dest: pathlib.Path, settings: settings_mod.Instrumentation, pages: list[str], scripts: list[dict]) -> dict:
