@@ -35,7 +35,8 @@ export default function showsNothing() {
   const body = document.body;
   if (!body) return 'the document has no body';
   if ((body.innerText || '').trim()) return null;
-  const hosts = deepElements(body, SCANNED).filter((el) => el.shadowRoot);
+  const all = deepElements(body, SCANNED);
+  const hosts = all.filter((el) => el.shadowRoot);
   if (hosts.some((host) => [...host.shadowRoot.children].some((el) => (el.innerText || '').trim()))) return null;
   const seen = visibility(window);
   const bodyStyle = getComputedStyle(body);
@@ -46,7 +47,6 @@ export default function showsNothing() {
   for (const el of body.querySelectorAll(MEDIA)) {
     if (shown(el)) return null;
   }
-  const all = deepElements(body, SCANNED);
   for (const el of all) {
     if (el.getRootNode() !== document && el.matches(MEDIA) && shown(el)) return null;
   }

@@ -146,6 +146,12 @@ function readsThePage(node) {
         && NOT_TYPED.has(node.property.name);
 }
 
+/* A side of a comparison whose other side is no value a user types: a constant, what the
+   page or the event is, a `typeof`. */
+function notTyped(node) {
+    return isConstant(node) || readsThePage(node) || (node.type === 'UnaryExpression' && node.operator === 'typeof');
+}
+
 /* code === 'SAVE20', age >= 18, `in` a table */
 function noteBinary(checks, node) {
     if (node.operator === 'in') {
@@ -154,8 +160,7 @@ function noteBinary(checks, node) {
     }
     if (!COMPARISONS.has(node.operator)) return;
     for (const [one, other] of [[node.left, node.right], [node.right, node.left]]) {
-        if (isConstant(other) || readsThePage(other)
-            || (other.type === 'UnaryExpression' && other.operator === 'typeof')) continue;
+        if (notTyped(other)) continue;
         literal(checks, stringOf(one));
         const number = numberOf(one);
         if (number !== null && checks.numbers.size < MAX_ENTRIES) checks.numbers.add(number);
@@ -163,8 +168,7 @@ function noteBinary(checks, node) {
 }
 
 function noteSwitch(checks, node) {
-    if (isConstant(node.discriminant) || readsThePage(node.discriminant)
-        || (node.discriminant.type === 'UnaryExpression' && node.discriminant.operator === 'typeof')) return;
+    if (notTyped(node.discriminant)) return;
     for (const c of node.cases) literal(checks, stringOf(c.test));
 }
 

@@ -76,7 +76,7 @@ ASTRO_SERVER_ENTRY = "dist/server/entry.mjs"
 ASTRO_DB_FILE = ".iwc-astro-db.sqlite"  # Astro DB's local database, in the app's copy
 SVELTEKIT_OUTPUT = ".svelte-kit/output"  # client/, server/ and prerendered/ of a SvelteKit build, whatever its adapter
 REACT_ROUTER_SERVER_ENTRY = "build/server/index.js"  # React Router's framework mode, Remix on Vite
-NUXT_SERVER_ENTRY = ".output/server/index.mjs"
+NITRO_SERVER_ENTRY = ".output/server/index.mjs"  # Nuxt's and SolidStart's (Nitro) server
 QWIK_NOTE = ("Qwik's optimizer compiles the browser's copy of each component before it can be counted: its "
              "components are not counted, its other modules are")
 # js/qwik-build.mjs's server build, which vite preview runs (.js before Qwik 1.6)
@@ -108,9 +108,9 @@ def server_output(framework: str, root: pathlib.Path) -> ServerOutput | None:
         return ServerOutput("Next.js's own server", None, {"_next/static": ".next/static", "": "public"})
     if framework == "astro" and (root / ASTRO_SERVER_ENTRY).is_file():
         return ServerOutput("the @astrojs/node adapter", ASTRO_SERVER_ENTRY, {"": "dist/client"})
-    if framework in ("nuxt", "solid-start") and (root / NUXT_SERVER_ENTRY).is_file():
+    if framework in ("nuxt", "solid-start") and (root / NITRO_SERVER_ENTRY).is_file():
         label = "Nuxt's Nitro server" if framework == "nuxt" else "SolidStart's Nitro server"
-        return ServerOutput(label, NUXT_SERVER_ENTRY, {"": ".output/public"})
+        return ServerOutput(label, NITRO_SERVER_ENTRY, {"": ".output/public"})
     if framework == "qwik" and any((root / entry).is_file() for entry in QWIK_PREVIEW_ENTRIES):
         return ServerOutput("Qwik City's preview server (vite preview)", None, {"": "dist"})
     if framework == "sveltekit" and (root / SVELTEKIT_OUTPUT / "server" / "index.js").is_file():

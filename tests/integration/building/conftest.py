@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 import pathlib
+import time
 
 import pytest
 
 from iwcbench.pipeline.contracts import settings
+from iwcbench.pipeline.stages import instrumenting
 from iwcbench.pipeline.stages.instrumenting import building
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "fixtures" / "frameworks"
@@ -51,3 +53,22 @@ def page():
             yield tab
         finally:
             chromium.close()
+
+
+@pytest.fixture(scope="module")
+def instrumented(tmp_path_factory):
+    """``instrumented(name)`` -> (Instrumented, site folder, seconds): the fixture built
+    once per module the way ``iwc run`` instruments it (a server build: the site folder
+    with its marker, the app's copy beside it)."""
+    done: dict[str, tuple] = {}
+
+    def make(name: str):
+        if name not in done:
+            site = tmp_path_factory.mktemp(name) / "site"
+            started = time.monotonic()
+            bundle = instrumenting.instrument(FIXTURES / name, site, settings.Instrumentation(),
+                                              settings.Build(npm_cache_dir=str(npm_cache())))
+            done[name] = (bundle, site, round(time.monotonic() - started, 1))
+        return done[name]
+
+    return make

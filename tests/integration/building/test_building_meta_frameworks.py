@@ -15,21 +15,17 @@ Each fixture is installed from the npm registry and built for real (slow: ``buil
 from __future__ import annotations
 
 import json
-import os
-import pathlib
 import urllib.error
 import urllib.request
 
 import pytest
 
 from iwcbench.pipeline.contracts import instrumented as contract
-from iwcbench.pipeline.contracts import servers, settings
-from iwcbench.pipeline.stages import instrumenting, serving
-from iwcbench.pipeline.stages.instrumenting import building
+from iwcbench.pipeline.contracts import servers
+from iwcbench.pipeline.stages import serving
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "fixtures" / "frameworks"
 READ = "() => JSON.parse(JSON.stringify(window.__coverage__ || {}))"
 
 OWN = {
@@ -73,26 +69,9 @@ USE = {
 }
 
 
-@pytest.fixture(scope="module")
-def instrumented(tmp_path_factory):
-    """``instrumented(name)`` -> (Instrumented, site folder), built once, as iwc run does."""
-    done: dict[str, tuple] = {}
-    npm_cache = os.environ.get("IWC_TEST_NPM_CACHE") or str(building.default_cache_dir())  # conftest's
-
-    def make(name: str):
-        if name not in done:
-            site = tmp_path_factory.mktemp(name) / "site"
-            bundle = instrumenting.instrument(FIXTURES / name, site, settings.Instrumentation(),
-                                              settings.Build(npm_cache_dir=npm_cache))
-            done[name] = (bundle, site)
-        return done[name]
-
-    return make
-
-
 @pytest.mark.parametrize("name", list(OWN))
 def test_every_file_is_counted_on_its_lines_and_the_servers_are_marked(instrumented, name):
-    bundle, site = instrumented(name)
+    bundle, site, _ = instrumented(name)
     report = bundle.report
     assert report.build is not None and report.build.framework == name
     assert report.build.result == "instrumented", report.build.reason + "\n" + report.build.log_tail
@@ -136,7 +115,7 @@ def _ran(coverage: dict, key: str, fn_name: str | None) -> bool:
 
 @pytest.mark.parametrize("name", list(OWN))
 def test_a_user_s_click_and_the_server_code_it_runs_are_both_counted(instrumented, page, name):
-    bundle, site = instrumented(name)
+    bundle, site, _ = instrumented(name)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     with serving.serve(site) as served:

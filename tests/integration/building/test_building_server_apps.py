@@ -12,43 +12,21 @@ build's marker, the app's copy beside it).
 from __future__ import annotations
 
 import json
-import os
-import pathlib
 import time
 
 import pytest
 
-from iwcbench.pipeline.contracts import servers, settings
+from iwcbench.pipeline.contracts import servers
 from iwcbench.pipeline.stages import instrumenting, serving
 from iwcbench.pipeline.stages.exploring import coverage as istanbul
-from iwcbench.pipeline.stages.instrumenting import building
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "fixtures" / "frameworks"
 READ = "() => JSON.parse(JSON.stringify(window.__coverage__ || {}))"
 COUNTING = {"next-ssr": "components/counting.js", "astro-ssr": "src/scripts/counter.js"}
 WHY = {"next-ssr": 'Page with `dynamic = "force-dynamic"` couldn\'t be exported',
        "astro-ssr": "its static build left no dist/index.html"}
 LABEL = {"next-ssr": "Next.js's own server", "astro-ssr": "the @astrojs/node adapter"}
-
-
-@pytest.fixture(scope="module")
-def instrumented(tmp_path_factory):
-    """``instrumented(name)`` -> (Instrumented, site folder, seconds), built once."""
-    done: dict[str, tuple] = {}
-    npm_cache = os.environ.get("IWC_TEST_NPM_CACHE") or str(building.default_cache_dir())  # conftest's
-
-    def make(name: str):
-        if name not in done:
-            site = tmp_path_factory.mktemp(name) / "site"
-            started = time.monotonic()
-            bundle = instrumenting.instrument(FIXTURES / name, site, settings.Instrumentation(),
-                                              settings.Build(npm_cache_dir=npm_cache))
-            done[name] = (bundle, site, round(time.monotonic() - started, 1))
-        return done[name]
-
-    return make
 
 
 @pytest.mark.parametrize("name", ["next-ssr", "astro-ssr"])

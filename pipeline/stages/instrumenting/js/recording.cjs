@@ -53,26 +53,31 @@ function ownKey(root, file) {
     return parts.join('/');
 }
 
-function write(key, entry, keep = false) {
+/* The file a key's record is kept in, or null when no build asked for records. */
+function fileOf(key) {
     const out = process.env[OUT_ENV];
-    if (!out) {
-        return;
+    return out ? path.join(out, crypto.createHash('sha256').update(key).digest('hex').slice(0, 32) + '.json') : null;
+}
+
+/* `value` as JSON into `file`, atomically (written beside it, then renamed). */
+function put(file, value) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+    fs.writeFileSync(tmp, JSON.stringify(value));
+    fs.renameSync(tmp, file);
+}
+
+function write(key, entry, keep = false) {
+    const file = fileOf(key);
+    if (file && !(keep && fs.existsSync(file))) {
+        put(file, { key, ...entry });
     }
-    fs.mkdirSync(out, { recursive: true });
-    const name = crypto.createHash('sha256').update(key).digest('hex').slice(0, 32) + '.json';
-    if (keep && fs.existsSync(path.join(out, name))) {
-        return;
-    }
-    const tmp = path.join(out, `.${name}.${process.pid}.tmp`);
-    fs.writeFileSync(tmp, JSON.stringify({ key, ...entry }));
-    fs.renameSync(tmp, path.join(out, name));
 }
 
 function recorded(key) {
-    const out = process.env[OUT_ENV];
-    const name = crypto.createHash('sha256').update(key).digest('hex').slice(0, 32) + '.json';
+    const file = fileOf(key);
     try {
-        return out ? JSON.parse(fs.readFileSync(path.join(out, name), 'utf8')) : null;
+        return file ? JSON.parse(fs.readFileSync(file, 'utf8')) : null;
     } catch {
         return null;
     }
@@ -115,14 +120,9 @@ function side(key, which) {
  * JSON file per fact in the folder beside the records, the last write kept. */
 function fact(name, value) {
     const out = process.env[OUT_ENV];
-    if (!out) {
-        return;
+    if (out) {
+        put(path.join(path.dirname(out), 'build-facts', `${name}.json`), value);
     }
-    const folder = path.join(path.dirname(out), 'build-facts');
-    fs.mkdirSync(folder, { recursive: true });
-    const tmp = path.join(folder, `.${name}.${process.pid}.tmp`);
-    fs.writeFileSync(tmp, JSON.stringify(value));
-    fs.renameSync(tmp, path.join(folder, `${name}.json`));
 }
 
 module.exports = { OUT_ENV, ROOT_ENV, TOOLS_ENV, appRoot, fact, ownKey, record, side, skip, tool };

@@ -28,19 +28,21 @@ const recording = require('./recording.cjs');
 
 const SERVER_COVERAGE = process.env.IWC_SERVER_COVERAGE === '1';
 
-function plugin(name, enforce, instrument, onServer = false) {
+/* `onServer`: the server build's modules are counted too; `serverOnly`: the bundler
+ * builds only the server (Nitro's rollup), which says nothing of it to a transform. */
+function plugin(name, enforce, instrument, { onServer = false, serverOnly = false } = {}) {
     const root = recording.appRoot();
     return {
         name,
         enforce,
         apply: 'build',
         transform(code, id, options) {
-            const server = Boolean(options?.ssr);
-            if (server && !onServer) {
+            const server = serverOnly || Boolean(options?.ssr);
+            if (server && !onServer && !serverOnly) {
                 return null;
             }
             const done = instrument.call(this, root, id, code);
-            if (done && SERVER_COVERAGE) {
+            if (done && (SERVER_COVERAGE || serverOnly)) {
                 recording.side(instrumenting.keyOf(root, id), server ? 'server' : 'client');
             }
             return done;
@@ -50,8 +52,7 @@ function plugin(name, enforce, instrument, onServer = false) {
 
 export default function iwcIstanbul() {
     return {
-        ...plugin('iwc:istanbul', 'pre', (root, id, code) => instrumenting.instrument(root, id, code),
-            SERVER_COVERAGE),
+        ...plugin('iwc:istanbul', 'pre', instrumenting.instrument, { onServer: SERVER_COVERAGE }),
         configResolved(config) {
             // where the app expects to be served (`base: '/repo/'` for GitHub Pages)
             recording.fact('base', config.base);
@@ -62,17 +63,7 @@ export default function iwcIstanbul() {
 /* For a bundler that builds only the server (Nitro's rollup build of Nuxt's server
  * routes): every script file of the app's own it compiles is the server's. */
 export function iwcIstanbulServer() {
-    const root = recording.appRoot();
-    return {
-        name: 'iwc:istanbul-server',
-        transform(code, id) {
-            const done = instrumenting.instrument(root, id, code);
-            if (done) {
-                recording.side(instrumenting.keyOf(root, id), 'server');
-            }
-            return done;
-        },
-    };
+    return plugin('iwc:istanbul-server', 'pre', instrumenting.instrument, { serverOnly: true });
 }
 
 export function iwcIstanbulComponents() {

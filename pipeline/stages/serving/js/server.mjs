@@ -153,6 +153,13 @@ async function vitePreview(port) {
     await vite.preview({ root: dir, logLevel: 'warn', preview: { host: '127.0.0.1', port, strictPort: true, open: false } });
 }
 
+/* Where the servers that read their address from the environment listen (the serve
+ * CLIs read PORT and HOST, Nitro also NITRO_PORT and NITRO_HOST). */
+function listenAt(port) {
+    process.env.PORT = process.env.NITRO_PORT = String(port);
+    process.env.HOST = process.env.NITRO_HOST = '127.0.0.1';
+}
+
 /* A package's CLI server run here, as `<bin> <entry>` would run it (PORT and HOST from
  * the environment, as both CLIs read them). */
 async function cliServer(pkg, bin, port) {
@@ -160,8 +167,7 @@ async function cliServer(pkg, bin, port) {
     if (!fs.existsSync(file)) {
         fail(`the app does not install ${pkg}, whose server (${bin}) serves its build`);
     }
-    process.env.PORT = String(port);
-    process.env.HOST = '127.0.0.1';
+    listenAt(port);
     process.argv = [process.argv[0], file, path.resolve(dir, entry)];
     await import(pathToFileURL(file).href);
 }
@@ -169,8 +175,7 @@ async function cliServer(pkg, bin, port) {
 /* A server build's entry that listens when imported (Nitro's .output/server/index.mjs:
  * Nuxt), on the port and host its environment names. */
 async function listeningEntry(port) {
-    process.env.PORT = process.env.NITRO_PORT = String(port);
-    process.env.HOST = process.env.NITRO_HOST = '127.0.0.1';
+    listenAt(port);
     await import(pathToFileURL(path.resolve(dir, entry)).href);
 }
 
