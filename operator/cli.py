@@ -7,7 +7,8 @@ Cluster defaults (runner image, service accounts, ConfigMap and Secret names) co
 from the environment the chart sets: IWC_RUNNER_IMAGE, IWC_IMAGE_PULL_POLICY,
 IWC_APP_SERVICE_ACCOUNT, IWC_SCORING_SERVICE_ACCOUNT, IWC_CONFIG_MAP,
 IWC_STORE_SECRET, IWC_JOB_TTL_SECONDS, IWC_PRIORITY_CLASS, IWC_SECCOMP_PROFILE
-(app pods' Localhost seccomp profile; an empty value means "none"), IWC_POD_RESOURCES (JSON: {instrument|app|explorer|scoring: {requests, limits}}) and
+(app pods' Localhost seccomp profile; an empty value means "none"), IWC_SANDBOX_INSTALLER
+(NAMESPACE/NAME of the DaemonSet that installs it; empty: the nodes have it), IWC_POD_RESOURCES (JSON: {instrument|app|explorer|scoring: {requests, limits}}) and
 IWC_PROVIDER_SECRETS: the Secret of each LLM provider whose key the pods get,
 ``anthropic=iwc-anthropic,openai=iwc-openai`` (empty: none; unset: the bare model name's
 provider's, iwc-anthropic). The chart writes it from llm.providers and its generated
@@ -55,6 +56,7 @@ def defaults_from(env: Mapping[str, str]) -> planning.Defaults:
         priority_class=pick("IWC_PRIORITY_CLASS", base.priority_class),
         resources=json.loads(env["IWC_POD_RESOURCES"]) if env.get("IWC_POD_RESOURCES") else base.resources,
         seccomp_profile=pick("IWC_SECCOMP_PROFILE", base.seccomp_profile),
+        sandbox_installer=pick("IWC_SANDBOX_INSTALLER", base.sandbox_installer),
     )
 
 

@@ -77,6 +77,9 @@ class Defaults:
     # sandbox-seccomp.json, which allows unshare: builds and app servers then get loopback
     # only, as in `iwc run`); None: RuntimeDefault, where they share the pod's network
     seccomp_profile: str | None = None
+    # NAMESPACE/NAME of the chart's DaemonSet that writes that profile onto the nodes: app
+    # pods name it only while it is ready (sandboxing); None: the nodes have it already
+    sandbox_installer: str | None = None
 
 
 # ---------------------------------------------------------------- apps

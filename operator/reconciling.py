@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping
 
 import kopf
 
-from iwcbench.operator import api, planning, storing, tracking
+from iwcbench.operator import api, planning, sandboxing, storing, tracking
 from iwcbench.pipeline.kits import cluster as cluster_kit, store as store_mod, telemetry
 
 # what kopf hands a handler as its logger (an adapter that names the object)
@@ -92,6 +92,7 @@ class Reconciler:
         self._connection: list[cluster_kit.Cluster] = []
         self._creator = concurrent.futures.ThreadPoolExecutor(max_workers=concurrent_creates,
                                                               thread_name_prefix="create-job")
+        self.sandbox = sandboxing.Watch(defaults.seccomp_profile, defaults.sandbox_installer, self.cluster)
 
     def cluster(self) -> cluster_kit.Cluster:
         if not self._connection:
@@ -164,14 +165,17 @@ class Reconciler:
                                  results_present=current.get("results") is not None, now=_now(),
                                  round=round_, rescore=rescore, stored=memory.stored.get(uid, frozenset()),
                                  cost_usd=cost, budget_reached=spec.max_cost is not None
-                                 and (cost or 0.0) >= spec.max_cost)
+                                 and (cost or 0.0) >= spec.max_cost, sandbox=self.sandbox.current())
 
     def _step(self, seen: tracking.Observed, spec: api.EvaluationRunSpec, current: dict[str, Any],
               owner: planning.Owner, patch: kopf.Patch, logger: Log) -> None:
         """Create what the decision asks for, then patch the status that results."""
         decision = tracking.decide(seen)
         created = self.memory.created(owner.uid)
-        manifests = [planning.app_job(owner, spec, pair, self.defaults, seen.round) for pair in decision.create_apps]
+        # app pods name the sandbox's profile only while it is on the nodes (sandboxing)
+        defaults = (dataclasses.replace(self.defaults, seccomp_profile=seen.sandbox.profile) if seen.sandbox
+                    else self.defaults)
+        manifests = [planning.app_job(owner, spec, pair, defaults, seen.round) for pair in decision.create_apps]
         # A few creations in flight at once: a thousand round trips one by one is minutes.
         for manifest, _ in zip(manifests, self._creator.map(self.cluster().create_job, manifests)):
             created.add(manifest["metadata"]["name"])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Literal, Mapping, Sequence
 
-from iwcbench.operator import api, planning
+from iwcbench.operator import api, planning, sandboxing
 
 JobState = Literal["queued", "active", "succeeded", "failed"]
 TERMINAL: tuple[str, ...] = ("Succeeded", "Failed")
@@ -175,6 +175,7 @@ class Observed:
     stored: frozenset[str] = frozenset()  # apps (model/task) whose result this run stored, Job gone or not
     cost_usd: float | None = None  # LLM dollars of the apps finished so far (None: none known)
     budget_reached: bool = False  # spec.maxCost reached: no new app Job
+    sandbox: sandboxing.Sandbox | None = None  # the seccomp profile new app pods get, and why
 
 
 @dataclasses.dataclass(frozen=True)
@@ -271,6 +272,9 @@ def decide(seen: Observed) -> Decision:
                                                      if spec.apps.models else "")))
     counted = _count_apps(seen, apps, by_name)
     conditions.append(_condition(old, now, "Suspended", spec.suspend, "Suspended" if spec.suspend else "Running"))
+    if seen.sandbox is not None:
+        conditions.append(_condition(old, now, "Sandboxed", seen.sandbox.isolated, seen.sandbox.reason,
+                                     seen.sandbox.message))
     conditions += _round_conditions(seen, counted)
     phase, create_apps, create_scoring = _phase(seen, counted, scoring, scoring_name, conditions)
 
@@ -329,6 +333,15 @@ def unscored(status: Mapping[str, Any]) -> bool:
     conditions = status.get("conditions", ()) or ()
     return status.get("phase") == "Failed" and any(
         c.get("type") == "Failed" and c.get("reason") == "ScoringIncomplete" for c in conditions)
+
+
+def budget_state(status: Mapping[str, Any]) -> Literal["within", "reached"] | None:
+    """The run's spec.maxCost as its WithinBudget condition says: ``reached`` once no new
+    app Job starts for it, ``within`` before; None without the condition (no maxCost)."""
+    budget = next((c for c in status.get("conditions", ()) or () if c.get("type") == "WithinBudget"), None)
+    if budget is None:
+        return None
+    return "within" if budget.get("status") == "True" else "reached"
 
 
 def changes(current: Mapping[str, Any], desired: Mapping[str, Any]) -> dict[str, Any]:

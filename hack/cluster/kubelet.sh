@@ -126,10 +126,9 @@ start_kubelet() {
   step "kubelet $k8s_version"
   if running kubelet && _kubelet_ready >/dev/null 2>&1; then ok "running"; return 0; fi
   _kubelet_config
-  # the chart's seccomp profile for app pods (sandbox.seccompProfile: iwc-bench/sandbox.json),
-  # where the kubelet looks for Localhost profiles: <root-dir>/seccomp/
-  mkdir -p "$state/kubelet/seccomp/iwc-bench"
-  cp "$cluster_src/../../charts/iwc-operator/files/sandbox-seccomp.json" "$state/kubelet/seccomp/iwc-bench/sandbox.json"
+  # (no seccomp profile is put here: the chart's DaemonSet iwc-sandbox-profile writes
+  # sandbox.seccompProfile into <root-dir>/seccomp/, as on any node)
+  rm -rf "$state/kubelet/seccomp/iwc-bench"
   # --hostname-override with an IP: the node's InternalIP is then 127.0.0.1 (a --node-ip
   # of 127.0.0.1 is refused: "nodeIP can't be loopback address"), so kube-apiserver
   # reaches this kubelet (logs, exec) on loopback.

@@ -70,6 +70,9 @@ class InstrumentationSummary(base.Model):
     files_instrumented: int = 0
     build: evidence.BuildResult | None = None  # None: the app needed no build
     build_s: float | None = None  # seconds of install + build
+    # the build (and the app's own server) had loopback only: `iwc run`'s network namespace,
+    # or a pod under the sandbox's seccomp profile; None: the app needed no build
+    network_isolated: bool | None = None
 
 
 class ExplorationSummary(base.Model):

@@ -53,6 +53,7 @@ def summary(report: evidence.InstrumentationReport | None) -> results.Instrument
         files_instrumented=report.files_instrumented,
         build=report.build.result if report.build else None,
         build_s=round(report.build.install_s + report.build.build_s, 3) if report.build else None,
+        network_isolated=report.build.network_isolated if report.build else None,
     )
 
 

@@ -2,9 +2,10 @@
 pod can both reach (the store, 127.0.0.1:S3_PORT: on the host, and through the pod's
 loopback forward in the pod). Its vite.config.js throws if the connection opens, so the
 app builds only where the build has no network. It builds, with the network isolated, in
-`iwc run` and on a real pod whose seccomp profile is the chart's sandbox-seccomp.json
-(the release sets ``sandbox.seccompProfile``; hack/cluster-up put the file where the
-kubelet reads Localhost profiles). The control (the same build with the network) is
+`iwc run` and on a real pod of a default install: the chart's DaemonSet wrote its
+sandbox-seccomp.json where the kubelet reads Localhost profiles (nobody put it there by
+hand), the operator saw it ready and gave the app pod that profile, and the run says so
+(Sandboxed). The control (the same build with the network) is
 tests/unit/processes/test_confined_limits.py: the attempt succeeds there."""
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ import subprocess
 import boto3
 
 from fakes.example_subset import IWC
-from fakes.real_cluster import (BUCKET, ON_KUBELET, POD_RESOURCES, REAL, ROOT, S3_PORT, Cluster, put_tasks_and_apps,
-                                run_manifest)
+from fakes.real_cluster import (BUCKET, KUBELET_ROOT, ON_KUBELET, POD_RESOURCES, REAL, ROOT, S3_PORT, SYSTEM, Cluster,
+                                put_tasks_and_apps, run_manifest)
 
 FIXTURE = ROOT / "tests/fixtures/frameworks/vite"
 PREFIX = "sandbox"
@@ -66,8 +67,8 @@ def _iwc_run(tmp: pathlib.Path) -> tuple[dict, dict]:
     return (json.loads((evidence / "result.json").read_text()), json.loads((evidence / "instrument.json").read_text()))
 
 
-def _pod_run(release: Cluster) -> tuple[dict, dict, dict]:
-    """(result, instrument report, the app pod's spec) of the app on a real pod."""
+def _pod_run(release: Cluster) -> tuple[dict, dict, dict, dict]:
+    """(result, instrument report, the app pod's spec, the run's status) of the app on a real pod."""
     put_tasks_and_apps(PREFIX, [TASK], {"m/t1": _app()})
     release.apply(run_manifest("sandbox", PREFIX, exploration={"maxSteps": 3}, quality={"metrics": ["wcb_linting"]},
                                scheduling={"nodeSelector": ON_KUBELET}, resources=POD_RESOURCES,
@@ -81,13 +82,20 @@ def _pod_run(release: Cluster) -> tuple[dict, dict, dict]:
 
     def read(key: str) -> dict:
         return json.loads(s3.get_object(Bucket=BUCKET, Key=f"runs/sandbox/apps/m/t1/{key}")["Body"].read())
-    return read("result.json"), read("instrument.json"), job["spec"]["template"]["spec"]
+    return read("result.json"), read("instrument.json"), job["spec"]["template"]["spec"], status
 
 
 def test_a_build_that_reaches_for_the_network_is_refused_in_iwc_run_and_in_a_pod(release: Cluster, tmp_path):
-    pod_result, pod_report, pod = _pod_run(release)
+    # the default install's DaemonSet put the profile on the node
+    written = KUBELET_ROOT / "seccomp" / "iwc-bench" / "sandbox.json"
+    assert written.read_bytes() == (ROOT / "charts/iwc-operator/files/sandbox-seccomp.json").read_bytes()
+    installer = release.get("-n", SYSTEM, "daemonset", "iwc-sandbox-profile")["status"]
+    assert installer["numberReady"] == installer["desiredNumberScheduled"] > 0, installer
+    pod_result, pod_report, pod, status = _pod_run(release)
     assert pod["securityContext"]["seccompProfile"] == {"type": "Localhost",
                                                        "localhostProfile": "iwc-bench/sandbox.json"}
+    (sandboxed,) = [c for c in status["conditions"] if c["type"] == "Sandboxed"]
+    assert (sandboxed["status"], sandboxed["reason"]) == ("True", "ProfileInstalled"), sandboxed
     local_result, local_report = _iwc_run(tmp_path)
     for where, result, report in (("iwc run", local_result, local_report), ("pod", pod_result, pod_report)):
         build = report["build"]

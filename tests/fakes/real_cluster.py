@@ -21,6 +21,7 @@ from fakes.operator_harness import wait_for  # noqa: F401 - the tier's tests imp
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 STATE = pathlib.Path(os.environ.get("IWC_CLUSTER_DIR", "/tmp/iwc-cluster"))
+KUBELET_ROOT = STATE / "kubelet"  # the kubelet's --root-dir (hack/cluster/kubelet.sh)
 S3_PORT = int(os.environ.get("IWC_CLUSTER_S3_PORT", "39000"))
 LLM_PORT = int(os.environ.get("IWC_CLUSTER_LLM_PORT", "39001"))  # the stand-in OpenAI-compatible server
 LLM_KEY = "sk-cluster-tier-not-real"  # the stand-in's bearer token, in the Secret OPENAI_SECRET

@@ -115,18 +115,46 @@ def test_batch_judging_splits_between_app_pods_and_the_scoring_job():
 
 
 def test_the_chart_sandbox_profile_reaches_app_pods_only():
-    """sandbox.seccompProfile: app pods run under the chart's Localhost profile (it allows
-    unshare, so builds and app servers get loopback only, as in `iwc run`); the scoring
-    pod builds nothing and keeps RuntimeDefault, as do app pods when it is unset."""
-    values = yaml.safe_load((CHART / "ci" / "all-on-values.yaml").read_text())
-    app, scoring = _jobs({}, operator_cli.defaults_from(_operator_env(values)))
-    assert app["spec"]["template"]["spec"]["securityContext"]["seccompProfile"] == {
-        "type": "Localhost", "localhostProfile": "iwc-bench/sandbox.json"}
-    assert scoring["spec"]["template"]["spec"]["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
-    kubernetes_validate.validate(app, "1.30", strict=True)
-    for job in _jobs({}, operator_cli.defaults_from(_operator_env({}))):
+    """By default app pods run under the chart's Localhost profile (it allows unshare, so
+    builds and app servers get loopback only, as in `iwc run`), which the chart's
+    DaemonSet writes onto each node; the scoring pod builds nothing and keeps
+    RuntimeDefault, as do app pods when sandbox.seccompProfile is emptied."""
+    for values in ({}, yaml.safe_load((CHART / "ci" / "all-on-values.yaml").read_text())):
+        defaults = operator_cli.defaults_from(_operator_env(values))
+        assert defaults.sandbox_installer == "iwc-system/iwc-sandbox-profile"
+        app, scoring = _jobs({}, defaults)
+        assert app["spec"]["template"]["spec"]["securityContext"]["seccompProfile"] == {
+            "type": "Localhost", "localhostProfile": "iwc-bench/sandbox.json"}
+        assert scoring["spec"]["template"]["spec"]["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+        kubernetes_validate.validate(app, "1.30", strict=True)
+        shipped = [doc for doc in _manifests(values)
+                   if doc.get("kind") == "ConfigMap" and doc["metadata"]["name"] == "iwc-sandbox-seccomp"]
+        assert [yaml.safe_load(d["data"]["sandbox.json"]) for d in shipped] == [
+            yaml.safe_load((CHART / "files" / "sandbox-seccomp.json").read_text())]
+    off = operator_cli.defaults_from(_operator_env({"sandbox": {"seccompProfile": ""}}))
+    assert (off.seccomp_profile, off.sandbox_installer) == (None, None)
+    for job in _jobs({}, off):
         assert job["spec"]["template"]["spec"]["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
-    shipped = [doc for doc in _manifests(values)
-               if doc.get("kind") == "ConfigMap" and doc["metadata"]["name"] == "iwc-sandbox-seccomp"]
-    assert [yaml.safe_load(d["data"]["sandbox.json"]) for d in shipped] == [
-        yaml.safe_load((CHART / "files" / "sandbox-seccomp.json").read_text())]
+
+
+def test_the_chart_installs_the_profile_on_every_node_it_may_run_app_pods_on():
+    """The DaemonSet mounts the ConfigMap and the kubelet's seccomp folder and writes the
+    profile at the path app pods name; the operator may read that DaemonSet only."""
+    docs = _manifests({"sandbox": {"installer": {"kubeletRootDir": "/srv/kubelet/"}}})
+    (daemonset,) = [d for d in docs if d["kind"] == "DaemonSet"]
+    pod = daemonset["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    assert container["command"][-1] == "/host-seccomp/iwc-bench/sandbox.json"
+    assert "--check" in container["readinessProbe"]["exec"]["command"]
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    assert volumes["seccomp"]["hostPath"] == {"path": "/srv/kubelet/seccomp", "type": "DirectoryOrCreate"}
+    assert volumes["profile"]["configMap"]["name"] == "iwc-sandbox-seccomp"
+    assert container["securityContext"]["capabilities"] == {"drop": ["ALL"]}
+    assert pod["tolerations"] == [{"operator": "Exists"}]
+    (role,) = [d for d in docs if d["kind"] == "Role" and d["metadata"]["name"] == "iwc-operator-sandbox"]
+    assert role["rules"] == [{"apiGroups": ["apps"], "resources": ["daemonsets"],
+                              "resourceNames": ["iwc-sandbox-profile"], "verbs": ["get"]}]
+    for values in ({"sandbox": {"installer": {"enabled": False}}}, {"sandbox": {"seccompProfile": ""}}):
+        assert not [d for d in _manifests(values) if d["kind"] == "DaemonSet"]
+    yours = operator_cli.defaults_from(_operator_env({"sandbox": {"installer": {"enabled": False}}}))
+    assert (yours.seccomp_profile, yours.sandbox_installer) == ("iwc-bench/sandbox.json", None)

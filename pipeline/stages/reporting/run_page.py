@@ -32,6 +32,8 @@ def _header(run: results.RunResults, summaries: Sequence[app_page.Summary]) -> s
             ("config hash", f'<span class="mono">{layout.esc(info.config_hash)}</span>'),
             ("git commit", f'<span class="mono">{layout.esc(info.git_commit or "unknown")}</span>'),
             ("versions", layout.esc(versions or "not recorded"))]
+    if (sandbox := _sandbox(summaries)) is not None:
+        rows.append(sandbox)
     if run.weights:
         rows.append(("weights", layout.esc(" · ".join(f"{k} {v:.3g}" for k, v in run.weights.items()))))
         rows.append(("ranked by", "WebCoderBench's Table 4: each model's mean per-sample z, weighted and summed"
@@ -202,7 +204,22 @@ def _framework(inst: results.InstrumentationSummary) -> str:
         return name
     took = f" · {inst.build_s:.0f} s" if inst.build_s is not None else ""
     how = {"instrumented": "built with Istanbul", "plain": "built without Istanbul", "failed": "not built"}[inst.build]
-    return f'{name}<br><span class="faint">{layout.esc(how + took)}</span>'
+    shared = ('<br><span class="problem">network not isolated</span>' if inst.network_isolated is False else "")
+    return f'{name}<br><span class="faint">{layout.esc(how + took)}</span>{shared}'
+
+
+def _sandbox(summaries: Sequence[app_page.Summary]) -> tuple[str, str] | None:
+    """How many built apps' builds and servers had loopback only; None when no app was built."""
+    built = [s.result.instrumentation.network_isolated for s in summaries
+             if s.result.instrumentation.network_isolated is not None]
+    if not built:
+        return None
+    isolated = sum(built)
+    text = f"{isolated} of {len(built)} built apps had loopback only"
+    if isolated == len(built):
+        return "build sandbox", layout.esc(text)
+    return "build sandbox", (f'<span class="problem">{layout.esc(text)}</span>: the others\' builds and servers '
+                             "shared the machine's or the pod's network (network_isolated: false)")
 
 
 def _apps(summaries: Sequence[app_page.Summary], name: str = "overall") -> str:

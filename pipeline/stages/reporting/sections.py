@@ -218,7 +218,8 @@ def _build(build: evidence.BuildReport) -> str:
                               "failed": "failed"}[build.result])),
         ("what happened", layout.esc(build.reason)),
         ("took", layout.esc(f"install {build.install_s:.1f} s · build {build.build_s:.1f} s")),
-        ("network", layout.esc("loopback only" if build.network_isolated else "not isolated on this machine")),
+        ("network", layout.esc("loopback only" if build.network_isolated
+                               else "not isolated: the build shared the machine's or the pod's network")),
     ])
     tail = (f'<h3>End of the failing step\'s log</h3><pre class="mono scroll">{layout.esc(build.log_tail)}</pre>'
             if build.log_tail else "")

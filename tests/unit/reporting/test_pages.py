@@ -103,3 +103,20 @@ def test_an_app_page_shows_coverage_per_source_file_and_where_each_function_was_
 
 def test_a_page_without_per_file_coverage_has_no_such_table(written):
     assert "Per source file" not in written.page("aurora-7b", "canvas-snake")
+
+
+def test_the_index_says_which_builds_had_the_network(tmp_path):
+    """A built app whose build shared the network (a pod without the sandbox's profile) is
+    marked on its row and counted in the header; a run of static apps says nothing."""
+    from fakes import sample_run
+
+    run, read = sample_run.build_sample_run(tmp_path)
+    quiet = reporting.write_report(run, artifacts.Reader(read), tmp_path / "static").read_text(encoding="utf-8")
+    assert "build sandbox" not in quiet and "network not isolated" not in quiet
+    built = [a.model_copy(update={"instrumentation": a.instrumentation.model_copy(
+        update={"framework": "vite", "build": "instrumented", "build_s": 30.0, "network_isolated": i != 0})})
+        for i, a in enumerate(run.apps)]
+    text = reporting.write_report(run.model_copy(update={"apps": built}), artifacts.Reader(read),
+                                  tmp_path / "built").read_text(encoding="utf-8")
+    assert f"3 of {len(built)} built apps had loopback only" in text
+    assert text.count("network not isolated") == 1
