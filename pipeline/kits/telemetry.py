@@ -7,6 +7,7 @@
     telemetry.record_tokens(model, input_tokens, output_tokens)
     telemetry.record_llm(model, usage)             calls, tokens, dollars per purpose
     telemetry.RunMetrics().observe(...)            the operator's runs by phase, apps per run
+    RunMetrics().observe_budget(uid, attrs, state) a run's spec.maxCost: within or reached
     telemetry.emit_root(name, traceparent, start, end)   a span whose ids are given
 
 Spans and metrics go to an OTLP/HTTP collector only when OTEL_EXPORTER_OTLP_ENDPOINT
@@ -298,29 +299,51 @@ def record_llm(model: str, usage: dict[str, Any]) -> None:
 
 class RunMetrics:
     """The operator's view of its runs as gauges, read at each export: ``iwc.runs``
-    (runs by phase), ``iwc.run.apps`` (a run's apps by state: done, failed, in_flight,
-    queued, pending) and ``iwc.run.cost`` (a run's LLM dollars so far). ``observe`` keeps
-    the latest look at each run; ``forget`` drops a deleted one."""
+    (runs by phase), ``iwc.run.phase`` (a run's phases: 1 on its phase now, 0 on those
+    it was in before), ``iwc.run.apps`` (a run's apps by state: done, failed, in_flight, queued,
+    pending), ``iwc.run.cost`` (a run's LLM dollars so far) and ``iwc.run.budget`` (a run
+    with spec.maxCost: 1 on its state now, ``within`` or ``reached``, 0 on the other).
+    ``observe`` keeps the latest look at each run, ``observe_budget`` its budget's state
+    (the WithinBudget condition); ``forget`` drops a deleted one."""
+
+    BUDGET_STATES = ("within", "reached")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._runs: dict[str, tuple[dict[str, str], str, dict[str, int], float | None]] = {}
+        self._budgets: dict[str, tuple[dict[str, str], str]] = {}
+        self._been: dict[str, set[str]] = {}  # the phases each run was in
         meter = _state.meter
         meter.create_observable_gauge("iwc.runs", callbacks=[self._phases], unit="{run}",
                                       description="EvaluationRuns served, by phase")
+        meter.create_observable_gauge("iwc.run.phase", callbacks=[self._phase], unit="{run}",
+                                      description="one run's phase now (1) and those it was in (0)")
         meter.create_observable_gauge("iwc.run.apps", callbacks=[self._apps], unit="{app}",
                                       description="one run's apps by state (this round)")
         meter.create_observable_gauge("iwc.run.cost", callbacks=[self._cost], unit="USD",
                                       description="one run's LLM dollars so far")
+        meter.create_observable_gauge("iwc.run.budget", callbacks=[self._budget], unit="{run}",
+                                      description="one run's spec.maxCost: 1 on its state (within, reached)")
 
     def observe(self, uid: str, attrs: dict[str, str], phase: str, counts: dict[str, int],
                 cost_usd: float | None) -> None:
         with self._lock:
             self._runs[uid] = (dict(attrs), phase, dict(counts), cost_usd)
+            self._been.setdefault(uid, set()).add(phase)
+
+    def observe_budget(self, uid: str, attrs: dict[str, str], state: str | None) -> None:
+        """``state``: ``within`` or ``reached``; None: the run has no spec.maxCost."""
+        with self._lock:
+            if state is None:
+                self._budgets.pop(uid, None)
+            else:
+                self._budgets[uid] = (dict(attrs), state)
 
     def forget(self, uid: str) -> None:
         with self._lock:
             self._runs.pop(uid, None)
+            self._budgets.pop(uid, None)
+            self._been.pop(uid, None)
 
     def _snapshot(self) -> list[tuple[dict[str, str], str, dict[str, int], float | None]]:
         with self._lock:
@@ -331,6 +354,13 @@ class RunMetrics:
         for _, phase, _, _ in self._snapshot():
             by_phase[phase] = by_phase.get(phase, 0) + 1
         return [metrics.Observation(n, {"phase": phase}) for phase, n in sorted(by_phase.items())]
+
+    def _phase(self, _options: Any) -> list[metrics.Observation]:
+        with self._lock:
+            runs = [(attrs, now, sorted(self._been.get(uid, ()))) for uid, (attrs, now, _, _) in self._runs.items()]
+        # 0 on the phases left: a phase change never leaves a stale series at 1
+        return [metrics.Observation(int(phase == now), {**attrs, "phase": phase})
+                for attrs, now, been in runs for phase in been]
 
     def _apps(self, _options: Any) -> list[metrics.Observation]:
         found = []
@@ -343,3 +373,10 @@ class RunMetrics:
 
     def _cost(self, _options: Any) -> list[metrics.Observation]:
         return [metrics.Observation(cost, attrs) for attrs, _, _, cost in self._snapshot() if cost is not None]
+
+    def _budget(self, _options: Any) -> list[metrics.Observation]:
+        with self._lock:
+            budgets = list(self._budgets.values())
+        # both states, 0 on the other: a change of state never leaves a stale series at 1
+        return [metrics.Observation(int(state == now), {**attrs, "state": state})
+                for attrs, now in budgets for state in self.BUDGET_STATES]
