@@ -71,9 +71,6 @@ def register(registry: kopf.OperatorRegistry, options: Options,
             # the API server refused or is restarting (429, or 403 while its RBAC cache fills
             # again): the next look tries again; logged as a line, not as a crash's traceback
             raise kopf.TemporaryError(f"the API server refused a request: {exc}", delay=options.interval) from exc
-        # the budget's gauge, from the status this look leaves (kopf applies the patch after)
-        work.metrics.observe_budget(uid, {"namespace": namespace, "run": name},
-                                    tracking.budget_state({**dict(status or {}), **(patch.get("status") or {})}))
 
     @kopf.on.delete(api.GROUP, api.VERSION, api.PLURAL, id="forget", registry=registry, optional=True)
     def forget(uid: str, **_: Any) -> None:

@@ -220,8 +220,10 @@ class Reconciler:
 
 
 def _observe(metrics: telemetry.RunMetrics, owner: planning.Owner, status: dict[str, Any]) -> None:
-    metrics.observe(owner.uid, {"namespace": owner.namespace, "run": owner.name}, status.get("phase") or "Pending",
-                    dict(status.get("counts") or {}), status.get("costUsd"))
+    attrs = {"namespace": owner.namespace, "run": owner.name}
+    metrics.observe(owner.uid, attrs, status.get("phase") or "Pending", dict(status.get("counts") or {}),
+                    status.get("costUsd"))
+    metrics.observe_budget(owner.uid, attrs, tracking.budget_state(status))
 
 
 def _alive(cluster: cluster_kit.Cluster, holder: storing.Claim) -> bool:
