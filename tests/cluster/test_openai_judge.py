@@ -83,3 +83,39 @@ def test_an_openai_compatible_judge_scores_a_run_on_real_pods(release: Cluster, 
     assert abs(sum(cost.values()) - dollars[()]) < 1e-9 and set(cost) <= set(calls), cost
     print(f"LLM per purpose in VictoriaMetrics: calls {calls}, dollars {cost}")
     release.kubectl("-n", REAL, "delete", "evaluationrun", "openai-judge")
+
+
+def test_a_budget_stops_new_apps_on_real_pods_and_a_retry_with_more_runs_them(release: Cluster, openai_for_pods):
+    """spec.maxCost below one app's dollars, one app at a time: the first app's pod judges
+    (its dollars come from its result.json), the second never starts, and the run is scored
+    with what it has (WithinBudget False, BudgetReached); raised and retried, the second
+    app runs on a real pod and both are judged."""
+    name = "budget"
+    example.upload(BUCKET, f"{name}/", apps=APPS)
+    release.apply(run_manifest(name, name, parallelism=1, backoffLimit=0, maxCost=0.000001,
+                               exploration={"maxSteps": 3}, quality={"enabled": False}, judging={"model": JUDGE},
+                               scheduling={"nodeSelector": ON_KUBELET}, resources=SMALL,
+                               sandbox={"mirrorFetch": False}), REAL)
+    status = release.wait_for_phase(REAL, name, ("Succeeded", "Failed"), 1200)
+    assert status["phase"] == "Succeeded", json.dumps(status, indent=1) + release.diagnose(REAL)
+    assert status["costUsd"] > 0.000001 and status["counts"]["succeeded"] == 1, status
+    assert status["counts"]["pending"] == 1, status["counts"]
+    budget = {c["type"]: c for c in status["conditions"]}["WithinBudget"]
+    assert (budget["status"], budget["reason"]) == ("False", "BudgetReached") and "1 apps not started" in budget["message"]
+    s3 = boto3.client("s3")
+
+    def outcomes() -> dict[str, str]:
+        board = json.loads(s3.get_object(Bucket=BUCKET, Key=f"runs/{name}/results.json")["Body"].read())
+        return {f"{a['model']}/{a['task_id']}": a["outcome"] for a in board["apps"] if f"{a['model']}/{a['task_id']}" in APPS}
+
+    assert sorted(outcomes().values()) == ["error", "evaluated"], outcomes()  # never started: no result recorded
+    release.kubectl("-n", REAL, "patch", "evaluationrun", name, "--type=merge", "-p", '{"spec": {"maxCost": 100}}')
+    release.kubectl("-n", REAL, "annotate", "evaluationrun", name, "--overwrite", "iwcbench.io/retry=more-money")
+    again = wait_for(lambda: ((s := release.run_status(REAL, name)).get("phase") in ("Succeeded", "Failed")
+                              and int(s.get("round") or 0) == 1 and s), 900, "the retry to end",
+                     lambda: release.diagnose(REAL))
+    assert again["phase"] == "Succeeded" and again["counts"]["succeeded"] == 1, json.dumps(again, indent=1)
+    assert outcomes() == {app: "evaluated" for app in APPS}, outcomes()
+    budget = {c["type"]: c for c in again["conditions"]}["WithinBudget"]
+    assert budget["status"] == "True", budget
+    release.kubectl("-n", REAL, "delete", "evaluationrun", name, "--wait=true", "--timeout=120s")

@@ -1,0 +1,80 @@
+"""An app pod evicted mid-exploration loses nothing: on the real kubelet, while one app's
+explorer is running, the pod is evicted through the Eviction API (what `kubectl drain`
+and the node-pressure and preemption paths do: the pod gets the DisruptionTarget
+condition, then is deleted). The Job's podFailurePolicy ignores that failure (it counts
+toward neither backoffLimit, which is 0 here, nor the Job's failures); the Job controller
+makes a new pod, which instruments, serves and explores the app from the start. The run
+ends Succeeded, with exact counts and the app's result made by the second pod."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import boto3
+
+from fakes import example_subset as example
+from fakes.real_cluster import BUCKET, ON_KUBELET, POD_RESOURCES, REAL, Cluster, run_manifest, wait_for
+
+NAME = "evicted"
+APPS = ["aurora-7b/canvas-snake", "brisk-3b/ab-1010"]
+STEPS = 20  # long enough an exploration to be caught in the middle
+
+
+def _exploring(release: Cluster, uid: str) -> dict | None:
+    """An app pod of the run whose explorer container is running, if any."""
+    pods = release.get("-n", REAL, "pods", "-l", f"iwcbench.io/run-uid={uid},iwcbench.io/role=app")["items"]
+    for pod in pods:
+        for container in pod.get("status", {}).get("containerStatuses", []):
+            if container["name"] == "explore" and "running" in container.get("state", {}):
+                return pod
+    return None
+
+
+def _evict(release: Cluster, pod: dict) -> None:
+    name = pod["metadata"]["name"]
+    eviction = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": name, "namespace": REAL}}
+    release.kubectl("create", "--raw", f"/api/v1/namespaces/{REAL}/pods/{name}/eviction", "-f", "-",
+                    stdin=json.dumps(eviction))
+
+
+def test_an_evicted_app_pod_is_evaluated_again_and_the_run_counts_stay_exact(release: Cluster):
+    example.upload(BUCKET, f"{NAME}/", apps=APPS)
+    release.apply(run_manifest(NAME, NAME, parallelism=2, backoffLimit=0, exploration={"maxSteps": STEPS},
+                               quality={"metrics": list(example.QUALITY)},
+                               scheduling={"nodeSelector": ON_KUBELET}, resources=POD_RESOURCES,
+                               sandbox={"mirrorFetch": False}), REAL)
+    uid = wait_for(lambda: release.get("-n", REAL, "evaluationrun", NAME)["metadata"].get("uid"), 30, "the run")
+    victim = wait_for(lambda: _exploring(release, uid), 600, "an app pod exploring", lambda: release.diagnose(REAL))
+    job_name = victim["metadata"]["labels"]["job-name"]
+    evicted_at = time.time()
+    _evict(release, victim)
+
+    status = release.wait_for_phase(REAL, NAME, ("Succeeded", "Failed"), 1500)
+    assert status["phase"] == "Succeeded", json.dumps(status, indent=1) + release.diagnose(REAL)
+    assert status["counts"]["succeeded"] == len(APPS) and status["counts"]["failed"] == 0, status["counts"]
+    assert status["counts"]["total"] == len(APPS) and not status.get("failures"), status
+    job = release.get("-n", REAL, "job", job_name)
+    # not charged: no failure counted (backoffLimit 0 would have failed the Job), one success
+    assert job["status"].get("succeeded") == 1 and not job["status"].get("failed"), job["status"]
+    pods = release.get("-n", REAL, "pods", "-l", f"job-name={job_name}")["items"]
+    gone = [p for p in pods if p["metadata"]["name"] == victim["metadata"]["name"]]
+    assert len(pods) == 2 or not gone, [p["metadata"]["name"] for p in pods]
+    for pod in gone:  # the evicted pod, if the garbage collector has not taken it yet
+        conditions = {c["type"]: c for c in pod["status"].get("conditions", [])}
+        assert conditions["DisruptionTarget"]["reason"] == "EvictionByEvictionAPI", conditions
+    (second,) = [p for p in pods if p["metadata"]["name"] != victim["metadata"]["name"]]
+    assert second["status"]["phase"] == "Succeeded"
+    # the second pod instrumented and explored the app from the start, after the eviction
+    model, task = job["metadata"]["annotations"]["iwcbench.io/model"], job["metadata"]["annotations"]["iwcbench.io/task"]
+    s3 = boto3.client("s3")
+    key = f"runs/{NAME}/apps/{model}/{task}/result.json"
+    result = json.loads(s3.get_object(Bucket=BUCKET, Key=key)["Body"].read())
+    assert result["outcome"] == "evaluated", result.get("reason")
+    written = s3.head_object(Bucket=BUCKET, Key=key)["LastModified"].timestamp()
+    assert written > evicted_at, (written, evicted_at)
+    assert result["exploration"]["steps"] >= 1
+    board = json.loads(s3.get_object(Bucket=BUCKET, Key=f"runs/{NAME}/results.json")["Body"].read())
+    outcomes = {f"{a['model']}/{a['task_id']}": a["outcome"] for a in board["apps"]}
+    assert all(outcomes[a.removesuffix(".zip")] == "evaluated" for a in APPS), outcomes
+    release.kubectl("-n", REAL, "delete", "evaluationrun", NAME, "--wait=true", "--timeout=120s")
