@@ -17,6 +17,11 @@ from iwcbench.pipeline.contracts import artifacts, results
 from iwcbench.pipeline.kits import cluster as cluster_kit, store as store_mod
 
 
+def digest(data: bytes) -> str:
+    """The digest the status names results.json by (``iwc fetch`` checks it)."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
 def summarize(data: bytes, results_uri: str, top: int = api.MAX_LEADERBOARD_ROWS) -> dict[str, Any]:
     """The status patch for one results.json (PURE)."""
     run = results.RunResults.model_validate_json(data)
@@ -25,7 +30,7 @@ def summarize(data: bytes, results_uri: str, top: int = api.MAX_LEADERBOARD_ROWS
                           accuracy=webgen[r.model].accuracy if r.model in webgen else None,
                           start_failures=webgen[r.model].start_failures if r.model in webgen else None)
             for r in sorted(run.leaderboard, key=lambda r: r.rank)[:top]]
-    summary = api.ResultsSummary(uri=results_uri, digest="sha256:" + hashlib.sha256(data).hexdigest(),
+    summary = api.ResultsSummary(uri=results_uri, digest=digest(data),
                                  apps=len(run.apps), leaderboard=rows,
                                  overall_name=run.ranking.name if run.ranking is not None else None)
     leader = rows[0].model if rows and rows[0].overall is not None else None

@@ -13,6 +13,9 @@ parses its arguments into settings and calls into ``runs``; it must not hold sta
     iwc import     convert WebGen-Bench / ArtifactsBench files to tasks.jsonl
     iwc weights    metric weights from a preference questionnaire (Borda count)
     iwc schema     print the JSON Schema of results.json
+    iwc submit     upload tasks and apps to S3 and start an EvaluationRun on Kubernetes
+    iwc status     an EvaluationRun's phase, counts, cost, leader and failures (--watch: to its end)
+    iwc fetch      a finished EvaluationRun's results.json and report (--evidence: and evidence)
     iwc operator   the Kubernetes operator and its helpers
 """
 
@@ -27,15 +30,16 @@ import pydantic
 
 from iwcbench.operator import cli as operator_cli
 from iwcbench.pipeline.cli import (
-    agreement, app, checklist, compare, imports, options, rescore, robustness, run, schema, score, uitest,
-    weights,
+    agreement, app, checklist, compare, fetch, imports, options, rescore, robustness, run, schema, score, status,
+    submit, uitest, weights,
 )
 from iwcbench.pipeline.contracts import settings as settings_mod
 from iwcbench.pipeline.runs import inputs
 
 EXIT_CONFIG = options.EXIT_CONFIG
 EXIT_INFRA = options.EXIT_INFRA
-COMMANDS = (run, app, score, rescore, checklist, agreement, compare, robustness, imports, schema, uitest, weights)
+COMMANDS = (run, app, score, rescore, checklist, agreement, compare, robustness, imports, schema, uitest, weights,
+            submit, status, fetch)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -1,5 +1,5 @@
 """Command-line options that build the evaluation settings tree, shared by the commands
-that run apps (``iwc run``, ``iwc app explore``). Each flag is one field of
+that run apps (``iwc run``, ``iwc submit``, ``iwc app explore``). Each flag is one field of
 contracts/settings; argparse only, no defaults of its own (the settings have them).
 """
 
@@ -76,6 +76,13 @@ POD_ENV: dict[str, str] = {
     "IWC_NPM_CACHE": "build.npm_cache_dir",
     "IWC_NPM_CACHE_SEED": "build.npm_cache_seed",
 }
+
+
+def add_input_options(p: argparse.ArgumentParser) -> None:
+    """What a run evaluates (``iwc run``, ``iwc submit``)."""
+    p.add_argument("--tasks", required=True, help="tasks.jsonl (WebGen-Bench / ArtifactsBench files accepted)")
+    p.add_argument("--apps", required=True, help="folder holding <model>/<task_id>/ apps")
+    p.add_argument("--models", nargs="*", default=(), help="only these models")
 
 
 def add_evaluation_options(p: argparse.ArgumentParser) -> None:

@@ -14,11 +14,9 @@ from iwcbench.pipeline.stages import ingesting
 
 def add(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="evaluate apps/<model>/<task_id> end to end")
-    p.add_argument("--tasks", required=True, help="tasks.jsonl (WebGen-Bench / ArtifactsBench files accepted)")
-    p.add_argument("--apps", required=True, help="folder holding <model>/<task_id>/ apps")
+    options.add_input_options(p)
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument("--workers", type=int, default=1, help="apps in parallel (default 1)")
-    p.add_argument("--models", nargs="*", default=(), help="only these models")
     p.add_argument("--resume", action="store_true",
                    help="keep the apps an interrupted run with the same settings already recorded")
     options.add_evaluation_options(p)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from typing import Any
 
 import kubernetes
@@ -91,12 +92,40 @@ class Cluster:
             raise
         return data
 
+    def create(self, group: str, version: str, plural: str, namespace: str, body: dict[str, Any]) -> dict[str, Any] | None:
+        """Create a namespaced custom resource; None when one of that name exists."""
+        status, data = self._request("POST", f"/apis/{group}/{version}/namespaces/{namespace}/{plural}", body)
+        return None if status == 409 else data
+
     def patch_status(self, group: str, version: str, plural: str, namespace: str, name: str,
                      patch: dict[str, Any]) -> dict[str, Any]:
         """Merge-patch ``status`` of a custom resource via its status subresource."""
         path = f"/apis/{group}/{version}/namespaces/{namespace}/{plural}/{name}/status"
         _, data = self._request("PATCH", path, {"status": patch}, "application/merge-patch+json")
         return data
+
+
+def _kubeconfig() -> str | None:
+    """KUBECONFIG as it is now (the client reads it once, when it is imported)."""
+    return os.environ.get("KUBECONFIG") or None
+
+
+SERVICE_ACCOUNT_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+
+def default_namespace() -> str:
+    """The namespace a kubectl user means by none: the kubeconfig's current context's
+    (KUBECONFIG or ~/.kube/config); in a pod, the pod's own; else ``default``."""
+    try:
+        _contexts, current = kubernetes.config.list_kube_config_contexts(config_file=_kubeconfig())
+        return str((current or {}).get("context", {}).get("namespace") or "default")
+    except (kubernetes.config.ConfigException, OSError):
+        pass
+    try:
+        with open(SERVICE_ACCOUNT_NAMESPACE, encoding="utf-8") as f:
+            return f.read().strip() or "default"
+    except OSError:
+        return "default"
 
 
 def connect() -> Cluster:
@@ -106,5 +135,5 @@ def connect() -> Cluster:
     try:
         kubernetes.config.load_incluster_config(client_configuration=configuration)
     except kubernetes.config.ConfigException:
-        kubernetes.config.load_kube_config(client_configuration=configuration)
+        kubernetes.config.load_kube_config(config_file=_kubeconfig(), client_configuration=configuration)
     return Cluster(kubernetes.client.ApiClient(configuration))

@@ -10,7 +10,7 @@ import json
 import os
 import pathlib
 import urllib.parse
-from typing import Any, Iterator, Protocol
+from typing import Any, Iterable, Iterator, Protocol
 
 import boto3
 import botocore.config
@@ -153,20 +153,34 @@ class S3Store(_Reading):
             raise
 
     def list(self, prefix: str = "") -> Iterator[str]:
+        for key, _size, _etag in self.listing(prefix):
+            yield key
+
+    def listing(self, prefix: str = "") -> Iterator[tuple[str, int, str]]:
+        """(key, size in bytes, ETag without its quotes) of every object under ``prefix``.
+        An object put in one part has its MD5 as ETag (hex); a multipart one does not
+        (its ETag holds a ``-``)."""
         full = f"{self.prefix}/{prefix}" if self.prefix else prefix
         strip = len(self.prefix) + 1 if self.prefix else 0
         paginator = self.client.get_paginator("list_objects_v2")
         for page in paginator.paginate(Bucket=self.bucket, Prefix=full):
             for obj in page.get("Contents", []):
-                yield obj["Key"][strip:]
+                yield obj["Key"][strip:], int(obj.get("Size", 0)), str(obj.get("ETag", "")).strip('"')
+
+    @_retry
+    def put_file(self, key: str, path: str | os.PathLike[str], content_type: str | None = None) -> None:
+        """Upload one file in one part (so its ETag is its MD5), streamed from disk."""
+        extra: dict[str, Any] = {"ContentType": content_type} if content_type else {}
+        with open(path, "rb") as body:
+            self.client.put_object(Bucket=self.bucket, Key=self._full(key), Body=body, **extra)
+
+    def delete_keys(self, keys: Iterable[str]) -> None:
+        full = [self._full(k) for k in keys]
+        for i in range(0, len(full), 1000):
+            self.client.delete_objects(Bucket=self.bucket, Delete={"Objects": [{"Key": k} for k in full[i:i + 1000]]})
 
     def delete_prefix(self, prefix: str) -> None:
-        keys = [self._full(k) for k in self.list(prefix)]
-        for i in range(0, len(keys), 1000):
-            self.client.delete_objects(
-                Bucket=self.bucket,
-                Delete={"Objects": [{"Key": k} for k in keys[i:i + 1000]]},
-            )
+        self.delete_keys(list(self.list(prefix)))
 
 
 class Prefixed(_Reading):
