@@ -5,6 +5,7 @@
 
 Cluster defaults (runner image, service accounts, ConfigMap and Secret names) come
 from the environment the chart sets: IWC_RUNNER_IMAGE, IWC_IMAGE_PULL_POLICY,
+IWC_NPM_CACHE_IMAGE (the instrument containers' image when set),
 IWC_APP_SERVICE_ACCOUNT, IWC_SCORING_SERVICE_ACCOUNT, IWC_CONFIG_MAP,
 IWC_STORE_SECRET, IWC_JOB_TTL_SECONDS, IWC_PRIORITY_CLASS, IWC_SECCOMP_PROFILE
 (app pods' Localhost seccomp profile; an empty value means "none"), IWC_SANDBOX_INSTALLER
@@ -45,6 +46,7 @@ def defaults_from(env: Mapping[str, str]) -> planning.Defaults:
     return planning.Defaults(
         runner_image=pick("IWC_RUNNER_IMAGE", base.runner_image) or base.runner_image,
         pull_policy=pick("IWC_IMAGE_PULL_POLICY", base.pull_policy) or base.pull_policy,
+        npm_cache_image=pick("IWC_NPM_CACHE_IMAGE", base.npm_cache_image),
         app_service_account=pick("IWC_APP_SERVICE_ACCOUNT", base.app_service_account) or base.app_service_account,
         scoring_service_account=pick("IWC_SCORING_SERVICE_ACCOUNT", base.scoring_service_account)
         or base.scoring_service_account,

@@ -31,7 +31,7 @@ KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"  # Kueue admits Jobs that carry 
 
 WORK = "/work"
 NPM_CACHE = "/npm-cache"  # the instrument container's npm cache (an emptyDir)
-NPM_CACHE_SEED = "/opt/iwc/npm-cache"  # the runner image's pre-filled, read-only cache
+NPM_CACHE_SEED = "/opt/iwc/npm-cache"  # the npm-cache image's pre-filled, read-only cache (absent: none)
 APP_PORT = 8080
 EXIT_INFRA = 75  # the pod commands' "our side failed, retry" (EX_TEMPFAIL)
 EXIT_CONFIG = 2  # bad configuration: a retry cannot help
@@ -61,6 +61,9 @@ class Defaults:
     """What the chart configures for every run (the operator reads it from its env)."""
 
     runner_image: str = "ghcr.io/iwc-bench/runner:0.1.0"
+    # the runner plus a pre-filled npm cache (images/npm-cache), run by the instrument
+    # containers only; None: they run the runner and download from the registry
+    npm_cache_image: str | None = None
     pull_policy: str = "IfNotPresent"
     app_service_account: str = "iwc-app"
     scoring_service_account: str = "iwc-scoring"
@@ -222,6 +225,15 @@ def _image(spec: api.EvaluationRunSpec, defaults: Defaults) -> dict:
             "imagePullPolicy": spec.images.pull_policy or defaults.pull_policy}
 
 
+def _builder_image(spec: api.EvaluationRunSpec, defaults: Defaults) -> dict:
+    """The instrument container's image: the npm-cache image (the runner with a pre-filled
+    npm cache) where the chart names one, unless the run names its own runner."""
+    image = _image(spec, defaults)
+    if defaults.npm_cache_image and not spec.images.runner:
+        image["image"] = defaults.npm_cache_image
+    return image
+
+
 def evaluation_for_pods(spec: api.EvaluationRunSpec) -> str:
     """The evaluation settings every pod of the run receives, as one JSON document:
     the spec's, unchanged, so a pod evaluates an app exactly as ``iwc run`` does with
@@ -320,7 +332,7 @@ def app_job(owner: Owner, spec: api.EvaluationRunSpec, pair: AppPair, defaults: 
     made_by = [{"name": layout.RUN_ENV, "value": f"EvaluationRun {owner.namespace}/{owner.name}"},
                {"name": layout.IMAGE_ENV, "value": image["image"]}]
     instrument = {
-        "name": "instrument", **image,
+        "name": "instrument", **_builder_image(spec, defaults),
         "command": ["iwc", "app", "instrument", "--apps", spec.apps.uri, "--model", pair.model,
                     "--task", pair.task_id, "--tasks", spec.tasks, "--work", WORK, "--store", spec.store,
                     "--settings", evaluation_for_pods(spec)],

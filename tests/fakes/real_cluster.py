@@ -150,6 +150,8 @@ def chart_values(served: list[str], store_endpoint: str, **extra: Any) -> dict[s
     return {"image": {"operator": {"repository": "localhost/iwc-bench/operator", **image},
                       "runner": {"repository": "localhost/iwc-bench/runner", **image}},
             "namespaces": served, "interval": 2, "store": {"endpoint": store_endpoint},
+            # the pods reach no npm registry: builds install from the npm-cache image's cache
+            "build": {"npmCacheImage": f"localhost/iwc-bench/npm-cache:{VERSION}"},
             # OpenAI-compatible models go to the stand-in on the pods' forwarded loopback port (no Anthropic)
             "llm": {"providers": {"anthropic": None, "openai": {
                 "apiKeySecret": OPENAI_SECRET, "baseUrl": f"http://127.0.0.1:{LLM_PORT}/v1"}}},

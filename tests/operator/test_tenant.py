@@ -158,3 +158,22 @@ def test_the_chart_installs_the_profile_on_every_node_it_may_run_app_pods_on():
         assert not [d for d in _manifests(values) if d["kind"] == "DaemonSet"]
     yours = operator_cli.defaults_from(_operator_env({"sandbox": {"installer": {"enabled": False}}}))
     assert (yours.seccomp_profile, yours.sandbox_installer) == ("iwc-bench/sandbox.json", None)
+
+
+def test_the_npm_cache_image_runs_only_the_instrument_container():
+    """build.npmCacheImage: the runner plus a pre-filled npm cache, for builds in pods that
+    reach no registry; the other containers keep the runner, and a run naming its own
+    runner image gets that one everywhere."""
+    image = "registry.example/iwc-bench/npm-cache:0.1.0"
+    defaults = operator_cli.defaults_from(_operator_env({"build": {"npmCacheImage": image}}))
+    app = _jobs({}, defaults)[0]["spec"]["template"]["spec"]
+    images = {c["name"]: c["image"] for c in app["initContainers"] + app["containers"]}
+    assert images["instrument"] == image
+    assert {images["app"], images["explore"]} == {defaults.runner_image}
+    instrument = next(c for c in app["initContainers"] if c["name"] == "instrument")
+    # what a reused result names is the runner that evaluated it
+    assert {"name": "IWC_IMAGE", "value": defaults.runner_image} in instrument["env"]
+    own = _jobs({"images": {"runner": "mine/runner:1"}}, defaults)[0]["spec"]["template"]["spec"]
+    assert {c["image"] for c in own["initContainers"] + own["containers"]} == {"mine/runner:1"}
+    plain = _jobs({}, operator_cli.defaults_from(_operator_env({})))[0]["spec"]["template"]["spec"]
+    assert len({c["image"] for c in plain["initContainers"] + plain["containers"]}) == 1
