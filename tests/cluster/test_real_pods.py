@@ -1,56 +1,95 @@
-"""Pods that really evaluate: four apps of the bundled example as an EvaluationRun whose
-pods run on the real kubelet (containerd, the runner image, restricted Pod Security,
-each pod in its own network namespace with loopback forwards to the store, the API
-server and Jaeger only). The instrument init container, the app server sidecar and the
-Chromium explorer run as they would on any cluster; the scoring Job publishes the
-status with its ServiceAccount's token. The results match `iwc run` on the same inputs,
-and the run is one trace in Jaeger whose id is the run's uid."""
+"""Pods that really evaluate, started the way a user starts them: `iwc submit` uploads
+four apps of the bundled example and creates the EvaluationRun (on the kubelet node,
+with the flags `iwc run` takes for the local comparison), `iwc status --watch` waits for
+its end, `iwc fetch` brings results.json (digest checked) and the report back. The pods
+run on the real kubelet (containerd, the runner image, restricted Pod Security, each pod
+in its own network namespace with loopback forwards to the store, the API server and
+Jaeger only): the instrument init container, the app server sidecar and the Chromium
+explorer run as they would on any cluster; the scoring Job publishes the status with its
+ServiceAccount's token. The fetched results match `iwc run` on the same inputs, and the
+run is one trace in Jaeger whose id is the run's uid."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import pathlib
+import shutil
+import subprocess
 import uuid
 
-import boto3
 import pytest
+import yaml
 
-from fakes import example_subset as example
-from fakes.real_cluster import BUCKET, ON_KUBELET, POD_RESOURCES, REAL, Cluster, get_json, promql, run_manifest, wait_for
+from fakes import example_subset as example, s3_server
+from fakes.real_cluster import BUCKET, ON_KUBELET, POD_RESOURCES, REAL, Cluster, get_json, promql, wait_for
 
+NAME = "example"
+STORE = f"s3://{BUCKET}/submitted/{REAL}/{NAME}"  # --store, then the run's namespace and name
+
+
+def _apps(folder: pathlib.Path) -> pathlib.Path:
+    """The four apps in a folder of their own (the folder `iwc submit` uploads)."""
+    for app in example.APPS:
+        src, dst = example.EXAMPLES / "apps" / app, folder / app
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(src, dst) if src.is_dir() else shutil.copy(src, dst)
+    return folder
+
+
+def _iwc(release: Cluster, s3: str, *argv: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {**release.env, **s3_server.environment(s3)}  # the admin's kubeconfig, the store on loopback
+    return subprocess.run([example.IWC, *argv], env=env, capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.fixture(scope="module")
-def example_run(release: Cluster) -> dict:
-    example.upload(BUCKET, "example/")
-    release.apply(run_manifest("example", "example", parallelism=2, backoffLimit=1,
-                               exploration={"maxSteps": example.MAX_STEPS},
-                               quality={"metrics": list(example.QUALITY)},
-                               scheduling={"nodeSelector": ON_KUBELET}, resources=POD_RESOURCES,
-                               # the pods reach no npm registry here: the CDN mirror serves what
-                               # it has (nothing), as the local run below is told to
-                               sandbox={"mirrorFetch": False}), REAL)
-    status = release.wait_for_phase(REAL, "example", ("Succeeded", "Failed"), 1500)
-    run = release.get("-n", REAL, "evaluationrun", "example")
-    assert status["phase"] == "Succeeded", json.dumps(status, indent=1) + release.diagnose(REAL)
-    return run
+def example_run(release: Cluster, s3: str, tmp_path_factory) -> dict:
+    """`iwc submit`, then `iwc status --watch`: the run, ended Succeeded."""
+    tmp = tmp_path_factory.mktemp("submit")
+    spec_file = tmp / "pods.yaml"  # what a platform user keeps in a file: the pods' resources for this node
+    spec_file.write_text(yaml.safe_dump({"resources": POD_RESOURCES}))
+    on_kubelet = [arg for key, value in ON_KUBELET.items() for arg in ("--node-selector", f"{key}={value}")]
+    submitted = _iwc(release, s3, "submit", "--tasks", str(example.EXAMPLES / "tasks.jsonl"),
+                     "--apps", str(_apps(tmp / "apps-to-submit")),
+                     "--max-steps", str(example.MAX_STEPS), "--metrics", *example.QUALITY,
+                     # the pods reach no npm registry here: the CDN mirror serves what it has (nothing),
+                     # as the local run below is told to
+                     "--offline-mirror",
+                     "--store", f"s3://{BUCKET}/submitted", "-n", REAL, "--name", NAME,
+                     "--parallelism", "2", "--backoff-limit", "1", *on_kubelet,
+                     "--spec-file", str(spec_file))
+    assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+    assert f"iwc status {NAME} -n {REAL} --watch" in submitted.stdout
+    spec = release.get("-n", REAL, "evaluationrun", NAME)["spec"]
+    assert spec["scheduling"] == {"nodeSelector": ON_KUBELET} and spec["resources"] == POD_RESOURCES
+    assert spec["sandbox"] == {"mirrorFetch": False} and spec["store"] == STORE
+    watched = _iwc(release, s3, "status", NAME, "-n", REAL, "--watch", "--interval", "5", "--timeout", "1500",
+                   timeout=1600)
+    assert watched.returncode == 0, watched.stdout + watched.stderr + release.diagnose(REAL)
+    assert "Succeeded" in watched.stdout
+    # a kubectl user sees the same run
+    assert NAME in release.kubectl("-n", REAL, "get", "evaluationruns").stdout
+    return release.get("-n", REAL, "evaluationrun", NAME)
 
 
-def test_the_example_evaluates_on_real_pods_as_iwc_run_does(release: Cluster, example_run: dict, tmp_path):
+def test_submit_then_fetch_gives_what_iwc_run_gives_on_real_pods(release: Cluster, s3: str, example_run: dict,
+                                                                 tmp_path):
     status = example_run["status"]
     assert status["counts"]["succeeded"] == len(example.APPS) and status["counts"]["failed"] == 0
     pods = release.get("-n", REAL, "pods", "-l", f"iwcbench.io/run-uid={example_run['metadata']['uid']}")["items"]
     assert pods and all(p["spec"]["nodeName"] == "127.0.0.1" for p in pods)
-    s3 = boto3.client("s3")
-    results = s3.get_object(Bucket=BUCKET, Key="runs/example/results.json")["Body"].read()
+    out = tmp_path / "fetched"
+    fetched = _iwc(release, s3, "fetch", NAME, "-n", REAL, "--out", str(out))
+    assert fetched.returncode == 0, fetched.stdout + fetched.stderr
+    data = (out / "results.json").read_bytes()
     summary = status["results"]
-    assert status["resultsURI"] == f"s3://{BUCKET}/runs/example/results.json" == summary["uri"]
-    assert summary["digest"] == "sha256:" + hashlib.sha256(results).hexdigest()
-    keys = {o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET, Prefix="runs/example/")["Contents"]}
-    assert "runs/example/report/index.html" in keys
+    assert status["resultsURI"] == f"{STORE}/results.json" == summary["uri"]
+    assert summary["digest"] == "sha256:" + hashlib.sha256(data).hexdigest()
+    assert (out / "report" / "index.html").is_file()
+    assert not (out / "apps").exists()  # evidence only with --evidence
     (tmp_path / "empty-mirror").mkdir()
     local = example.local_results(tmp_path, "--offline-mirror", "--mirror-dir", str(tmp_path / "empty-mirror"))
-    example.compare(json.loads(results), local, summary)
+    example.compare(json.loads(data), local, summary)
     assert status["leader"] == local["leaderboard"][0]["model"]
 
 
