@@ -175,12 +175,14 @@ EOF
 
 # Controllers: what Jobs, namespaces, service accounts and owner references need, the
 # node lifecycle (it lifts the not-ready taint the TaintNodesByCondition admission puts
-# on every new Node), Deployments (the operator's chart) and a few cheap ones.
+# on every new Node), Deployments and DaemonSets (the operator's chart: the sandbox
+# profile's installer), PodDisruptionBudgets (the Eviction API reads them) and a few cheap ones.
 kcm_controllers="job-controller,garbage-collector-controller,serviceaccount-controller"
 kcm_controllers+=",serviceaccount-token-controller,namespace-controller,ttl-after-finished-controller"
 kcm_controllers+=",root-ca-certificate-publisher-controller,node-lifecycle-controller"
 kcm_controllers+=",deployment-controller,replicaset-controller,pod-garbage-collector-controller"
-kcm_controllers+=",clusterrole-aggregation-controller,cronjob-controller"
+kcm_controllers+=",clusterrole-aggregation-controller,cronjob-controller,daemonset-controller"
+kcm_controllers+=",disruption-controller"
 
 _binary_of() {
   case "$1" in

@@ -7,9 +7,11 @@ import argparse
 import logging
 import os
 import pathlib
+import signal
 import socket
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 
@@ -22,6 +24,12 @@ from iwcbench.pipeline.stages import serving
 log = logging.getLogger(__name__)
 
 OUTCOME = "outcome.json"  # in the work folder: decided at instrumentation, nothing to explore
+# A container told to stop (SIGTERM: the pod evicted, preempted or drained) ends at once
+# with this code and records nothing: the Job's podFailurePolicy ignores the disruption
+# and a new pod evaluates the app from the start. (As PID 1 of its container the process
+# would otherwise ignore SIGTERM, and an evaluation cut off 30 s later could be half
+# uploaded, or one that ended in the grace period be kept from a pod being taken away.)
+EXIT_STOPPED = 128 + signal.SIGTERM
 SERVER_WAIT_S = 90.0  # the app server sidecar listens within this (a server build: its server starts first), or we failed
 
 
@@ -57,7 +65,17 @@ def add(sub: argparse._SubParsersAction) -> None:
     exp.set_defaults(handler=explore)
 
 
+def _stop_on_sigterm(command: str) -> None:
+    def stop(signum: int, _frame: object) -> None:
+        print(f"iwc app {command}: stopped by {signal.Signals(signum).name} (the pod is being taken away); "
+              "nothing recorded", file=sys.stderr, flush=True)
+        os._exit(EXIT_STOPPED)  # no cleanup that could record a half-done evaluation
+    if threading.current_thread() is threading.main_thread():  # (only there can a handler be set)
+        signal.signal(signal.SIGTERM, stop)
+
+
 def instrument(args: argparse.Namespace) -> int:
+    _stop_on_sigterm("instrument")
     evaluation = options.evaluation(args, dict(os.environ))  # the pod's registry and npm cache
     try:
         item = {t.id: t for t in inputs.load_tasks(args.tasks)}.get(args.task) if args.tasks else None
@@ -94,6 +112,7 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def explore(args: argparse.Namespace) -> int:
+    _stop_on_sigterm("explore")
     evaluation = options.evaluation(args)
     work = pathlib.Path(args.work)
     app = evidence.AppRef(model=args.model, task_id=args.task, source=str(work))

@@ -103,7 +103,8 @@ def test_the_docs_first_example_applies_as_written(release: Cluster):
     import yaml
 
     text = (ROOT / "docs/kubernetes.md").read_text()
-    block = next(b for b in re.findall(r"```yaml\n(.*?)```", text, re.S) if "kind: EvaluationRun" in b)
+    written = text[text.index("## Write an EvaluationRun"):]  # (the section a kubectl user starts from)
+    block = next(b for b in re.findall(r"```yaml\n(.*?)```", written, re.S) if "kind: EvaluationRun" in b)
     manifest = yaml.safe_load(block.replace("s3://my-bench", "s3://iwc-cluster/docs"))
     manifest["metadata"]["namespace"] = FAKE
     manifest["spec"]["scheduling"] = {"nodeSelector": ON_KWOK}

@@ -62,7 +62,7 @@ def example_run(release: Cluster, s3: str, tmp_path_factory) -> dict:
     assert f"iwc status {NAME} -n {REAL} --watch" in submitted.stdout
     spec = release.get("-n", REAL, "evaluationrun", NAME)["spec"]
     assert spec["scheduling"] == {"nodeSelector": ON_KUBELET} and spec["resources"] == POD_RESOURCES
-    assert spec["sandbox"] == {"mirrorFetch": False} and spec["store"] == STORE
+    assert spec["sandbox"]["mirrorFetch"] is False and spec["store"] == STORE  # (the API server fills defaults)
     watched = _iwc(release, s3, "status", NAME, "-n", REAL, "--watch", "--interval", "5", "--timeout", "1500",
                    timeout=1600)
     assert watched.returncode == 0, watched.stdout + watched.stderr + release.diagnose(REAL)
