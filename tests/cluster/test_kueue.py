@@ -235,3 +235,65 @@ def test_a_run_created_again_over_its_store_reuses_every_result(release: Cluster
         assert app["reused"] is True and app["reused_from"] == f"EvaluationRun {REAL}/{name}", (key, app)
         assert app["scores"]["wcb_linting"] == first[key]["scores"]["wcb_linting"], key
     release.kubectl("-n", REAL, "delete", "evaluationrun", name, "--wait=true", "--timeout=120s")
+
+
+PREEMPT_QUEUE, PREEMPT_CLUSTER_QUEUE = "team-p", "iwc-preempting"
+
+
+def _exploring_pod(release: Cluster, uid: str) -> dict | None:
+    pods = release.get("-n", REAL, "pods", "-l", f"{RUN_UID}={uid},iwcbench.io/role=app")["items"]
+    return next((p for p in pods for c in p.get("status", {}).get("containerStatuses", [])
+                 if c["name"] == "explore" and "running" in c.get("state", {})), None)
+
+
+def test_an_app_preempted_by_kueue_is_evaluated_again_and_never_charged(release: Cluster, queue: str):
+    """A ClusterQueue that preempts lower priorities, with room for one app pod: while the
+    low-priority run's app explores, a high-priority run arrives; Kueue evicts the first
+    Job's workload (the Job is suspended, its pod terminated), admits the second, and
+    re-admits the first when room comes back. backoffLimit 0: a preemption charged to the
+    Job would fail it. Both runs end Succeeded with their app evaluated."""
+    for name, value in (("iwc-low", 100), ("iwc-high", 1000)):
+        release.kubectl("apply", "-f", "-", stdin=json.dumps({
+            "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+            "value": value, "preemptionPolicy": "Never"}))
+    release.apply({"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": PREEMPT_CLUSTER_QUEUE},
+                   "spec": {"namespaceSelector": {}, "preemption": {"withinClusterQueue": "LowerPriority"},
+                            "resourceGroups": [{"coveredResources": ["cpu", "memory"], "flavors": [{
+                                "name": "default-flavor", "resources": [
+                                    {"name": "cpu", "nominalQuota": f"{POD_MILLI['app']}m"},
+                                    {"name": "memory", "nominalQuota": "64Gi"}]}]}]}}, REAL)
+    release.apply({"apiVersion": KUEUE, "kind": "LocalQueue", "metadata": {"name": PREEMPT_QUEUE},
+                   "spec": {"clusterQueue": PREEMPT_CLUSTER_QUEUE}}, REAL)
+    runs = {"preempted": ("iwc-low", "aurora-7b/canvas-snake", 40), "preempting": ("iwc-high", "brisk-3b/ab-1010", 5)}
+    for name, (_, app, _) in runs.items():
+        example.upload(BUCKET, f"{name}/", apps=[app])
+
+    def manifest(name: str) -> dict:
+        priority, _, steps = runs[name]
+        body = _manifest(name, PREEMPT_QUEUE)
+        body["spec"].update(priorityClassName=priority, parallelism=1, exploration={"maxSteps": steps})
+        return body
+
+    release.apply(manifest("preempted"), REAL)
+    uid = wait_for(lambda: release.get("-n", REAL, "evaluationrun", "preempted")["metadata"].get("uid"), 30, "uid")
+    first = wait_for(lambda: _exploring_pod(release, uid), 600, "the low-priority app exploring",
+                     lambda: release.diagnose(REAL))
+    release.apply(manifest("preempting"), REAL)
+    ends = {name: release.wait_for_phase(REAL, name, ("Succeeded", "Failed"), 1200) for name in runs}
+    for name, status in ends.items():
+        assert status["phase"] == "Succeeded", json.dumps(status, indent=1) + release.diagnose(REAL)
+        assert status["counts"]["succeeded"] == 1 and status["counts"]["failed"] == 0, (name, status["counts"])
+        assert set(_evaluated(name)) == {runs[name][1]}, name
+    (job,) = [j for j in release.get("-n", REAL, "jobs", "-l", f"{RUN_UID}={uid},iwcbench.io/role=app")["items"]]
+    assert job["status"].get("succeeded") == 1 and not job["status"].get("failed"), job["status"]
+    # Kueue did preempt it: its workload was evicted once, and the pod that finished is another
+    (workload,) = [w for w in release.get("-n", REAL, "workloads.kueue.x-k8s.io")["items"]
+                   if w["metadata"]["ownerReferences"][0]["name"] == job["metadata"]["name"]]
+    evicted = [c for c in workload["status"].get("conditions", []) if c["type"] in ("Evicted", "Preempted")]
+    assert evicted, workload["status"]
+    pods = release.get("-n", REAL, "pods", "-l", f"job-name={job['metadata']['name']}")["items"]
+    assert first["metadata"]["name"] not in {p["metadata"]["name"] for p in pods if p["status"]["phase"] == "Succeeded"}
+    for name in runs:
+        release.kubectl("-n", REAL, "delete", "evaluationrun", name, "--wait=true", "--timeout=120s")
+    release.kubectl("-n", REAL, "delete", "localqueue", PREEMPT_QUEUE, check=False)
+    release.kubectl("delete", "clusterqueue", PREEMPT_CLUSTER_QUEUE, check=False)
