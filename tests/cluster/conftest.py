@@ -27,8 +27,8 @@ from moto.server import ThreadedMotoServer
 
 from fakes import s3_server
 from fakes.openai_server import FakeOpenAI
-from fakes.real_cluster import (BUCKET, FAKE, KUBELET_ROOT, LLM_KEY, LLM_PORT, REAL, S3_PORT, STATE, SYSTEM, Cluster,
-                                chart_values, environment, helm_upgrade, prepare_namespace)
+from fakes.real_cluster import (BUCKET, FAKE, LLM_KEY, LLM_PORT, REAL, S3_PORT, STATE, SYSTEM, Cluster, chart_values,
+                                environment, helm_upgrade, prepare_namespace)
 from fakes.scripted_llm import ScriptedModel
 
 
@@ -80,16 +80,10 @@ def release(cluster: Cluster, s3: str) -> Iterator[Cluster]:
     operator runs in its own pod on the kubelet node, as its ServiceAccount."""
     for ns in (SYSTEM, REAL, FAKE):
         prepare_namespace(cluster, ns)
-    # the release's namespace runs the operator and the DaemonSet that writes the sandbox's
-    # seccomp profile onto each node (hostPath: Pod Security "privileged", as kube-system);
-    # the served namespaces, where the apps run, stay "restricted"
-    cluster.kubectl("label", "--overwrite", "namespace", SYSTEM, "pod-security.kubernetes.io/enforce=privileged")
+    # (the chart's default sandbox: chart_values points its installer at this kubelet's folder)
     helm_upgrade(cluster, "iwc", SYSTEM,
                  chart_values([REAL, FAKE], s3, telemetry={"otlpEndpoint": "http://127.0.0.1:4318",
-                                                           "metricIntervalSeconds": 5},
-                              # the chart's default sandbox: only where this kubelet keeps its
-                              # files differs from a standard node's /var/lib/kubelet
-                              sandbox={"installer": {"kubeletRootDir": str(KUBELET_ROOT)}}))
+                                                           "metricIntervalSeconds": 5}))
     try:
         yield cluster
     finally:

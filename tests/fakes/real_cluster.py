@@ -127,13 +127,17 @@ def promql(cluster: Cluster, query: str) -> list[dict[str, Any]]:
 
 
 def prepare_namespace(cluster: Cluster, name: str) -> None:
-    """A namespace as a shared cluster's platform team sets it (every pod must meet
-    "restricted"), with the store credentials' Secret (moto takes any key) and the
+    """A namespace as a shared cluster's platform team sets it (every pod of a served
+    namespace must meet "restricted"), with the store credentials' Secret (moto takes any key) and the
     OpenAI key's (the stand-in's token)."""
     if cluster.kubectl("get", "namespace", name, check=False).returncode != 0:
         cluster.kubectl("create", "namespace", name)
+    # The release's namespace runs the operator and the DaemonSet that writes the sandbox's
+    # seccomp profile onto each node (hostPath: Pod Security "privileged", as kube-system);
+    # the served namespaces, where the apps run, are "restricted"
+    enforce = "privileged" if name == SYSTEM else "restricted"
     cluster.kubectl("label", "--overwrite", "namespace", name,
-                    "pod-security.kubernetes.io/enforce=restricted", "pod-security.kubernetes.io/warn=restricted")
+                    f"pod-security.kubernetes.io/enforce={enforce}", "pod-security.kubernetes.io/warn=restricted")
     secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "iwc-store-credentials"},
               "data": {"accessKeyId": base64.b64encode(b"testing").decode(),
                        "secretAccessKey": base64.b64encode(b"testing").decode()}}
@@ -152,6 +156,9 @@ def chart_values(served: list[str], store_endpoint: str, **extra: Any) -> dict[s
             "namespaces": served, "interval": 2, "store": {"endpoint": store_endpoint},
             # the pods reach no npm registry: builds install from the npm-cache image's cache
             "build": {"npmCacheImage": f"localhost/iwc-bench/npm-cache:{VERSION}"},
+            # the chart's default sandbox: only where this kubelet keeps its files differs
+            # from a standard node's /var/lib/kubelet
+            "sandbox": {"installer": {"kubeletRootDir": str(KUBELET_ROOT)}},
             # OpenAI-compatible models go to the stand-in on the pods' forwarded loopback port (no Anthropic)
             "llm": {"providers": {"anthropic": None, "openai": {
                 "apiKeySecret": OPENAI_SECRET, "baseUrl": f"http://127.0.0.1:{LLM_PORT}/v1"}}},
