@@ -1,7 +1,8 @@
 """What a platform team sees on the first day: `helm install` of the chart, the operator
-running from its image as its ServiceAccount in a namespace that enforces the
-restricted Pod Security profile, and the API server refusing or the operator reporting
-a bad EvaluationRun by the field at fault."""
+running from its image as its ServiceAccount, meeting the restricted Pod Security profile
+(its namespace enforces "privileged" for the sandbox profile's DaemonSet and warns on
+"restricted"; the served namespaces enforce "restricted"), and the API server refusing or
+the operator reporting a bad EvaluationRun by the field at fault."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ def test_the_chart_installs_and_the_operator_runs_from_its_image(release: Cluste
     assert pod["spec"]["serviceAccountName"] == "iwc-operator"
     assert pod["spec"]["containers"][0]["image"] == f"localhost/iwc-bench/operator:{VERSION}"
     assert not pod["spec"].get("hostNetwork")  # its own network namespace: loopback forwards only
-    # admitted under "restricted": non-root, no capabilities, no privilege escalation
+    # as "restricted" wants: non-root, no capabilities, no privilege escalation
     assert pod["spec"]["securityContext"]["runAsNonRoot"] is True
     args = pod["spec"]["containers"][0]["args"]
     assert "--namespace=iwc-real" in args and "--namespace=iwc-kwok" in args
