@@ -8,7 +8,7 @@ the same inputs and settings, and prints app for app: the outcome, statement cov
 and every score on both paths, and what differs. Timing-dependent values (Lighthouse's
 performance, coverage of timed games) are listed, not hidden.
 
-Needs hack/cluster-up --kubelet --egress 39000 with both images imported
+Needs hack/cluster-up --kubelet --egress 39000 with the images imported
 (`IWC_CLUSTER_KEEP=1 hack/cluster-tier` leaves exactly that).
 
     hack/cluster-example [--max-steps N] [--parallelism N]
