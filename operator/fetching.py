@@ -91,5 +91,5 @@ def fetch(run: Mapping[str, Any], out: pathlib.Path, evidence: bool = False,
     target = out / artifacts.RESULTS.key
     if target.is_file() and target.read_bytes() == data:
         return Fetched(results=target, copied=copied.add(syncing.Tally(kept=1)))
-    syncing.write_atomically(target, data)
+    store_mod.LocalStore(out).put_bytes(artifacts.RESULTS.key, data)  # last, and atomic
     return Fetched(results=target, copied=copied.add(syncing.Tally(sent=1, bytes=len(data))))

@@ -132,13 +132,7 @@ def download_tree(s3: store_mod.S3Store, prefix: str, into: pathlib.Path) -> Tal
         if same(target, size, etag):
             tally = tally.add(Tally(kept=1))
             continue
-        write_atomically(target, s3.get_bytes(key))
+        store_mod.LocalStore(into).put_bytes(relative, s3.get_bytes(key))  # atomic: temp file + rename
         tally = tally.add(Tally(sent=1, bytes=size))
     return tally
 
-
-def write_atomically(target: pathlib.Path, data: bytes) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, target)

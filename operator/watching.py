@@ -10,7 +10,7 @@ import datetime
 import time
 from typing import Any, Callable, Mapping
 
-from iwcbench.operator import api
+from iwcbench.operator import api, tracking
 from iwcbench.pipeline.kits import cluster as cluster_kit
 
 # Exit codes of `iwc status` and `iwc fetch` (docs/kubernetes.md lists them)
@@ -22,7 +22,6 @@ EXIT_NOT_FOUND = 4  # no such EvaluationRun in the namespace
 EXIT_DIGEST = 5  # `iwc fetch`: results.json is not the one the status names
 EXIT_INFRA = 75  # the API server or the store could not be reached
 
-ENDED = ("Succeeded", "Failed")
 # conditions worth a line: these when False, the others when True
 _FINE_WHEN_TRUE = frozenset({"SpecValid", "AppsListed", "StoreOwned", "Admitted", "WithinBudget", "Complete"})
 _TOLD_WHEN_TRUE = frozenset({"Failed", "Suspended", "Retried", "Rescored"})
@@ -160,6 +159,6 @@ def follow(read_run: Callable[[], dict[str, Any]], on_change: Callable[[dict[str
         if line != shown:
             on_change(run)
             shown = line
-        if phase_of(run) in ENDED or (deadline is not None and clock() >= deadline):
+        if phase_of(run) in tracking.TERMINAL or (deadline is not None and clock() >= deadline):
             return run
         sleep(interval_s if deadline is None else max(0.0, min(interval_s, deadline - clock())))

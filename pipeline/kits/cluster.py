@@ -66,9 +66,7 @@ class Cluster:
     def create_job(self, manifest: dict[str, Any]) -> bool:
         """Create a Job; False when one with that name exists already (not an error:
         names are deterministic, so it is the same Job)."""
-        namespace = manifest["metadata"]["namespace"]
-        status, _ = self._request("POST", f"/apis/batch/v1/namespaces/{namespace}/jobs", manifest)
-        return status != 409
+        return self.create("batch", "v1", "jobs", manifest["metadata"]["namespace"], manifest) is not None
 
     def get_status(self, group: str, version: str, plural: str, namespace: str, name: str) -> dict[str, Any] | None:
         """A custom resource's ``status`` as the API server has it now (not a watch's
@@ -93,7 +91,7 @@ class Cluster:
         return data
 
     def create(self, group: str, version: str, plural: str, namespace: str, body: dict[str, Any]) -> dict[str, Any] | None:
-        """Create a namespaced custom resource; None when one of that name exists."""
+        """Create a namespaced resource of an API group; None when one of that name exists."""
         status, data = self._request("POST", f"/apis/{group}/{version}/namespaces/{namespace}/{plural}", body)
         return None if status == 409 else data
 

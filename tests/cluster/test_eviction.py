@@ -19,21 +19,11 @@ import time
 import boto3
 
 from fakes import example_subset as example
-from fakes.real_cluster import BUCKET, ON_KUBELET, POD_RESOURCES, REAL, Cluster, run_manifest, wait_for
+from fakes.real_cluster import BUCKET, ON_KUBELET, POD_RESOURCES, REAL, Cluster, exploring_pod, run_manifest, wait_for
 
 NAME = "evicted"
 APPS = ["aurora-7b/canvas-snake", "brisk-3b/ab-1010"]
 STEPS = 20  # long enough an exploration to be caught in the middle
-
-
-def _exploring(release: Cluster, uid: str) -> dict | None:
-    """An app pod of the run whose explorer container is running, if any."""
-    pods = release.get("-n", REAL, "pods", "-l", f"iwcbench.io/run-uid={uid},iwcbench.io/role=app")["items"]
-    for pod in pods:
-        for container in pod.get("status", {}).get("containerStatuses", []):
-            if container["name"] == "explore" and "running" in container.get("state", {}):
-                return pod
-    return None
 
 
 def _explorer_end(release: Cluster, name: str) -> dict | None:
@@ -61,7 +51,7 @@ def test_an_evicted_app_pod_is_evaluated_again_and_the_run_counts_stay_exact(rel
                                scheduling={"nodeSelector": ON_KUBELET}, resources=POD_RESOURCES,
                                sandbox={"mirrorFetch": False}), REAL)
     uid = wait_for(lambda: release.get("-n", REAL, "evaluationrun", NAME)["metadata"].get("uid"), 30, "the run")
-    victim = wait_for(lambda: _exploring(release, uid), 600, "an app pod exploring", lambda: release.diagnose(REAL))
+    victim = wait_for(lambda: exploring_pod(release, REAL, uid), 600, "an app pod exploring", lambda: release.diagnose(REAL))
     job_name = victim["metadata"]["labels"]["job-name"]
     evicted_at = time.time()
     _evict(release, victim)

@@ -19,7 +19,7 @@ import boto3
 import pytest
 
 from fakes import example_subset as example
-from fakes.real_cluster import BUCKET, ON_KUBELET, REAL, Cluster, run_manifest, wait_for
+from fakes.real_cluster import BUCKET, ON_KUBELET, REAL, Cluster, exploring_pod, run_manifest, wait_for
 
 QUEUE = "team-a"
 CLUSTER_QUEUE = "iwc-evaluation"
@@ -240,12 +240,6 @@ def test_a_run_created_again_over_its_store_reuses_every_result(release: Cluster
 PREEMPT_QUEUE, PREEMPT_CLUSTER_QUEUE = "team-p", "iwc-preempting"
 
 
-def _exploring_pod(release: Cluster, uid: str) -> dict | None:
-    pods = release.get("-n", REAL, "pods", "-l", f"{RUN_UID}={uid},iwcbench.io/role=app")["items"]
-    return next((p for p in pods for c in p.get("status", {}).get("containerStatuses", [])
-                 if c["name"] == "explore" and "running" in c.get("state", {})), None)
-
-
 def test_an_app_preempted_by_kueue_is_evaluated_again_and_never_charged(release: Cluster, queue: str):
     """A ClusterQueue that preempts lower priorities, with room for one app pod: while the
     low-priority run's app explores, a high-priority run arrives; Kueue evicts the first
@@ -276,7 +270,7 @@ def test_an_app_preempted_by_kueue_is_evaluated_again_and_never_charged(release:
 
     release.apply(manifest("preempted"), REAL)
     uid = wait_for(lambda: release.get("-n", REAL, "evaluationrun", "preempted")["metadata"].get("uid"), 30, "uid")
-    first = wait_for(lambda: _exploring_pod(release, uid), 600, "the low-priority app exploring",
+    first = wait_for(lambda: exploring_pod(release, REAL, uid), 600, "the low-priority app exploring",
                      lambda: release.diagnose(REAL))
     release.apply(manifest("preempting"), REAL)
     ends = {name: release.wait_for_phase(REAL, name, ("Succeeded", "Failed"), 1200) for name in runs}

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import pathlib
-import shutil
 import subprocess
 import uuid
 
@@ -26,15 +24,6 @@ from fakes.real_cluster import BUCKET, ON_KUBELET, POD_RESOURCES, REAL, Cluster,
 
 NAME = "example"
 STORE = f"s3://{BUCKET}/submitted/{REAL}/{NAME}"  # --store, then the run's namespace and name
-
-
-def _apps(folder: pathlib.Path) -> pathlib.Path:
-    """The four apps in a folder of their own (the folder `iwc submit` uploads)."""
-    for app in example.APPS:
-        src, dst = example.EXAMPLES / "apps" / app, folder / app
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(src, dst) if src.is_dir() else shutil.copy(src, dst)
-    return folder
 
 
 def _iwc(release: Cluster, s3: str, *argv: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -50,7 +39,7 @@ def example_run(release: Cluster, s3: str, tmp_path_factory) -> dict:
     spec_file.write_text(yaml.safe_dump({"resources": POD_RESOURCES}))
     on_kubelet = [arg for key, value in ON_KUBELET.items() for arg in ("--node-selector", f"{key}={value}")]
     submitted = _iwc(release, s3, "submit", "--tasks", str(example.EXAMPLES / "tasks.jsonl"),
-                     "--apps", str(_apps(tmp / "apps-to-submit")),
+                     "--apps", str(example.copy_apps(tmp / "apps-to-submit")),
                      "--max-steps", str(example.MAX_STEPS), "--metrics", *example.QUALITY,
                      # the pods reach no npm registry here: the CDN mirror serves what it has (nothing),
                      # as the local run below is told to

@@ -33,15 +33,20 @@ def upload(bucket: str, prefix: str = "", apps: list[str] = APPS) -> None:
             s3.upload_file(str(file), bucket, f"{prefix}apps/{app}/{file.relative_to(path).as_posix()}")
 
 
-def local_results(tmp: pathlib.Path, *extra: str, apps: list[str] = APPS, steps: int = MAX_STEPS,
-                  metrics: tuple[str, ...] = QUALITY) -> dict:
-    """results.json of `iwc run` over the same apps (the four) and settings (+ ``extra``
-    flags); no ``metrics``: every default one."""
-    folder = tmp / "apps"
+def copy_apps(folder: pathlib.Path, apps: list[str] = APPS) -> pathlib.Path:
+    """The apps (the four) in a folder of their own: what `iwc run` or `iwc submit` reads."""
     for app in apps:
         src, dst = EXAMPLES / "apps" / app, folder / app
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copytree(src, dst) if src.is_dir() else shutil.copy(src, dst)
+    return folder
+
+
+def local_results(tmp: pathlib.Path, *extra: str, apps: list[str] = APPS, steps: int = MAX_STEPS,
+                  metrics: tuple[str, ...] = QUALITY) -> dict:
+    """results.json of `iwc run` over the same apps (the four) and settings (+ ``extra``
+    flags); no ``metrics``: every default one."""
+    folder = copy_apps(tmp / "apps", apps)
     out = tmp / "local"
     subprocess.run([IWC, "run", "--tasks", str(EXAMPLES / "tasks.jsonl"), "--apps", str(folder),
                     "--out", str(out), "--max-steps", str(steps), *(("--metrics", *metrics) if metrics else ()),

@@ -94,6 +94,13 @@ class Cluster:
         return f"\n--- jobs/pods\n{jobs[-3000:]}\n--- events\n{events[-3000:]}\n--- operator\n{self.operator_log()[-4000:]}"
 
 
+def exploring_pod(cluster: Cluster, namespace: str, uid: str) -> dict[str, Any] | None:
+    """An app pod of the run ``uid`` whose explore container is running, if any."""
+    pods = cluster.get("-n", namespace, "pods", "-l", f"iwcbench.io/run-uid={uid},iwcbench.io/role=app")["items"]
+    return next((p for p in pods for c in p.get("status", {}).get("containerStatuses", [])
+                 if c["name"] == "explore" and "running" in c.get("state", {})), None)
+
+
 def run_manifest(name: str, prefix: str, **spec: Any) -> dict[str, Any]:
     """An EvaluationRun over s3://BUCKET/<prefix>/{tasks.jsonl,apps}."""
     body = {"tasks": f"s3://{BUCKET}/{prefix}/tasks.jsonl", "apps": {"uri": f"s3://{BUCKET}/{prefix}/apps"},
